@@ -1,0 +1,74 @@
+"""The `gradedesk` command. Thin: parse, call core, print. Data goes to stdout, progress and errors to stderr.
+
+Each sub-command lives in its own module here and registers itself through `register(subparsers, common)`. Modules import
+only argparse-light code at top level and the heavy parts inside their handlers, so `--help` and `--version` stay fast and
+no command but `grade`/`demo` ever imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import InputError, UserError
+from ..store import default_store_path
+
+# One line per command group; the order is the order in --help.
+COMMAND_MODULES = [
+    "core.cli.validate_cmd",
+    "core.cli.questions_cmd",
+]
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=None, metavar="PATH",
+                        help=f"the store to use (default: $GRADEDESK_STORE or ./store.db; now {default_store_path()})")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradedesk",
+        description="Grade and inspect the answers of a retrieval-augmented code assistant: "
+                    "raw top-k retrieval vs evidence bundles, LLM judge vs people.",
+    )
+    parser.add_argument("--version", action="version", version=f"gradedesk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = _common()
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    if getattr(args, "store", None) is None and hasattr(args, "store"):
+        args.store = default_store_path()
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"gradedesk: {len(exc.problems)} problem(s); nothing was stored", file=sys.stderr)
+        return exc.exit_code
+    except UserError as exc:
+        print(f"gradedesk: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("gradedesk: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `gradedesk export ... | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Benchmark questions: load and validate JSONL, store in store.db.
+
+A line is {"id", "question", "category", "gold_answer", "expected_files"?, "expected_symbols"?}. Every bad line is
+reported as `file:line: field: problem`, and a file with any bad line stores nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InputError, UserError
+from .store import Store, utc_now
+
+REQUIRED_TEXT = ("id", "question", "category", "gold_answer")
+OPTIONAL_LISTS = ("expected_files", "expected_symbols")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    category: str
+    gold_answer: str
+    expected_files: list[str] | None = None  # None: unlabelled, not "no files expected"
+    expected_symbols: list[str] | None = None
+
+
+def _check_line(data: object) -> list[tuple[str, str]]:
+    if not isinstance(data, dict):
+        return [("(line)", f"expected a JSON object, got {type(data).__name__}")]
+    problems = []
+    for name in REQUIRED_TEXT:
+        value = data.get(name)
+        if name not in data:
+            problems.append((name, "missing"))
+        elif not isinstance(value, str):
+            problems.append((name, f"must be a string, got {type(value).__name__}"))
+        elif name != "gold_answer" and not value.strip():
+            problems.append((name, "is empty"))
+    for name in OPTIONAL_LISTS:
+        value = data.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            problems.append((name, "must be a list of non-empty strings"))
+    return problems
+
+
+def parse_questions(text_lines: list[str], source: str) -> list[Question]:
+    """Parse JSONL lines; raise InputError listing every bad line."""
+    problems: list[str] = []
+    out: list[Question] = []
+    first_line: dict[str, int] = {}
+    for lineno, line in enumerate(text_lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{source}:{lineno}: (json): malformed JSON: {exc.msg} at column {exc.colno}")
+            continue
+        bad = _check_line(data)
+        problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
+        if bad:
+            continue
+        qid = data["id"]
+        if qid in first_line:
+            problems.append(f"{source}:{lineno}: id: duplicate id {qid!r} (first on line {first_line[qid]})")
+            continue
+        first_line[qid] = lineno
+        out.append(Question(qid, data["question"], data["category"], data["gold_answer"],
+                            data.get("expected_files"), data.get("expected_symbols")))
+    if problems:
+        raise InputError(problems)
+    if not out:
+        raise UserError(f"{source}: no questions in the file")
+    return out
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """A text file's lines; non-UTF-8 is reported with the line it is on."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        lineno = raw[: exc.start].count(b"\n") + 1
+        raise InputError([f"{p}:{lineno}: (encoding): not UTF-8 (byte {exc.start})"]) from None
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    return parse_questions(read_lines(path), str(path))
+
+
+def benchmark_name(path: str | Path) -> str:
+    return Path(path).stem
+
+
+def store_questions(store: Store, benchmark: str, questions: list[Question]) -> dict[str, int]:
+    """Upsert questions of one benchmark in one transaction; returns {question id: questions.id}."""
+    ids: dict[str, int] = {}
+    now = utc_now()
+    with store.transaction():
+        for q in questions:
+            row = {
+                "benchmark": benchmark, "question_id": q.id, "question": q.question, "category": q.category,
+                "gold_answer": q.gold_answer,
+                "expected_files": None if q.expected_files is None else json.dumps(q.expected_files),
+                "expected_symbols": None if q.expected_symbols is None else json.dumps(q.expected_symbols),
+            }
+            existing = store.scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?",
+                                    (benchmark, q.id))
+            if existing is None:
+                ids[q.id] = store.db["questions"].insert({**row, "created_at": now}).last_pk
+            else:
+                store.db["questions"].update(existing, row)
+                ids[q.id] = existing
+    return ids
+
+
+def question_from_row(row: dict) -> Question:
+    return Question(
+        row["question_id"], row["question"], row["category"], row["gold_answer"] or "",
+        None if row["expected_files"] is None else json.loads(row["expected_files"]),
+        None if row["expected_symbols"] is None else json.loads(row["expected_symbols"]),
+    )
