@@ -1,6 +1,7 @@
 """The `gradedesk` command. Thin: parse, call core, print. Data goes to stdout, progress and errors to stderr.
 
-Each sub-command lives in its own module here and registers itself through `register(subparsers, common)`. Modules import
+Each sub-command lives in its own module here and registers itself through `register(subparsers, common)`; a module named `*_cmd.py` is found
+without a central list, and its ORDER sets its place in --help. Modules import
 only argparse-light code at top level and the heavy parts inside their handlers, so `--help` and `--version` stay fast and
 no command but `grade`/`demo` ever imports textual.
 """
@@ -9,17 +10,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 
 from .. import __version__
 from ..errors import InputError, UserError
 from ..store import default_store_path
 
-# One line per command group; the order is the order in --help.
-COMMAND_MODULES = [
-    "core.cli.validate_cmd",
-    "core.cli.questions_cmd",
-]
+
+
+def command_modules() -> list:
+    """Every `*_cmd` module in this package, ordered by its ORDER (the order in --help)."""
+    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name.endswith("_cmd")]
+    modules = [importlib.import_module(f"{__name__}.{n}") for n in names]
+    return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
 
 
 def _common() -> argparse.ArgumentParser:
@@ -39,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gradedesk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = _common()
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub, common)
+    for module in command_modules():
+        module.register(sub, common)
     return parser
 
 

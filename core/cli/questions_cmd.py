@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+ORDER = 70
+
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("questions", help="check or load a benchmark questions file")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+
+ORDER = 80
 import json
 
 
