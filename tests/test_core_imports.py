@@ -1,0 +1,39 @@
+"""core/ never imports textual; --help and --version stay fast because of it."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import core
+
+CORE_MODULES = sorted(
+    f"core.{m.name}" for m in pkgutil.walk_packages([str(Path(core.__file__).parent)], prefix="")
+)
+
+
+def test_importing_every_core_module_leaves_textual_out():
+    code = (
+        "import importlib, pkgutil, sys, core\n"
+        "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+        "    if not m.name.endswith('__main__'):\n"
+        "        importlib.import_module(m.name)\n"
+        "bad = sorted(n for n in sys.modules if n == 'textual' or n.startswith(('textual.', 'tui')))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"core imported: {out.stdout.strip()}"
+    assert len(CORE_MODULES) > 5
+
+
+def test_help_and_version_do_not_import_textual():
+    code = (
+        "import sys\nfrom core.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('TEXTUAL' if 'textual' in sys.modules else 'clean', file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "clean" in out.stderr and "usage: gradedesk" in out.stdout
