@@ -1,0 +1,270 @@
+-- gradedesk store.db: the only DDL. core/store.py applies it and records SCHEMA_VERSION in PRAGMA user_version.
+-- Conventions: times are UTC ISO-8601 text; lists and objects are JSON text; every token count names its tokenizer.
+-- Human grades are append-only events; the current grade is derived (view current_human_grades).
+
+-- Indexed repositories --------------------------------------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS repos (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    root        TEXT NOT NULL,             -- absolute path at index time
+    git_commit  TEXT,                      -- HEAD of the indexed repository, when it is a git checkout
+    tokenizer   TEXT NOT NULL,             -- tokenizer id of every chunk token_count
+    indexed_at  TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS files (
+    id          INTEGER PRIMARY KEY,
+    repo_id     INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+    path        TEXT NOT NULL,             -- relative to the repo root, '/' separated
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    sha256      TEXT NOT NULL,             -- of the bytes; unchanged files are not re-chunked
+    language    TEXT,
+    UNIQUE (repo_id, path)
+);
+
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id     TEXT PRIMARY KEY,         -- stable across runs: hash of repo, path, kind, symbol, content
+    repo_id      INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+    file_id      INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    file_path    TEXT NOT NULL,
+    start_line   INTEGER NOT NULL,
+    end_line     INTEGER NOT NULL,
+    symbol_name  TEXT,                     -- qualified, e.g. Class.method; NULL for windows and module chunks
+    kind         TEXT NOT NULL,            -- function, class, method, module, section, window
+    content_hash TEXT NOT NULL,            -- sha256 of normalized text (see core/bundle.content_hash)
+    text         TEXT NOT NULL,
+    token_count  INTEGER NOT NULL,
+    tokenizer    TEXT NOT NULL,
+    CHECK (start_line >= 1 AND end_line >= start_line)
+);
+CREATE INDEX IF NOT EXISTS chunks_repo_path ON chunks (repo_id, file_path);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks (file_id);
+CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (repo_id, symbol_name);
+
+-- What each Python symbol calls and imports, so "what calls X" can be answered from the index.
+CREATE TABLE IF NOT EXISTS symbol_refs (
+    chunk_id  TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    repo_id   INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+    ref_kind  TEXT NOT NULL CHECK (ref_kind IN ('call', 'import')),
+    name      TEXT NOT NULL,               -- the last dotted part, e.g. "compile_context"
+    full_name TEXT,                        -- as written, e.g. "core.compile.compile_context"
+    line      INTEGER
+);
+CREATE INDEX IF NOT EXISTS symbol_refs_name ON symbol_refs (repo_id, name, ref_kind);
+CREATE INDEX IF NOT EXISTS symbol_refs_chunk ON symbol_refs (chunk_id);
+
+-- Benchmark questions ------------------------------------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS questions (
+    id               INTEGER PRIMARY KEY,
+    benchmark        TEXT NOT NULL,        -- where the questions came from (file stem or import source)
+    question_id      TEXT NOT NULL,        -- the id in the benchmark file
+    question         TEXT NOT NULL,
+    category         TEXT NOT NULL,
+    gold_answer      TEXT,
+    expected_files   TEXT,                 -- JSON list or NULL (unlabelled)
+    expected_symbols TEXT,                 -- JSON list or NULL (unlabelled)
+    created_at       TEXT NOT NULL,
+    UNIQUE (benchmark, question_id)
+);
+
+-- Versioned texts: answer prompts and judge rubrics ------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS prompts (
+    name       TEXT NOT NULL,              -- e.g. raw_system, bundle_system
+    version    TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (name, version)
+);
+
+CREATE TABLE IF NOT EXISTS rubrics (
+    version    TEXT PRIMARY KEY,
+    text       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+-- Runs and answers -----------------------------------------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS runs (
+    id               INTEGER PRIMARY KEY,
+    created_at       TEXT NOT NULL,
+    source           TEXT NOT NULL DEFAULT 'run' CHECK (source IN ('run', 'import')),
+    label            TEXT,
+    provider         TEXT NOT NULL,        -- "openai-compatible" or "offline-extractive", named as what it is
+    model            TEXT,
+    endpoint_host    TEXT,                 -- host only; keys are never stored
+    repo_id          INTEGER REFERENCES repos(id) ON DELETE SET NULL,
+    repo_commit      TEXT,
+    benchmark        TEXT,
+    budgets          TEXT NOT NULL DEFAULT '[]', -- JSON list of token budgets of the bundled answers
+    primary_budget   INTEGER,              -- the budget whose bundled answer the desk shows beside raw
+    raw_k            INTEGER,
+    tokenizer        TEXT,
+    compiler_version TEXT,
+    prompt_versions  TEXT NOT NULL DEFAULT '{}', -- JSON {prompt name: version}
+    order_seed       INTEGER NOT NULL,     -- seeds the left/right shuffle in the desk
+    config           TEXT NOT NULL DEFAULT '{}'  -- JSON: everything else needed to reproduce the run
+);
+
+CREATE TABLE IF NOT EXISTS bundles (
+    id                        INTEGER PRIMARY KEY,
+    question                  TEXT NOT NULL,
+    question_type             TEXT NOT NULL,
+    total_tokens              INTEGER NOT NULL,
+    token_budget              INTEGER NOT NULL,
+    retrieval_strategies_used TEXT NOT NULL, -- JSON list
+    coverage_notes            TEXT NOT NULL, -- JSON list
+    created_at                TEXT NOT NULL,
+    compiler_version          TEXT NOT NULL,
+    warnings                  TEXT NOT NULL, -- JSON list
+    tokenizer                 TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS bundle_snippets (
+    bundle_id        INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+    position         INTEGER NOT NULL,     -- 1-based, the [Evidence i] label
+    chunk_id         TEXT NOT NULL,
+    content_hash     TEXT NOT NULL,
+    text             TEXT NOT NULL,
+    token_count      INTEGER NOT NULL,
+    file_path        TEXT NOT NULL,
+    start_line       INTEGER NOT NULL,
+    end_line         INTEGER NOT NULL,
+    symbol_name      TEXT,
+    retrieval_method TEXT NOT NULL,
+    relevance_score  REAL NOT NULL,
+    retrieval_rank   INTEGER NOT NULL,
+    selection_reason TEXT,
+    evidence_role    TEXT,
+    PRIMARY KEY (bundle_id, position)
+);
+
+CREATE TABLE IF NOT EXISTS answers (
+    id             INTEGER PRIMARY KEY,
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk    INTEGER NOT NULL REFERENCES questions(id),
+    method         TEXT NOT NULL CHECK (method IN ('raw', 'bundle')),
+    budget         INTEGER NOT NULL DEFAULT 0, -- token budget of a bundled answer; 0 for raw
+    status         TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'ok', 'error')),
+    text           TEXT,
+    evidence       TEXT,                   -- JSON list of the raw hits shown to the model (raw answers, imports)
+    evidence_files TEXT,                   -- JSON list of file paths in the evidence, in rank order
+    bundle_id      INTEGER REFERENCES bundles(id),
+    prompt_version TEXT,
+    tokens_in      INTEGER,
+    tokens_out     INTEGER,
+    tokens_counted INTEGER NOT NULL DEFAULT 0, -- 1 when counted with tiktoken because the server gave no usage
+    latency_ms     REAL,
+    cost_usd       REAL,
+    error          TEXT,
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    created_at     TEXT NOT NULL,
+    answered_at    TEXT,
+    UNIQUE (run_id, question_pk, method, budget)
+);
+CREATE INDEX IF NOT EXISTS answers_question ON answers (question_pk);
+CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
+
+-- Machine grades: the LLM judge and the offline rule grader, never confused -----------------------------------------
+CREATE TABLE IF NOT EXISTS auto_grades (
+    id             INTEGER PRIMARY KEY,
+    answer_id      INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    grader_kind    TEXT NOT NULL CHECK (grader_kind IN ('judge', 'rule')),
+    grader_model   TEXT,                   -- judge model; rule grader name and version for rules
+    rubric_version TEXT REFERENCES rubrics(version),
+    repeat_index   INTEGER NOT NULL DEFAULT 0, -- --repeat N grades the same answer N times
+    grade          TEXT NOT NULL CHECK (grade IN ('fully_correct', 'partially_correct', 'unsupported', 'wrong')),
+    failure_label  TEXT,
+    confidence     REAL,
+    reasoning      TEXT,
+    raw_response   TEXT,
+    tokens_in      INTEGER,
+    tokens_out     INTEGER,
+    cost_usd       REAL,
+    latency_ms     REAL,
+    created_at     TEXT NOT NULL,
+    UNIQUE (answer_id, grader_kind, grader_model, rubric_version, repeat_index)
+);
+CREATE INDEX IF NOT EXISTS auto_grades_answer ON auto_grades (answer_id, grader_kind);
+
+-- Numeric scores of an answer: retrieval evals, faithfulness, relevance; each with the method that made it.
+CREATE TABLE IF NOT EXISTS answer_scores (
+    answer_id  INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    metric     TEXT NOT NULL,              -- file_precision, file_recall, symbol_recall, context_precision, ...
+    method     TEXT NOT NULL,              -- e.g. id-based, llm:<model>, offline-rapidfuzz
+    value      REAL,                       -- NULL when not defined (e.g. unlabelled); detail says why
+    detail     TEXT,                       -- JSON
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (answer_id, metric, method)
+);
+
+-- People's grades: append-only events ----------------------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS human_grades (
+    id             INTEGER PRIMARY KEY,
+    uuid           TEXT NOT NULL UNIQUE,   -- stable across stores, so merging is idempotent
+    answer_id      INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    grader         TEXT NOT NULL,
+    action         TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid    TEXT,                   -- for action 'undo': the event it takes back
+    grade          TEXT CHECK (grade IN ('fully_correct', 'partially_correct', 'unsupported', 'wrong')),
+    failure_label  TEXT,
+    correctness    INTEGER,                -- the four dimensions, 1-5
+    grounding      INTEGER,
+    completeness   INTEGER,
+    conciseness    INTEGER,
+    note           TEXT,
+    judge_visible  INTEGER NOT NULL DEFAULT 0, -- was the judge's grade on screen when this was saved
+    mode           TEXT NOT NULL DEFAULT 'blind' CHECK (mode IN ('blind', 'open', 'recheck')),
+    is_revision    INTEGER NOT NULL DEFAULT 0, -- a change made after the judge was revealed
+    rubric_version TEXT,
+    created_at     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS human_grades_answer ON human_grades (answer_id, grader, id);
+CREATE INDEX IF NOT EXISTS human_grades_grader ON human_grades (grader, id);
+CREATE INDEX IF NOT EXISTS human_grades_undoes ON human_grades (undoes_uuid);
+
+-- Which of the two answers of a question a person preferred (also events).
+CREATE TABLE IF NOT EXISTS human_preferences (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk INTEGER NOT NULL REFERENCES questions(id),
+    grader      TEXT NOT NULL,
+    preferred   TEXT NOT NULL CHECK (preferred IN ('raw', 'bundle', 'tie')),
+    left_method TEXT NOT NULL CHECK (left_method IN ('raw', 'bundle')),
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
+
+-- Where each grader stopped, so reopening the desk returns there.
+CREATE TABLE IF NOT EXISTS desk_state (
+    grader      TEXT NOT NULL,
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk INTEGER,
+    settings    TEXT NOT NULL DEFAULT '{}', -- JSON: filters, judge visibility, hidden method names
+    updated_at  TEXT NOT NULL,
+    PRIMARY KEY (grader, run_id)
+);
+
+-- The current human grade per (answer, grader): the newest 'set' event that no 'undo' took back.
+CREATE VIEW IF NOT EXISTS current_human_grades AS
+SELECT h.*
+FROM human_grades h
+WHERE h.action = 'set'
+  AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
+  AND h.id = (
+      SELECT max(h2.id) FROM human_grades h2
+      WHERE h2.answer_id = h.answer_id AND h2.grader = h.grader AND h2.action = 'set'
+        AND NOT EXISTS (SELECT 1 FROM human_grades u2 WHERE u2.action = 'undo' AND u2.undoes_uuid = h2.uuid)
+  );
+
+-- The machine grade shown beside a person's and used for agreement: the LLM judge's when there is one (first repeat,
+-- newest), else the rule grader's. grader_kind always says which, so a rule grade is never presented as the judge.
+CREATE VIEW IF NOT EXISTS machine_grades AS
+SELECT g.*
+FROM auto_grades g
+WHERE g.id = (
+    SELECT g2.id FROM auto_grades g2
+    WHERE g2.answer_id = g.answer_id
+    ORDER BY (g2.grader_kind = 'judge') DESC, g2.repeat_index ASC, g2.id DESC
+    LIMIT 1
+);
