@@ -1,0 +1,360 @@
+"""Agreement statistics between graders: pure functions, no store.
+
+Every person-vs-machine measure here is a function of the confusion matrix (rows: the person, columns: the machine,
+classes in `core.grades.GRADES` order, best first). That makes the bootstrap cheap: resampling n graded pairs with
+replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each measure is
+computed on B resampled matrices at once (numpy, vectorized over the leading axis).
+
+A measure that is not defined for some data (no items, one class only, a person who never passed anything) gives an
+`Estimate` whose value is None and whose `reason` says why: never a NaN, never a crash. NaN is used only inside the
+vectorized code and is filtered out before anything leaves this module.
+
+Confidence intervals are seeded percentile-bootstrap intervals. "How many more graded items to narrow the interval to
++/-0.05": the half-width of a bootstrap interval shrinks about as 1/sqrt(n), so n_needed = ceil(n * (half_width /
+0.05)^2) and the answer is n_needed - n (0 when the interval is already that narrow). It is an estimate, and it says
+nothing when the interval has zero width because no disagreement was seen yet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from functools import partial
+
+import numpy as np
+
+DEFAULT_BOOT = 2000
+DEFAULT_SEED = 20240601
+TARGET_HALF_WIDTH = 0.05
+LEVEL = 0.95
+NO_ITEMS = "no items graded by both"
+
+
+@dataclass
+class Estimate:
+    """A statistic with its bootstrap interval, or value None and a reason why it is not defined."""
+
+    value: float | None
+    n: int
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+    more_for_target: int | None = None  # extra graded items for a +/-0.05 interval (see module docstring)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def text(self) -> str:
+        """'0.712 [0.601, 0.805]' or 'not defined: <reason>' (plain text for tables)."""
+        if self.value is None:
+            return f"not defined: {self.reason}"
+        if self.low is None or self.high is None:
+            return f"{self.value:.3f}"
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A statistic of confusion matrices: `fn` maps (..., q, q) counts to (...) values (NaN = not defined)."""
+
+    name: str
+    fn: Callable[[np.ndarray], np.ndarray]
+    why: Callable[[np.ndarray], str]  # reason text for a matrix where fn gives NaN
+
+
+# -- confusion matrices -------------------------------------------------------------------------------------------------
+
+def confusion_matrix(rows: Sequence[str], cols: Sequence[str], classes: Sequence[str]) -> np.ndarray:
+    """Counts of (rows[i], cols[i]) pairs: matrix[r][c], classes in the given order."""
+    if len(rows) != len(cols):
+        raise ValueError("rows and cols must have the same length")
+    index = {c: i for i, c in enumerate(classes)}
+    cm = np.zeros((len(classes), len(classes)), dtype=np.int64)
+    for r, c in zip(rows, cols):
+        cm[index[r], index[c]] += 1
+    return cm
+
+
+def collapse_binary(cm: np.ndarray, positive: int = 0) -> np.ndarray:
+    """2x2 matrix [[pass/pass, pass/fail], [fail/pass, fail/fail]] from a q x q matrix; `positive` is the pass class."""
+    rest = [i for i in range(cm.shape[-1]) if i != positive]
+    pp = cm[..., positive, positive]
+    pf = cm[..., positive, rest].sum(-1)
+    fp = cm[..., rest, positive].sum(-1)
+    ff = cm[..., rest, :][..., rest].sum((-2, -1))
+    return np.stack([np.stack([pp, pf], -1), np.stack([fp, ff], -1)], -2)
+
+
+# -- the measures (vectorized over leading axes) -----------------------------------------------------------------------
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _total(cm: np.ndarray) -> np.ndarray:
+    return cm.sum((-2, -1))
+
+
+def _percent(cm: np.ndarray) -> np.ndarray:
+    return _div(np.trace(cm, axis1=-2, axis2=-1), _total(cm))
+
+
+def disagreement_weights(q: int, weights: str | None) -> np.ndarray:
+    """Cost of each (i, j) disagreement: 0/1 (unweighted), |i-j|/(q-1) (linear) or ((i-j)/(q-1))^2 (quadratic)."""
+    i, j = np.indices((q, q))
+    if weights is None:
+        return (i != j).astype(float)
+    d = np.abs(i - j) / (q - 1)
+    if weights == "linear":
+        return d
+    if weights == "quadratic":
+        return d**2
+    raise ValueError(f"weights: {weights!r} is not linear, quadratic or None")
+
+
+def _kappa(cm: np.ndarray, weights: str | None = None) -> np.ndarray:
+    """Cohen's kappa 1 - sum(w*O)/sum(w*E), E from the margins (the form sklearn's cohen_kappa_score uses)."""
+    n = _total(cm)[..., None, None]
+    p = _div(cm, n)
+    expected = p.sum(-1)[..., :, None] * p.sum(-2)[..., None, :]
+    w = disagreement_weights(cm.shape[-1], weights)
+    return 1 - _div((w * p).sum((-2, -1)), (w * expected).sum((-2, -1)))
+
+
+def _ac1(cm: np.ndarray) -> np.ndarray:
+    """Gwet's AC1: (pa - pe) / (1 - pe), pe = sum_k pi_k (1 - pi_k) / (q - 1), pi_k the mean of both margins."""
+    q = cm.shape[-1]
+    n = _total(cm)[..., None]
+    pi = (_div(cm.sum(-1), n) + _div(cm.sum(-2), n)) / 2
+    pe = (pi * (1 - pi)).sum(-1) / (q - 1)
+    return _div(_percent(cm) - pe, 1 - pe)
+
+
+def _precision(cm: np.ndarray, k: int) -> np.ndarray:
+    return _div(cm[..., k, k], cm[..., :, k].sum(-1))
+
+
+def _recall(cm: np.ndarray, k: int) -> np.ndarray:
+    return _div(cm[..., k, k], cm[..., k, :].sum(-1))
+
+
+def _why_empty_or(reason: str) -> Callable[[np.ndarray], str]:
+    return lambda cm: NO_ITEMS if _total(cm) == 0 else reason
+
+
+KAPPA_UNDEFINED = "both graders gave one and the same grade to every item (chance agreement is 1)"
+
+
+def pair_measures() -> list[Measure]:
+    """The agreement measures reported for both the four-level grade and its binary collapse."""
+    return [
+        Measure("percent_agreement", _percent, _why_empty_or("")),
+        Measure("cohen_kappa", _kappa, _why_empty_or(KAPPA_UNDEFINED)),
+        Measure("kappa_linear", partial(_kappa, weights="linear"), _why_empty_or(KAPPA_UNDEFINED)),
+        Measure("kappa_quadratic", partial(_kappa, weights="quadratic"), _why_empty_or(KAPPA_UNDEFINED)),
+        Measure("gwet_ac1", _ac1, _why_empty_or("")),
+    ]
+
+
+def class_measures(classes: Sequence[str], row_name: str = "person", col_name: str = "judge") -> list[Measure]:
+    """Per-class precision and recall of the column grader, taking the row grader as the reference."""
+    out = []
+    for k, c in enumerate(classes):
+        out.append(Measure(f"precision:{c}", partial(_precision, k=k),
+                           _why_empty_or(f"the {col_name} never gave {c}")))
+        out.append(Measure(f"recall:{c}", partial(_recall, k=k), _why_empty_or(f"the {row_name} never gave {c}")))
+    return out
+
+
+def binary_rates(row_name: str = "person") -> list[Measure]:
+    """TPR and TNR of the machine on a 2x2 [pass, fail] matrix, the person's grade taken as the truth."""
+    return [
+        Measure("tpr", partial(_recall, k=0), _why_empty_or(f"the {row_name} passed no item")),
+        Measure("tnr", partial(_recall, k=1), _why_empty_or(f"the {row_name} failed every item")),
+    ]
+
+
+# -- estimates with bootstrap intervals --------------------------------------------------------------------------------
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def resample_matrices(cm: np.ndarray, boot: int, seed: int) -> np.ndarray:
+    """B confusion matrices, each n pairs drawn with replacement from the observed pairs."""
+    n = int(cm.sum())
+    if n == 0:
+        return np.zeros((0,) + cm.shape, dtype=np.int64)
+    flat = cm.ravel() / n
+    return _rng(seed).multinomial(n, flat, size=boot).reshape((boot,) + cm.shape)
+
+
+def more_items_needed(n: int, low: float | None, high: float | None, target: float = TARGET_HALF_WIDTH) -> int | None:
+    """Extra graded items to reach a +/-target interval, assuming the half-width shrinks as 1/sqrt(n)."""
+    if n == 0 or low is None or high is None:
+        return None
+    half = (high - low) / 2
+    if half <= target:
+        return 0
+    return math.ceil(n * (half / target) ** 2) - n
+
+
+def interval(values: np.ndarray, level: float = LEVEL) -> tuple[float | None, float | None]:
+    """Percentile interval of the defined (non-NaN) bootstrap values; (None, None) when there are none."""
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return None, None
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def finish(value: float, n: int, boot_values: np.ndarray, reason: str) -> Estimate:
+    """An Estimate from a point value (NaN = not defined, with `reason`) and its bootstrap values."""
+    if math.isnan(value):
+        return Estimate(None, n, reason=reason)
+    low, high = interval(boot_values)
+    return Estimate(float(value), n, low, high, more_for_target=more_items_needed(n, low, high))
+
+
+def estimate(cm: np.ndarray, measure: Measure, boot_cms: np.ndarray | None = None) -> Estimate:
+    """The measure on `cm`, with an interval from `boot_cms` (resampled matrices; None = no interval)."""
+    value = float(measure.fn(cm))
+    boot_values = measure.fn(boot_cms) if boot_cms is not None and len(boot_cms) else np.array([])
+    return finish(value, int(cm.sum()), boot_values, measure.why(cm) if math.isnan(value) else "")
+
+
+def estimates(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
+              seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
+    """All measures on one matrix, each with an interval from the same seeded resamples."""
+    boot_cms = resample_matrices(cm, boot, seed) if boot else None
+    return {m.name: estimate(cm, m, boot_cms) for m in measures}
+
+
+# -- Krippendorff's alpha (ordinal) across several people ---------------------------------------------------------------
+
+def _unit_coincidences(units: Sequence[Sequence[int]], q: int) -> np.ndarray:
+    """Per-unit coincidence matrices (U x q x q) of the units with at least two values."""
+    mats = []
+    for values in units:
+        m = len(values)
+        if m < 2:
+            continue
+        counts = np.bincount(np.asarray(values, dtype=np.int64), minlength=q).astype(float)
+        mats.append((np.outer(counts, counts) - np.diag(counts)) / (m - 1))
+    return np.array(mats).reshape(-1, q, q)
+
+
+def _alpha_from_coincidences(o: np.ndarray) -> np.ndarray:
+    """Ordinal alpha = 1 - (n-1) * sum(o * d2) / sum(n_c n_k d2), d2 the ordinal metric on the value counts n_c."""
+    q = o.shape[-1]
+    nc = o.sum(-1)
+    n = nc.sum(-1)
+    cum = np.cumsum(nc, -1)
+    r = np.arange(q)
+    lo, hi = np.minimum.outer(r, r), np.maximum.outer(r, r)
+    span = cum[..., hi] - cum[..., lo] + nc[..., lo]
+    d2 = (span - (nc[..., :, None] + nc[..., None, :]) / 2) ** 2
+    observed = (o * d2).sum((-2, -1))
+    expected = (nc[..., :, None] * nc[..., None, :] * d2).sum((-2, -1))
+    return 1 - _div((n - 1) * observed, expected)
+
+
+def krippendorff_alpha_ordinal(units: Sequence[Sequence[int]], q: int, boot: int = DEFAULT_BOOT,
+                               seed: int = DEFAULT_SEED) -> Estimate:
+    """Ordinal alpha over units (each a list of the class indices the people gave it; missing people left out).
+
+    The interval resamples units (items), not single grades. Only units graded by two or more people count.
+    """
+    mats = _unit_coincidences(units, q)
+    u = len(mats)
+    if u == 0:
+        return Estimate(None, 0, reason="no item was graded by two or more people")
+    value = float(_alpha_from_coincidences(mats.sum(0)))
+    if math.isnan(value):
+        return Estimate(None, u, reason="every grade given is the same, so there is no variation to agree on")
+    boot_values = np.array([])
+    if boot:
+        picks = _rng(seed).integers(0, u, size=(boot, u))
+        counts = np.stack([np.bincount(row, minlength=u) for row in picks]).astype(float)
+        boot_values = _alpha_from_coincidences((counts @ mats.reshape(u, q * q)).reshape(boot, q, q))
+    return finish(value, u, boot_values, "")
+
+
+# -- judge-corrected pass rates (Rogan-Gladen) --------------------------------------------------------------------------
+
+def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float) -> np.ndarray:
+    """True pass rate from an imperfect judge: (p + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]; NaN if TPR+TNR <= 1."""
+    observed, tpr, tnr = (np.asarray(x, dtype=float) for x in (observed, tpr, tnr))
+    youden = tpr + tnr - 1
+    out = np.full(np.broadcast(observed, youden).shape, np.nan)
+    np.divide(observed + tnr - 1, youden, out=out, where=youden > 0)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _calibration_reason(calib: np.ndarray) -> str | None:
+    """Why the judge's error rates cannot correct a pass rate, or None when they can."""
+    if calib.sum() == 0:
+        return "no answer has both a person's grade and a machine grade to measure the judge's error rates"
+    tpr, tnr = float(_recall(calib, 0)), float(_recall(calib, 1))
+    if math.isnan(tpr):
+        return "the person passed no calibration item, so the judge's TPR is unknown"
+    if math.isnan(tnr):
+        return "the person failed no calibration item, so the judge's TNR is unknown"
+    if tpr + tnr <= 1:
+        return (f"TPR + TNR = {tpr:.3f} + {tnr:.3f} <= 1: the judge does no better than chance on the person-graded "
+                "items, so its pass rate cannot be corrected")
+    return None
+
+
+def _boot_rates(calib: np.ndarray, boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    n = int(calib.sum())
+    mats = rng.multinomial(n, calib.ravel() / n, size=boot).reshape(boot, 2, 2)
+    return _recall(mats, 0), _recall(mats, 1)
+
+
+def corrected_pass_rate(calib: np.ndarray, passed: int, judged: int, boot: int = DEFAULT_BOOT,
+                        seed: int = DEFAULT_SEED) -> Estimate:
+    """Rogan-Gladen pass rate of `judged` answers of which the judge passed `passed`.
+
+    calib: 2x2 [[pass/pass, pass/fail], [fail/pass, fail/fail]] (person rows, judge columns) on person-graded answers.
+    The interval resamples both sets: the calibration pairs and the judge-graded answers.
+    """
+    if judged == 0:
+        return Estimate(None, 0, reason="no answer of this kind has a machine grade")
+    reason = _calibration_reason(calib)
+    if reason:
+        return Estimate(None, judged, reason=reason)
+    value = float(rogan_gladen(passed / judged, _recall(calib, 0), _recall(calib, 1)))
+    rng = _rng(seed)
+    tpr, tnr = _boot_rates(calib, boot, rng)
+    observed = rng.binomial(judged, passed / judged, size=boot) / judged
+    return finish(value, judged, rogan_gladen(observed, tpr, tnr), "")
+
+
+def corrected_difference(calib: np.ndarray, paired: np.ndarray, boot: int = DEFAULT_BOOT,
+                         seed: int = DEFAULT_SEED) -> Estimate:
+    """Corrected pass rate of B minus that of A over paired items (the same questions answered both ways).
+
+    paired: 2x2 counts [[A pass & B pass, A pass & B fail], [A fail & B pass, A fail & B fail]] by the judge. Each
+    bootstrap draw resamples the questions (keeping the pairs together) and the calibration pairs once, and corrects
+    both rates with the same TPR/TNR, so the judge's error rates cancel as far as they do in truth.
+    """
+    m = int(paired.sum())
+    if m == 0:
+        return Estimate(None, 0, reason="no question has a machine grade for both answers")
+    reason = _calibration_reason(calib)
+    if reason:
+        return Estimate(None, m, reason=reason)
+    tpr, tnr = _recall(calib, 0), _recall(calib, 1)
+    a, b = paired[0].sum() / m, paired[:, 0].sum() / m
+    value = float(rogan_gladen(b, tpr, tnr) - rogan_gladen(a, tpr, tnr))
+    rng = _rng(seed)
+    btpr, btnr = _boot_rates(calib, boot, rng)
+    draws = rng.multinomial(m, paired.ravel() / m, size=boot).reshape(boot, 2, 2)
+    ba, bb = draws[:, 0].sum(-1) / m, draws[:, :, 0].sum(-1) / m
+    return finish(value, m, rogan_gladen(bb, btpr, btnr) - rogan_gladen(ba, btpr, btnr), "")
