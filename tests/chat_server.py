@@ -11,7 +11,8 @@ request, in the order they were queued:
     server.malformed_next()                 # 200 with a body that is not JSON
     server.wrong_schema_next()              # 200 with valid JSON that has no "choices"
 
-`fixed_delay` delays every reply (the throughput benchmark uses it). Every received JSON body is kept in `.requests`.
+`fixed_delay` delays every reply (the throughput benchmark uses it). Every received JSON body is kept in `.requests`,
+its headers (lower-cased names) in `.headers`.
 """
 
 from __future__ import annotations
@@ -48,12 +49,15 @@ class ChatServer:
         self.usage = usage
         self.fixed_delay = fixed_delay
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []  # request headers, in the order of .requests
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._counter = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
+        # a short poll interval: shutdown() waits up to one interval, and tests start many servers
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="chat-server", daemon=True)
         host, port = self._httpd.server_address[:2]
         self.base_url = f"http://{host}:{port}/v1"
 
@@ -74,9 +78,10 @@ class ChatServer:
         with self._lock:
             self._faults.extend([fault] * times)
 
-    def _take(self, body: dict) -> tuple[Fault | None, int]:
+    def _take(self, body: dict, headers: dict[str, str]) -> tuple[Fault | None, int]:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers)
             self._counter += 1
             return (self._faults.popleft() if self._faults else None), self._counter
 
@@ -137,7 +142,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, json.dumps({"error": {"message": "request body is not JSON"}}).encode())
                 return
-            fault, number = server._take(body)
+            fault, number = server._take(body, {k.lower(): v for k, v in self.headers.items()})
             delay = server.fixed_delay + (fault.seconds if fault and fault.kind == "delay" else 0.0)
             if delay:
                 time.sleep(delay)
