@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from .store import Store, utc_now
 
 METHOD = "id-based"
+Progress = Callable[[str, int, int], None]  # (stage, done, total): every grading step reports through one of these
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")
 
 
@@ -180,7 +181,7 @@ def store_scores(store: Store, answer_id: int, scores: list[Score], method: str)
         pk=("answer_id", "metric", "method"))
 
 
-def grade_retrieval(store: Store, run_id: int, progress: Callable[[int, int], None] | None = None) -> int:
+def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None) -> int:
     """Score the retrieval of every answered answer of a run; returns how many answers were scored.
 
     Cheap and deterministic, so it always recomputes (labels may have been fixed since): idempotent by upsert.
@@ -192,5 +193,5 @@ def grade_retrieval(store: Store, run_id: int, progress: Callable[[int, int], No
                                       _labels(a["expected_symbols"]))
             store_scores(store, a["id"], scores, METHOD)
             if progress:
-                progress(n, len(answers))
+                progress("retrieval", n, len(answers))
     return len(answers)
