@@ -358,3 +358,11 @@ def corrected_difference(calib: np.ndarray, paired: np.ndarray, boot: int = DEFA
     draws = rng.multinomial(m, paired.ravel() / m, size=boot).reshape(boot, 2, 2)
     ba, bb = draws[:, 0].sum(-1) / m, draws[:, :, 0].sum(-1) / m
     return finish(value, m, rogan_gladen(bb, btpr, btnr) - rogan_gladen(ba, btpr, btnr), "")
+
+
+def proportion(k: int, n: int, empty_reason: str, boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> Estimate:
+    """k of n as a share, with a bootstrap interval (resampling the n items)."""
+    if n == 0:
+        return Estimate(None, 0, reason=empty_reason)
+    boot_values = _rng(seed).binomial(n, k / n, size=boot) / n if boot else np.array([])
+    return finish(k / n, n, boot_values, "")

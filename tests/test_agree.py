@@ -184,3 +184,9 @@ def test_corrected_difference():
     assert est.value == pytest.approx(want)
     assert est.low < est.value < est.high
     assert agree.corrected_difference(np.array([[5, 5], [5, 5]]), paired).value is None
+
+
+def test_proportion():
+    est = agree.proportion(3, 10, "nothing", boot=500, seed=1)
+    assert est.value == pytest.approx(0.3) and est.low < 0.3 < est.high
+    assert agree.proportion(0, 0, "nothing to count").reason == "nothing to count"
