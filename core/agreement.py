@@ -185,7 +185,7 @@ def _corrected(store: Store, run_id: int, kind: str, pairs: list[Pair], s: Setti
     return {
         "calibration": {"n": int(cm2.sum()), "tpr": tpr.to_dict(), "tnr": tnr.to_dict()},
         "arms": out_arms,
-        "bundle_minus_raw": {"budget": primary, "paired_questions": int(table.sum()), **diff.to_dict()},
+        "bundle_minus_raw": {"budget": primary, "paired_questions": int(table.sum()), "estimate": diff.to_dict()},
     }
 
 
