@@ -127,6 +127,8 @@ class ChatServer:
 def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body go out as two writes; with Nagle on, the body waits ~40 ms for a delayed ACK per reply
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: object) -> None:  # keep test output clean
             pass
