@@ -19,6 +19,7 @@ from .grades import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from .llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from .providers import ProviderError, run_bounded
 from .scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
+from .errors import UserError
 from .store import Store, utc_now
 
 RUBRIC_VERSION = "judge-rubric/1"
@@ -206,13 +207,16 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     """Judge (and, with scores, LLM-score) every answered answer of a run that has a gold answer; resume-safe."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
+    if getattr(provider, "name", "") == "offline-extractive":
+        raise UserError("the offline extractive answerer cannot judge: give a judge --model (and --base-url), "
+                        "or grade offline with the rule grader (gradedesk grade-offline)")
     model = provider.model
     report = JudgeReport(run_id, model, ensure_rubric(store), repeat)
     answers = answers_of_run(store, run_id)
     gold = [a for a in answers if (a["gold_answer"] or "").strip()]
     report.skipped_no_gold = len(answers) - len(gold)
     tasks = _pending(store, gold, model, repeat, scores) if gold else []
-    evidence = {a["id"]: evidence_for(store, a) for a in gold}
+    evidence = {t.answer["id"]: evidence_for(store, t.answer) for t in tasks}
     finished = 0
 
     async def call(task: Task) -> Outcome:

@@ -38,6 +38,7 @@ FULL = 0.75
 PARTIAL = 0.4
 SCOPE_MIN = 0.34        # below this share of the question's terms in the answer, it answers something else
 REASONING_MARGIN = 0.2   # the evidence covers the gold this much better than the answer does
+ABSTAIN_CONFIDENCE = 0.9  # an empty or declining answer is unsupported by definition; only its label is a guess
 
 
 @dataclass
@@ -99,7 +100,7 @@ def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Ev
     if not answer or abstains(answer):
         why = "the answer is empty" if not answer else "the answer declines to answer"
         label = _label(ungrounded=[], coverage=0.0, question_share=None, **label_args)
-        return RuleGrade("unsupported", label, 0.9, f"{why}; rule label: {label}", None, [])
+        return RuleGrade("unsupported", label, ABSTAIN_CONFIDENCE, f"{why}; rule label: {label}", None, [])
     said = Haystack(answer)
     coverage, missing = _coverage(gold, said)
     backing = Haystack("\n".join([ev_text.text, gold, question]))
@@ -127,13 +128,13 @@ def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Ev
 
 def rule_grade_run(store: Store, run_id: int, progress: Progress | None = None) -> int:
     """Rule-grade every answered answer of a run that has no rule grade yet (resume-safe); returns how many it graded."""
-    done = {r["answer_id"] for r in store.query(
-        "SELECT g.answer_id FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "WHERE a.run_id = ? AND g.grader_kind = 'rule' AND g.grader_model = ?", (run_id, RULES_ID))}
-    # without a gold answer there is nothing to grade against: those answers stay ungraded (the summary counts them)
-    todo = [a for a in answers_of_run(store, run_id) if a["id"] not in done and has_gold(a["gold_answer"])]
     now = utc_now()
-    with store.transaction():
+    with store.transaction():  # the check and the inserts in one transaction: two graders never both insert
+        done = {r["answer_id"] for r in store.query(
+            "SELECT g.answer_id FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+            "WHERE a.run_id = ? AND g.grader_kind = 'rule' AND g.grader_model = ?", (run_id, RULES_ID))}
+        # without a gold answer there is nothing to grade against: those stay ungraded (the summary counts them)
+        todo = [a for a in answers_of_run(store, run_id) if a["id"] not in done and has_gold(a["gold_answer"])]
         for n, a in enumerate(todo, start=1):
             expected = None if a["expected_files"] is None else json.loads(a["expected_files"])
             g = grade_answer(a["question"], a["gold_answer"] or "", a["text"], evidence_for(store, a), expected)
