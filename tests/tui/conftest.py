@@ -1,0 +1,48 @@
+"""Fixtures for the desk's tests: a fixture store, a desk app on it, and `settle` (wait until the store thread is idle
+and every reply has been handled)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `tests.fixtures_store` under plain `pytest` too
+    sys.path.insert(0, str(ROOT))
+
+from tests.fixtures_store import build_fixture_store  # noqa: E402
+from tui.app import DeskApp, DeskConfig  # noqa: E402
+
+
+async def settle(pilot, timeout: float = 10.0) -> None:
+    """Wait until no store job is queued or running and the replies were handled (replies may submit more jobs)."""
+    app = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    quiet = 0
+    while quiet < 3:
+        await pilot.pause()
+        if app.idle:
+            quiet += 1
+        else:
+            quiet = 0
+            await asyncio.sleep(0.005)
+        if loop.time() > deadline:
+            raise TimeoutError("the desk's store thread did not go idle")
+
+
+def make_app(path: Path, run_id: int = 1, grader: str = "alice", **settings) -> DeskApp:
+    return DeskApp(DeskConfig(Path(path), run_id, grader, cursor_blink=False, **settings))
+
+
+@pytest.fixture
+def fixture_store(tmp_path):
+    return build_fixture_store(tmp_path / "store.db")
+
+
+@pytest.fixture
+def hostile_store(tmp_path):
+    return build_fixture_store(tmp_path / "store.db", hostile=True)

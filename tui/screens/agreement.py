@@ -1,0 +1,203 @@
+"""The agreement screen: how far the people and the machine grader agree, for one run.
+
+Shows the confusion matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
+`(human_grade, machine_grade)` so the grading screen filters to those items; Escape dismisses with None), kappa and AC1
+with their intervals, the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of answer
+quality against prompt tokens over the run's budget sweep.
+
+The report is computed by core/agreement.py in a thread worker with its own store connection (read-only work, WAL lets
+it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came from
+outside (people's names, categories) goes through `literal`, never markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual_plotext import PlotextPlot
+
+from core.agreement import Settings, agreement_report
+from core.agreement_tables import Table, est_text, group_table, headline, switch_table
+from core.grades import GRADE_LABELS, GRADES
+
+from ..widgets.literal import literal
+
+SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
+           ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
+
+
+class MatrixTable(DataTable):
+    """The confusion matrix; Enter on a cell picks it."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "show these items", id="agreement.cell")]
+
+
+def rich_table(table: Table) -> RichTable:
+    """A core.agreement_tables.Table as a Rich table; every cell literal text."""
+    out = RichTable(title=literal(table.title, "bold"), title_justify="left", box=None, pad_edge=False,
+                    show_edge=False, header_style="bold")
+    for header in table.headers:
+        out.add_column(literal(header))
+    for row in table.rows:
+        out.add_row(*(literal("-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
+    return out
+
+
+def summary_table(report: dict) -> Table:
+    four, binary = report["four_level"], report["binary"]
+    rows = [[label, est_text(four[key]), est_text(binary[key])] for key, label in SUMMARY]
+    rows += [[f"judge {key.upper()}", "", est_text(binary[key])] for key in ("tpr", "tnr")]
+    return Table("Agreement (95% bootstrap intervals)", ["measure", "four grades", "pass / not pass"], rows)
+
+
+def corrected_summary(report: dict) -> Table:
+    corr = report["corrected_pass_rates"]
+    if corr is None:
+        return Table("Judge-corrected pass rates", ["", ""], [["not available", "no machine-graded answers"]])
+    rows = [[f"{a['method']} @ {a['budget']}" if a["method"] == "bundle" else a["method"], a["judged"],
+             f"{a['observed_rate']:.3f}", est_text(a["corrected"])] for a in corr["arms"]]
+    diff = corr["bundle_minus_raw"]
+    rows.append([f"bundle - raw (budget {diff['budget']})", diff["paired_questions"], "", est_text(diff["estimate"])])
+    return Table("Judge-corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
+
+
+class AgreementScreen(Screen):
+    """Agreement for one run; dismisses with (human_grade, machine_grade) or None."""
+
+    DEFAULT_CSS = """
+    AgreementScreen #agreement-top { height: 1; padding: 0 1; background: $primary-background; }
+    AgreementScreen #agreement-body { height: 1fr; padding: 0 1; }
+    AgreementScreen #agreement-body > Static { height: auto; margin-bottom: 1; }
+    AgreementScreen MatrixTable { height: auto; max-height: 8; margin-bottom: 1; }
+    AgreementScreen #agreement-plot { height: 16; min-height: 12; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "back", id="agreement.back"),
+        Binding("p", "focus_plot", "plot", id="agreement.plot"),
+        Binding("m", "focus_matrix", "matrix", id="agreement.matrix"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, report: dict) -> None:
+            super().__init__()
+            self.report = report
+
+    class Failed(Message):
+        def __init__(self, error: BaseException) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, store_path: str | Path, run_id: int, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.store_path = Path(store_path)
+        self.run_id = run_id
+        self.settings = settings or Settings()
+        self.report: dict | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal(f"agreement · run {self.run_id} · computing…"), id="agreement-top")
+        with VerticalScroll(id="agreement-body"):
+            yield Static(literal("Confusion matrix (rows: person, columns: machine) · Enter on a cell: its items",
+                                 "bold"), id="agreement-matrix-title")
+            yield MatrixTable(id="agreement-matrix", cursor_type="cell", zebra_stripes=False)
+            yield Static(id="agreement-measures")
+            yield Static(id="agreement-corrected")
+            yield Static(id="agreement-switch")
+            yield Static(id="agreement-category")
+            yield PlotextPlot(id="agreement-plot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        matrix = self.query_one(MatrixTable)
+        matrix.add_column(literal("person \\ machine"), key="person")
+        for grade in GRADES:
+            matrix.add_column(literal(GRADE_LABELS[grade]), key=grade)
+        matrix.focus()
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _load(self) -> None:
+        from core.store import open_store
+
+        try:
+            with open_store(self.store_path, create=False) as store:
+                report = agreement_report(store, self.run_id, self.settings)
+        except Exception as exc:  # shown by on_agreement_screen_failed; the desk keeps going
+            self.post_message(self.Failed(exc))
+            return
+        self.post_message(self.Loaded(report))
+
+    # Messages ---------------------------------------------------------------------------------------------------------
+
+    def on_agreement_screen_loaded(self, message: Loaded) -> None:
+        report = self.report = message.report
+        self.query_one("#agreement-top", Static).update(literal(f"agreement · {headline(report)}"))
+        self._fill_matrix(report["confusion"]["matrix"])
+        self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
+        self.query_one("#agreement-corrected", Static).update(rich_table(corrected_summary(report)))
+        self.query_one("#agreement-switch", Static).update(rich_table(switch_table(report)))
+        self.query_one("#agreement-category", Static).update(
+            rich_table(group_table("By category", "category", report["breakdowns"]["category"])))
+        self._plot(report["quality_by_tokens"])
+
+    def on_agreement_screen_failed(self, message: Failed) -> None:
+        text = f"agreement could not be computed: {message.error}"
+        self.query_one("#agreement-top", Static).update(literal(text, "bold red"))
+        report = getattr(self.app, "report", None)
+        if callable(report):  # the desk's one place for errors
+            report(text, error=True)
+        else:
+            self.notify(Text(text), title="error", severity="error", markup=False)
+
+    # Widgets ----------------------------------------------------------------------------------------------------------
+
+    def _fill_matrix(self, matrix: list[list[int]]) -> None:
+        table = self.query_one(MatrixTable)
+        table.clear()
+        for grade, row in zip(GRADES, matrix):
+            table.add_row(literal(GRADE_LABELS[grade], "bold"),
+                          *(Text(str(v), justify="right") for v in row), key=grade)
+        table.move_cursor(row=0, column=1)
+
+    def _plot(self, rows: list[dict]) -> None:
+        plt = self.query_one(PlotextPlot).plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("pass rate against mean prompt tokens")
+        plt.xlabel("prompt tokens")
+        plt.ylim(0, 1)
+        for method in ("raw", "bundle"):
+            points = [r for r in rows if r["method"] == method and r["mean_tokens_in"] is not None]
+            for key, who in (("machine_pass_rate", "machine"), ("human_pass_rate", "person")):
+                xy = [(r["mean_tokens_in"], r[key]) for r in points if r[key] is not None]
+                if xy:
+                    plt.plot([x for x, _ in xy], [y for _, y in xy], label=f"{method} ({who})",
+                             marker="braille" if who == "machine" else "dot")
+        self.query_one(PlotextPlot).refresh()
+
+    @on(DataTable.CellSelected, "#agreement-matrix")
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        row, column = event.coordinate.row, event.coordinate.column
+        if column == 0:  # the row label column: no cell
+            return
+        self.dismiss((GRADES[row], GRADES[column - 1]))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_focus_plot(self) -> None:
+        self.query_one("#agreement-body").scroll_end(animate=False)
+
+    def action_focus_matrix(self) -> None:
+        self.query_one("#agreement-body").scroll_home(animate=False)
+        self.query_one(MatrixTable).focus()

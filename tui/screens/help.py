@@ -1,0 +1,44 @@
+"""Help, built from the bindings that were active when `?` was pressed: key, what it does, its id (for keymaps)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+_KEY_NAMES = {"left_square_bracket": "[", "right_square_bracket": "]", "equals_sign": "=", "question_mark": "?",
+              "slash": "/"}
+
+
+def _key(b: Binding) -> str:
+    return ", ".join(_KEY_NAMES.get(k, k) for k in b.key.split(","))
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close help", id="help.close")]
+
+    def __init__(self, bindings: list[tuple[Binding, bool]]) -> None:
+        super().__init__()
+        self.key_rows = bindings
+
+    def compose(self) -> ComposeResult:
+        table = Table(title="Keys (ctrl+p: command palette for rarer actions)", expand=True, show_edge=False)
+        table.add_column("key", style="bold cyan", no_wrap=True)
+        table.add_column("does")
+        table.add_column("id", style="dim")
+        seen: set[str] = set()
+        for binding, enabled in self.key_rows:
+            if binding.system or binding.key in seen:
+                continue
+            seen.add(binding.key)
+            does = Text(binding.tooltip or binding.description or binding.action, style="" if enabled else "dim")
+            if not enabled:
+                does.append("  (not available here)")
+            table.add_row(Text(_key(binding)), does, Text(binding.id or ""))
+        with VerticalScroll(classes="dialog help"):
+            yield Static(table, markup=False)

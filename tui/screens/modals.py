@@ -1,0 +1,178 @@
+"""Small modal pickers with typed results: failure label, dimension scores, note, question id, filters.
+
+Each dismisses with its value, or with None when the person pressed Escape (nothing changes then).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+from rich.text import Text
+
+from core.grades import DIMENSIONS, FAILURE_LABELS, GRADE_LABELS, GRADES
+from core import review
+from core.review import Filters, STATUSES
+
+from ..widgets.literal import literal
+
+NO_LABEL = ""  # the label picker's "no label" choice (clears the label)
+CONFIDENCE_LIMITS = (0.5, 0.7, 0.9)
+
+
+class _Modal(ModalScreen):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LabelModal(_Modal):
+    """Pick one of the six failure labels (or none) with arrows/Enter or its number."""
+
+    BINDINGS = [Binding(str(i), f"pick({i})", show=False) for i in range(len(FAILURE_LABELS) + 1)]
+
+    def __init__(self, current: str | None) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Failure label  (number or ↑↓ Enter · Esc cancels)", classes="dialog-title")
+            options = [Option(f"{i}  {label}", id=label) for i, label in enumerate(FAILURE_LABELS, start=1)]
+            options.append(Option("0  no label", id="__none__"))
+            yield OptionList(*options, id="labels")
+
+    def on_mount(self) -> None:
+        labels = self.query_one(OptionList)
+        if self.current in FAILURE_LABELS:
+            labels.highlighted = FAILURE_LABELS.index(self.current)
+
+    def action_pick(self, number: int) -> None:
+        self.dismiss(NO_LABEL if number == 0 else FAILURE_LABELS[number - 1])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(NO_LABEL if event.option.id == "__none__" else event.option.id)
+
+
+class ScoresModal(_Modal):
+    """Score the four dimensions 1-5: a digit sets the highlighted one and moves on; Enter saves."""
+
+    BINDINGS = [
+        *[Binding(str(i), f"score({i})", show=False) for i in range(1, 6)],
+        Binding("0", "score(0)", "clear", show=False),
+        Binding("up,k", "move(-1)", "previous", show=False),
+        Binding("down,j,tab", "move(1)", "next", show=False),
+        Binding("enter", "save", "Save", id="scores.save"),
+    ]
+
+    def __init__(self, current: dict[str, int | None]) -> None:
+        super().__init__()
+        self.scores = dict(current)
+        self.row = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Scores 1-5  (digit sets · ↑↓ move · 0 clears · Enter saves · Esc cancels)",
+                        classes="dialog-title")
+            yield Static(self._render_rows(), id="score-rows")
+
+    def _render_rows(self) -> Text:
+        t = Text()
+        for i, dim in enumerate(DIMENSIONS):
+            value = self.scores.get(dim)
+            marker = "▶ " if i == self.row else "  "
+            t.append(f"{marker}{dim:<13}", style="bold reverse" if i == self.row else "")
+            t.append(" ".join("●" if value and n <= value else "○" for n in range(1, 6)))
+            t.append(f"  {value if value else '—'}\n")
+        return t
+
+    def _refresh(self) -> None:
+        self.query_one("#score-rows", Static).update(self._render_rows())
+
+    def action_score(self, value: int) -> None:
+        self.scores[DIMENSIONS[self.row]] = value or None
+        self.row = min(self.row + 1, len(DIMENSIONS) - 1)
+        self._refresh()
+
+    def action_move(self, step: int) -> None:
+        self.row = (self.row + step) % len(DIMENSIONS)
+        self._refresh()
+
+    def action_save(self) -> None:
+        self.dismiss(dict(self.scores))
+
+
+class TextModal(_Modal):
+    """One line of text (a note, a question id); Enter saves."""
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "", blink: bool = True) -> None:
+        super().__init__()
+        self.title_text, self.value, self.placeholder, self.blink = title, value, placeholder, blink
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(literal(self.title_text), classes="dialog-title")
+            yield Input(self.value, placeholder=self.placeholder, id="text", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).cursor_blink = self.blink
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+
+class FiltersModal(_Modal):
+    """Choose queue filters with Tab and the arrow keys; Enter on "apply" (or ctrl+s) applies, Esc cancels."""
+
+    BINDINGS = [Binding("ctrl+s", "apply", "Apply", id="filters.apply"),
+                Binding("ctrl+r", "reset", "Reset", id="filters.reset")]
+
+    def __init__(self, filters: Filters, categories: list[str]) -> None:
+        super().__init__()
+        self.filters = filters
+        self.categories = categories
+
+    def compose(self) -> ComposeResult:
+        f = self.filters
+        grades = [(GRADE_LABELS[g], g) for g in GRADES]
+        with Vertical(classes="dialog filters"):
+            yield Label("Filters  (Tab moves · Enter opens a list · ctrl+s applies · ctrl+r resets · Esc cancels)",
+                        classes="dialog-title")
+            yield Label("status")
+            yield Select([(s, s) for s in STATUSES], value=f.status, allow_blank=False, id="status")
+            yield Label("category")
+            yield Select([(literal(c), c) for c in self.categories], value=f.category or Select.NULL,
+                         prompt="any category", id="category")
+            yield Label("method")
+            yield Select([("raw", "raw"), ("bundle", "bundle")], value=f.method or Select.NULL,
+                         prompt="any method", id="method")
+            yield Label("your grade")
+            yield Select(grades, value=f.grade or Select.NULL, prompt="any grade", id="grade")
+            yield Label("machine grade (judge, else rule grader)")
+            yield Select(grades, value=f.judge_grade or Select.NULL, prompt="any machine grade", id="judge_grade")
+            yield Label("machine confidence")
+            yield Select([(f"at most {c:g}", c) for c in CONFIDENCE_LIMITS],
+                         value=f.max_confidence if f.max_confidence in CONFIDENCE_LIMITS else Select.NULL,
+                         prompt="any confidence", id="max_confidence")
+
+    def _value(self, name: str):
+        value = self.query_one(f"#{name}", Select).value
+        return None if value is Select.NULL else value
+
+    def action_apply(self) -> None:
+        self.dismiss(Filters(category=self._value("category"), method=self._value("method"),
+                             grade=self._value("grade"), judge_grade=self._value("judge_grade"),
+                             max_confidence=self._value("max_confidence"), status=self._value("status") or "all"))
+
+    def action_reset(self) -> None:
+        self.dismiss(Filters())
+
+
+def open_filters(desk, run_id: int, filters: Filters, chosen) -> None:
+    """Load the run's categories in the store thread, then show the filters dialog; `chosen` gets the result."""
+    desk.submit("list categories", lambda store: review.run_categories(store, run_id),
+                lambda categories: desk.push_screen(FiltersModal(filters, categories), chosen))

@@ -1,0 +1,149 @@
+"""The queue: every shown answer of the run in a table (status, the person's grade, the machine grade), with filters.
+
+Rows come in keyset pages of PAGE rows from the store thread; the next page loads when the cursor nears the end, so a
+run of a million answers opens as fast as one of ten. Blind first holds here too: the machine grade of an answer the
+person has not graded is shown as "hidden". Enter opens the item (dismisses with (question_pk, side, filters)).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from core import review
+from core.review import Filters, QueueRow, RunInfo
+
+from ..widgets.answer_pane import grade_text
+from ..widgets.literal import literal
+from .modals import open_filters
+
+if TYPE_CHECKING:
+    from ..app import DeskApp
+
+PAGE = 200
+COLUMNS = ("status", "question", "category", "answer", "your grade", "machine grade", "by", "confidence")
+
+
+class QueueScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "open", "open item", id="queue.open", priority=True),
+        Binding("slash", "filters", "filters", key_display="/", id="queue.filters"),
+        Binding("escape,q", "close", "back", id="queue.close"),
+    ]
+
+    def __init__(self, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
+                 hide_methods: bool) -> None:
+        super().__init__()
+        self.run, self.filters, self.current = run, filters, current
+        self.show_judge, self.hide_methods = show_judge, hide_methods
+        self.rows: list[QueueRow] = []
+        self.done = False
+        self._fetching = False
+        self._seq = 0
+
+    @property
+    def desk(self) -> DeskApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="queue-title", markup=False)
+        yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        table.focus()
+        self._restart()
+
+    def _restart(self) -> None:
+        self._seq += 1
+        self.rows, self.done, self._fetching = [], False, False
+        self.query_one(DataTable).clear()
+        self._title()
+        self._more()
+
+    def _title(self) -> None:
+        t = Text("Queue", style="bold")
+        t.append(f" │ {self.run.title} │ {len(self.rows):,}{'' if self.done else '+'} rows │ filters: ")
+        t.append_text(literal(self.filters.describe()))
+        self.query_one("#queue-title", Static).update(t)
+
+    def _more(self) -> None:
+        if self.done or self._fetching:
+            return
+        self._fetching = True
+        seq, run, grader, filters = self._seq, self.run, self.desk.config.grader, self.filters
+        after = self.rows[-1].key if self.rows else None
+        self.desk.submit("load queue page",
+                         lambda store: review.queue_page(store, run, grader, filters, after=after, limit=PAGE),
+                         lambda page: self._page(seq, page))
+
+    def _page(self, seq: int, page: list[QueueRow]) -> None:
+        if seq != self._seq:
+            return
+        self._fetching = False
+        self.done = len(page) < PAGE
+        table = self.query_one(DataTable)
+        first = not self.rows
+        for row in page:
+            table.add_row(*self._cells(row), key=str(row.answer_id))
+        self.rows.extend(page)
+        self._title()
+        if first and self.current is not None:
+            for i, row in enumerate(self.rows):
+                if row.question_pk == self.current:
+                    table.move_cursor(row=i, animate=False)
+                    break
+
+    def _cells(self, row: QueueRow) -> list[Text]:
+        graded = row.human_grade is not None
+        if row.human_grade and row.machine_grade and row.human_grade != row.machine_grade:
+            status = Text("≠ disagree", style="bold red")
+        elif graded:
+            status = Text("✓ graded", style="green")
+        else:
+            status = Text("· ungraded", style="dim")
+        if row.status != "ok":
+            status = Text(f"! {row.status}", style="yellow")
+        letter = "A" if row.side == "left" else "B"
+        answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
+        visible = graded or self.show_judge
+        if row.machine_grade is None:
+            machine, by, conf = Text("—", style="dim"), Text(""), Text("")
+        elif not visible:
+            machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
+        else:
+            machine = grade_text(row.machine_grade)
+            by = Text(review.MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
+            conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
+        return [status, literal(row.question_id), literal(row.category), answer, grade_text(row.human_grade),
+                machine, by, conf]
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= len(self.rows) - 20:
+            self._more()
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row >= len(self.rows):
+            return
+        row = self.rows[table.cursor_row]
+        self.dismiss((row.question_pk, row.side, self.filters))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_filters(self) -> None:
+        run = self.run
+
+        def chosen(filters: Filters | None) -> None:
+            if filters is not None:
+                self.filters = filters
+                self._restart()
+        open_filters(self.desk, run.id, self.filters, chosen)

@@ -1,0 +1,169 @@
+"""One answer of the side-by-side pair: the person's grade, the judge (when revealed), the answer, its evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.rule import Rule
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.grades import DIMENSIONS, GRADE_LABELS
+from core.review import AnswerView, HumanGrade, MachineGrade, Snippet
+
+from .literal import code, literal, token_bar
+
+GRADE_STYLE = {"fully_correct": "bold green", "partially_correct": "bold yellow", "unsupported": "bold magenta",
+               "wrong": "bold red"}
+
+
+@dataclass(frozen=True)
+class PaneView:
+    """What one pane shows, decided by the grading screen."""
+    answer: AnswerView | None
+    title: str
+    judge_visible: bool
+    recheck: bool
+
+
+def grade_text(grade: str | None) -> Text:
+    if not grade:
+        return Text("—", style="dim")
+    return Text(GRADE_LABELS.get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
+
+
+def human_block(h: HumanGrade | None, recheck: bool) -> Text:
+    label = "Your recheck grade: " if recheck else "Your grade: "
+    t = Text(label, style="bold")
+    if h is None or not h.grade:
+        t.append("not graded — press 1-4", style="dim")
+        return t
+    t.append_text(grade_text(h.grade))
+    if h.is_revision:
+        t.append("  (revised after reveal)", style="italic")
+    t.append("\n  label: ")
+    t.append(h.failure_label or "—")
+    t.append("   scores: ")
+    t.append("  ".join(f"{d[:4]} {getattr(h, d) if getattr(h, d) is not None else '—'}" for d in DIMENSIONS))
+    if h.note:
+        t.append("\n  note: ")
+        t.append_text(literal(h.note, "italic"))
+    return t
+
+
+def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
+    if m is None:
+        return Text("No machine grade for this answer.", style="dim")
+    if not visible:
+        why = "recheck pass: hidden" if recheck else "hidden until you save your grade (blind first)"
+        return Text(f"{m.source}: {why}", style="dim italic")
+    t = Text(f"{m.source}: ", style="bold")
+    t.append_text(grade_text(m.grade))
+    if m.failure_label:
+        t.append(f" · {m.failure_label}")
+    if m.confidence is not None:
+        t.append(f" · confidence {m.confidence:.2f}")
+    if m.rubric_version:
+        t.append(f" · rubric {m.rubric_version}", style="dim")
+    if m.reasoning:
+        t.append("\n  ")
+        t.append_text(literal(m.reasoning))
+    return t
+
+
+def snippet_block(s: Snippet, label: str = "Evidence") -> Group:
+    head = Text(f"[{label} {s.position}] ", style="bold cyan")
+    head.append_text(literal(s.location, "bold"))
+    if s.symbol_name:
+        head.append(" :: ")
+        head.append_text(literal(s.symbol_name, "bold"))
+    meta = []
+    if s.retrieval_method:
+        meta.append(s.retrieval_method)
+    if s.relevance_score is not None:
+        meta.append(f"score {s.relevance_score:.4f}")
+    if s.retrieval_rank is not None:
+        meta.append(f"rank {s.retrieval_rank}")
+    if s.token_count is not None:
+        meta.append(f"{s.token_count:,} tokens")
+    head.append_text(literal(f"  [{', '.join(meta)}]" if meta else "", "dim"))
+    parts: list[RenderableType] = [head]
+    if s.evidence_role or s.selection_reason:
+        why = Text("  role: ", style="dim")
+        why.append_text(literal(s.evidence_role or "—"))
+        why.append("  reason: ", style="dim")
+        why.append_text(literal(s.selection_reason or "—"))
+        parts.append(why)
+    for key, value in s.extra.items():
+        if key not in ("chunk_id", "content_hash"):
+            parts.append(literal(f"  {key}: {value}", "dim"))
+    parts.append(code(s.text, s.file_path, s.start_line))
+    return Group(*parts)
+
+
+def evidence_blocks(a: AnswerView) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    b = a.bundle
+    if b is not None:
+        out.append(Rule(literal(f"Bundle {b.id} · {b.question_type}"), style="cyan"))
+        bar = token_bar(b.total_tokens, b.token_budget)
+        bar.append(f"  {b.tokenizer}", style="dim")
+        out.append(bar)
+        if b.strategies:
+            out.append(literal("strategies: " + ", ".join(b.strategies), "dim"))
+        for note in b.coverage_notes:
+            out.append(Text("coverage: ", style="bold").append_text(literal(note)))
+        for warning in b.warnings:
+            out.append(Text("warning: ", style="bold yellow").append_text(literal(warning)))
+        out.extend(snippet_block(s) for s in b.snippets)
+    elif a.method == "bundle":
+        out.append(Text("No bundle stored for this answer.", style="dim"))
+    if a.evidence or a.evidence_problem:
+        out.append(Rule(Text(f"Retrieved hits ({len(a.evidence)})"), style="cyan"))
+        if a.evidence_problem:
+            out.append(Text(a.evidence_problem, style="yellow"))
+            out.append(literal(a.evidence_raw))
+        out.extend(snippet_block(s, "Hit") for s in a.evidence)
+    elif a.method == "raw":
+        out.append(Text("No evidence stored for this answer.", style="dim"))
+    return out
+
+
+def pane_renderable(view: PaneView) -> RenderableType:
+    a = view.answer
+    if a is None:
+        return Text("No answer of this kind in the run.", style="dim")
+    parts: list[RenderableType] = [human_block(a.human, view.recheck),
+                                   machine_block(a.machine, view.judge_visible, view.recheck), Rule(style="dim")]
+    if a.status != "ok":
+        parts.append(Text(f"status: {a.status}", style="bold yellow"))
+        if a.error:
+            parts.append(literal(a.error, "yellow"))
+    parts.append(literal(a.text) if a.text else Text("(empty answer)", style="dim"))
+    usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
+    if usage:
+        parts.append(Text(" · ".join(usage), style="dim"))
+    if a.scores:
+        parts.append(literal("  ".join(f"{m} {'—' if v is None else f'{v:.2f}'} ({meth})"
+                                       for m, meth, v in a.scores), "dim"))
+    parts.extend(evidence_blocks(a))
+    return Group(*parts)
+
+
+class AnswerPane(VerticalScroll):
+    """A focusable, scrollable pane; tab or h/l moves focus between the two."""
+
+    def __init__(self, side: str, **kwargs) -> None:
+        super().__init__(id=side, **kwargs)
+        self.side = side
+        self.body = Static("", markup=False)
+
+    def compose(self):
+        yield self.body
+
+    def show(self, view: PaneView) -> None:
+        self.border_title = view.title
+        self.body.update(pane_renderable(view))
+        self.scroll_home(animate=False)
