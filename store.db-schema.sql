@@ -245,26 +245,29 @@ CREATE TABLE IF NOT EXISTS desk_state (
     PRIMARY KEY (grader, run_id)
 );
 
--- The current human grade per (answer, grader): the newest 'set' event that no 'undo' took back.
+-- The current human grade per (answer, grader): the newest 'set' event that no 'undo' took back. Recheck events
+-- (mode 'recheck': a blind re-grade measuring self-consistency) are compared with it, never replace it.
 CREATE VIEW IF NOT EXISTS current_human_grades AS
 SELECT h.*
 FROM human_grades h
-WHERE h.action = 'set'
+WHERE h.action = 'set' AND h.mode <> 'recheck'
   AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
   AND h.id = (
       SELECT max(h2.id) FROM human_grades h2
-      WHERE h2.answer_id = h.answer_id AND h2.grader = h.grader AND h2.action = 'set'
+      WHERE h2.answer_id = h.answer_id AND h2.grader = h.grader AND h2.action = 'set' AND h2.mode <> 'recheck'
         AND NOT EXISTS (SELECT 1 FROM human_grades u2 WHERE u2.action = 'undo' AND u2.undoes_uuid = h2.uuid)
   );
 
 -- The machine grade shown beside a person's and used for agreement: the LLM judge's when there is one (first repeat,
--- newest), else the rule grader's. grader_kind always says which, so a rule grade is never presented as the judge.
+-- newest), else a grade imported with a run log (the other team's grader), else the rule grader's. grader_kind always
+-- says which, so a rule or imported grade is never presented as the judge.
 CREATE VIEW IF NOT EXISTS machine_grades AS
 SELECT g.*
 FROM auto_grades g
 WHERE g.id = (
     SELECT g2.id FROM auto_grades g2
     WHERE g2.answer_id = g.answer_id
-    ORDER BY (g2.grader_kind = 'judge') DESC, g2.repeat_index ASC, g2.id DESC
+    ORDER BY CASE g2.grader_kind WHEN 'judge' THEN 0 WHEN 'imported' THEN 1 ELSE 2 END, g2.repeat_index ASC,
+             g2.id DESC
     LIMIT 1
 );
