@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS repos (
     root        TEXT NOT NULL,             -- absolute path at index time
     git_commit  TEXT,                      -- HEAD of the indexed repository, when it is a git checkout
     tokenizer   TEXT NOT NULL,             -- tokenizer id of every chunk token_count
-    indexed_at  TEXT NOT NULL
+    indexed_at  TEXT NOT NULL,
+    index_version INTEGER NOT NULL DEFAULT 1 -- bumped by every index run that changed chunks (keys retrieval caches)
 );
 
 CREATE TABLE IF NOT EXISTS files (
@@ -53,6 +54,17 @@ CREATE TABLE IF NOT EXISTS symbol_refs (
 );
 CREATE INDEX IF NOT EXISTS symbol_refs_name ON symbol_refs (repo_id, name, ref_kind);
 CREATE INDEX IF NOT EXISTS symbol_refs_chunk ON symbol_refs (chunk_id);
+
+-- BM25 postings of a repo's chunks (core/bm25.SparseBM25 as numpy npz), rebuilt in the transaction that changes chunks,
+-- so retrieval loads them instead of re-tokenizing every chunk.
+CREATE TABLE IF NOT EXISTS search_index (
+    repo_id       INTEGER PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+    index_version INTEGER NOT NULL,        -- repos.index_version it was built for
+    analyzer      TEXT NOT NULL,           -- term analyzer, e.g. codetokens/1
+    built_at      TEXT NOT NULL,
+    doc_rowids    BLOB NOT NULL,           -- int64 chunks.rowid per BM25 document, in document order
+    data          BLOB NOT NULL
+);
 
 -- Benchmark questions ------------------------------------------------------------------------------------------------
 CREATE TABLE IF NOT EXISTS questions (
@@ -168,7 +180,7 @@ CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
 CREATE TABLE IF NOT EXISTS auto_grades (
     id             INTEGER PRIMARY KEY,
     answer_id      INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
-    grader_kind    TEXT NOT NULL CHECK (grader_kind IN ('judge', 'rule')),
+    grader_kind    TEXT NOT NULL CHECK (grader_kind IN ('judge', 'rule', 'imported')), -- imported: came with a run log
     grader_model   TEXT,                   -- judge model; rule grader name and version for rules
     rubric_version TEXT REFERENCES rubrics(version),
     repeat_index   INTEGER NOT NULL DEFAULT 0, -- --repeat N grades the same answer N times

@@ -1,0 +1,206 @@
+"""Split one file's text into chunks with exact 1-based line ranges, and collect what each Python symbol calls/imports.
+
+Python: top-level functions, classes and methods (stdlib `ast`, decorators included in the range); the lines outside any
+definition become module chunks (imports, constants, scripts), and a class's own lines (header, docstring, attributes)
+a class chunk. Markdown and reStructuredText split at headings; other text into fixed line windows. Long runs are cut
+into windows so no chunk without a symbol grows without bound. A Python file that does not parse is windowed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+WINDOW_LINES = 40  # other text: fixed windows (also the benchmark baseline's window size)
+MAX_RUN_LINES = 60  # module chunks and long sections are cut at this many lines
+PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+RST_SUFFIXES = (".rst",)
+_RST_UNDERLINE = set("=-~^\"'`#*+:._")
+
+
+@dataclass
+class Ref:
+    kind: str  # call | import
+    name: str  # last dotted part
+    full_name: str | None
+    line: int
+
+
+@dataclass
+class RawChunk:
+    start_line: int
+    end_line: int
+    kind: str  # function, class, method, module, section, window
+    symbol_name: str | None
+    text: str
+    refs: list[Ref] = field(default_factory=list)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as `ast` numbers them: only \\n, \\r\\n and \\r end a line (str.splitlines also splits at \\f, \\x1c...)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def language_of(path: str) -> str:
+    lower = path.lower()
+    if lower.endswith(PYTHON_SUFFIXES):
+        return "python"
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return "markdown"
+    if lower.endswith(RST_SUFFIXES):
+        return "rst"
+    return "text"
+
+
+def chunk_text(path: str, text: str) -> list[RawChunk]:
+    lines = split_lines(text)
+    language = language_of(path)
+    if language == "python":
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):  # py2 test data, deliberately broken files, NUL bytes
+            return windows(lines, 1, len(lines), "window", None)
+        return _python_chunks(tree, lines)
+    if language == "markdown":
+        return _sections(lines, _markdown_headings(lines))
+    if language == "rst":
+        return _sections(lines, _rst_headings(lines))
+    return windows(lines, 1, len(lines), "window", None)
+
+
+def _make(lines: list[str], start: int, end: int, kind: str, symbol: str | None) -> RawChunk | None:
+    while start <= end and not lines[start - 1].strip():  # blank edges carry nothing; keep ranges exact
+        start += 1
+    while end >= start and not lines[end - 1].strip():
+        end -= 1
+    if start > end:
+        return None
+    return RawChunk(start, end, kind, symbol, "\n".join(lines[start - 1:end]))
+
+
+def windows(lines: list[str], start: int, end: int, kind: str, symbol: str | None,
+            size: int = WINDOW_LINES) -> list[RawChunk]:
+    out = []
+    for s in range(start, end + 1, size):
+        chunk = _make(lines, s, min(end, s + size - 1), kind, symbol)
+        if chunk:
+            out.append(chunk)
+    return out
+
+
+# Python -------------------------------------------------------------------------------------------------------------
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _span(node: ast.AST) -> tuple[int, int]:
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return start, node.end_lineno or node.lineno
+
+
+def _python_chunks(tree: ast.Module, lines: list[str]) -> list[RawChunk]:
+    out: list[RawChunk] = []
+    _container(tree.body, lines, 1, len(lines), None, out)
+    out.sort(key=lambda c: c.start_line)
+    return out
+
+
+def _container(body: list[ast.stmt], lines: list[str], start: int, end: int, prefix: str | None,
+               out: list[RawChunk]) -> None:
+    """Chunk the definitions in `body`; the lines between them belong to the container (module or class)."""
+    cursor = start
+    loose: list[ast.stmt] = []  # statements of the container itself, for its refs
+
+    def flush(upto: int) -> None:
+        nonlocal loose
+        if cursor <= upto:
+            kind = "class" if prefix else "module"
+            pieces = windows(lines, cursor, upto, kind, prefix, MAX_RUN_LINES)
+            for piece in pieces:
+                piece.refs = _refs([s for s in loose if piece.start_line <= s.lineno <= piece.end_line])
+            out.extend(pieces)
+        loose = []
+
+    for node in body:
+        if isinstance(node, _DEFS):
+            s, e = _span(node)
+            flush(s - 1)
+            qualified = f"{prefix}.{node.name}" if prefix else node.name
+            if isinstance(node, ast.ClassDef):
+                _container(node.body, lines, s, e, qualified, out)
+            else:
+                chunk = _make(lines, s, e, "method" if prefix else "function", qualified)
+                if chunk:
+                    chunk.refs = _refs([node])
+                    out.append(chunk)
+            cursor = e + 1
+        else:
+            loose.append(node)
+    flush(end)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _refs(nodes: list[ast.AST]) -> list[Ref]:
+    out: list[Ref] = []
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if name:
+                    out.append(Ref("call", name, _dotted(func), node.lineno))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    out.append(Ref("import", alias.name.rsplit(".", 1)[-1], alias.name, node.lineno))
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    full = f"{base}.{alias.name}" if base and not base.endswith(".") else base + alias.name
+                    out.append(Ref("import", alias.name, full, node.lineno))
+    return out
+
+
+# Markdown and reStructuredText ----------------------------------------------------------------------------------------
+
+def _markdown_headings(lines: list[str]) -> list[tuple[int, str]]:
+    out, fenced = [], False
+    for i, line in enumerate(lines, start=1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and stripped.startswith("#") and stripped.lstrip("#").startswith((" ", "\t")):
+            out.append((i, stripped.lstrip("#").strip()))
+    return out
+
+
+def _rst_headings(lines: list[str]) -> list[tuple[int, str]]:
+    out = []
+    for i in range(len(lines) - 1):
+        title, under = lines[i].rstrip(), lines[i + 1].rstrip()
+        if (title.strip() and len(under) >= len(title) >= 1 and len(set(under)) == 1 and under[0] in _RST_UNDERLINE
+                and not title.startswith(" ") and set(title) != set(under)):
+            start = i if i > 0 and lines[i - 1].rstrip() == under else i + 1  # an overline belongs to the heading
+            out.append((start, title.strip()))
+    return out
+
+
+def _sections(lines: list[str], headings: list[tuple[int, str]]) -> list[RawChunk]:
+    starts: list[tuple[int, str | None]] = list(headings)
+    if not starts or starts[0][0] > 1:
+        starts.insert(0, (1, None))  # text before the first heading
+    out = []
+    for n, (s, title) in enumerate(starts):
+        e = starts[n + 1][0] - 1 if n + 1 < len(starts) else len(lines)
+        out.extend(windows(lines, s, e, "section", title, MAX_RUN_LINES))
+    return out

@@ -1,0 +1,61 @@
+"""Code-aware word tokens for BM25: identifiers split at snake_case and camelCase, the whole identifier kept too.
+
+`parse_file` → "parse_file", "parse", "file"; `HTTPServerRequest` → "httpserverrequest", "http", "server", "request".
+So a question in plain words ("parse a file") and one naming the identifier both match. Lower-cased; a plural "s" is
+dropped ("permissions" meets "permission", "floats" meets "float"); English stop words and one-letter tokens are dropped
+(they carry no signal and make the postings of every query long).
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+PLAIN_WORD = re.compile(r"\w+")
+
+STOPWORDS = frozenset("""
+a an and are as at be been but by can could did do does doing done for from had has have how i if in into is it its
+me my no not of on or our should so than that the their them then there these they this those to was we were what
+when where which who whom why will with would you your self about after before also any each get gets got just may
+might more most must other over same some such through under until up very via while all both few only own too out
+""".split())
+
+_cache: dict[str, tuple[str, ...]] = {}
+
+
+def split_identifier(word: str) -> tuple[str, ...]:
+    """The whole identifier (lower-cased) followed by its snake_case/camelCase parts, stop words and 1-letter removed."""
+    hit = _cache.get(word)
+    if hit is not None:
+        return hit
+    lowered = word.lower().strip("_")
+    parts = [p.lower() for piece in word.split("_") if piece for p in _CAMEL.findall(piece)]
+    out: list[str] = []
+    if len(lowered) > 1 and lowered not in STOPWORDS:
+        out.append(_singular(lowered))
+    if len(parts) > 1:
+        out.extend(_singular(p) for p in parts if len(p) > 1 and p not in STOPWORDS and p != lowered)
+    result = tuple(out)
+    if len(_cache) < 500_000:  # bounded: a huge corpus must not grow the cache without limit
+        _cache[word] = result
+    return result
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ous")):
+        return word[:-1]
+    return word
+
+
+def code_tokens(text: str) -> list[str]:
+    """BM25 terms of a text (code or prose)."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        out.extend(split_identifier(word))
+    return out
+
+
+def plain_tokens(text: str) -> list[str]:
+    """The baseline's tokens: lower-cased \\w+ runs, nothing code-aware."""
+    return PLAIN_WORD.findall(text.lower())

@@ -1,0 +1,263 @@
+"""Index a repository into store.db: files, symbol-aware chunks with exact token counts, call/import refs, BM25 index.
+
+Incremental: a file whose size and mtime are unchanged is not read again; one whose bytes hash the same is not
+re-chunked. Several repositories live in one store (repos.name). Chunking runs in two worker processes when many
+files changed; token counting uses tiktoken's threaded batch encoder; everything a run writes (chunks, refs and the
+BM25 postings that retrieval loads) is one transaction, so a store never holds half an index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .bm25 import SparseBM25
+from .bundle import content_hash
+from .chunking import RawChunk, chunk_text, language_of
+from .codetokens import code_tokens
+from .errors import UserError
+from .repofiles import list_files, read_text_file
+from .store import Store, utc_now
+from .tokens import get_tokenizer
+
+ANALYZER = "codetokens/2"  # names the BM25 term analyzer; a stored index made by another one is rebuilt
+PARALLEL_MIN_FILES = 200  # below this, worker start-up costs more than it saves
+
+
+@dataclass
+class IndexReport:
+    repo_id: int
+    name: str
+    root: str
+    files_seen: int
+    files_indexed: int
+    files_unchanged: int
+    files_removed: int
+    chunks: int
+    seconds: float
+
+
+@dataclass
+class _FileResult:
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    language: str
+    chunks: list[RawChunk]
+    token_counts: list[int]  # exact, per chunk
+    terms: list[tuple[dict[str, int], int]]  # BM25 term counts and document length, per chunk
+
+
+def document_terms(file_path: str, symbol_name: str | None, text: str) -> list[str]:
+    """What BM25 indexes for a chunk: its path and symbol name (so "json encoder" finds json/encoder.py) and its text."""
+    return code_tokens(f"{file_path} {symbol_name or ''}\n{text}")
+
+
+def document_counts(file_path: str, symbol_name: str | None, text: str) -> tuple[dict[str, int], int]:
+    terms = document_terms(file_path, symbol_name, text)
+    return Counter(terms), len(terms)
+
+
+def _process(job: tuple[str, str, int, int, str]) -> _FileResult | None:
+    """Read, chunk, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
+    rel, full, size, mtime_ns, tokenizer_id = job
+    got = read_text_file(full)
+    if got is None:
+        return None
+    data, text = got
+    chunks = chunk_text(rel, text)
+    encoding = get_tokenizer(tokenizer_id).encoding
+    # encode_ordinary == Tokenizer.count (encode with disallowed_special=()): special-token text counts as text
+    counts = [len(encoding.encode_ordinary(c.text)) for c in chunks]
+    terms = [document_counts(rel, c.symbol_name, c.text) for c in chunks]
+    return _FileResult(rel, size, mtime_ns, hashlib.sha256(data).hexdigest(), language_of(rel), chunks, counts, terms)
+
+
+def _git_commit(root: Path) -> str | None:
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.decode().strip() or None
+
+
+def chunk_id(repo_name: str, path: str, chunk: RawChunk, digest: str, occurrence: int) -> str:
+    key = "\0".join([repo_name, path, chunk.kind, chunk.symbol_name or "", digest, str(occurrence)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def resolve_repo(store: Store, name: str | None) -> dict:
+    """The repos row named `name`; with None, the only repository in the store."""
+    rows = store.query("SELECT * FROM repos ORDER BY name")
+    if name is not None:
+        for row in rows:
+            if row["name"] == name:
+                return row
+        known = ", ".join(r["name"] for r in rows) or "none; run `gradedesk index PATH` first"
+        raise UserError(f"{store.path}: no repository named {name!r} (indexed: {known})")
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        raise UserError(f"{store.path}: no repository indexed; run `gradedesk index PATH` first")
+    raise UserError(f"{store.path}: {len(rows)} repositories indexed ({', '.join(r['name'] for r in rows)}); "
+                    f"choose one with --repo")
+
+
+def _process_all(jobs: list[tuple[str, str, int, int, str]], progress: Callable[[str], None]) -> list[_FileResult | None]:
+    if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
+        out = []
+        for job in jobs:
+            out.append(_process(job))
+            progress(job[0])
+        return out
+    # fork: workers need only this module, and forking avoids re-importing the caller's __main__
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    results: list[_FileResult | None] = []
+    with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 2), mp_context=context) as pool:
+        for job, result in zip(jobs, pool.map(_process, jobs, chunksize=32)):
+            results.append(result)
+            progress(job[0])
+    return results
+
+
+def index_repository(store: Store, root: str | os.PathLike, name: str | None = None, tokenizer: str = "o200k_base",
+                     progress: Callable[[int, int, str], None] | None = None) -> IndexReport:
+    started = time.perf_counter()
+    root_path = Path(root).expanduser().resolve()
+    if not root_path.is_dir():
+        raise UserError(f"{root}: not a folder")
+    tok = get_tokenizer(tokenizer)
+    name = name or root_path.name
+    repo = store.query("SELECT * FROM repos WHERE name = ?", (name,))
+    repo = repo[0] if repo else None
+    force = repo is not None and repo["tokenizer"] != tok.id  # counts under another tokenizer: redo every file
+    old = {} if repo is None else {r["path"]: r for r in store.query(
+        "SELECT id, path, size, mtime_ns, sha256 FROM files WHERE repo_id = ?", (repo["id"],))}
+
+    paths = list_files(root_path)
+    total = len(paths)
+    done = 0
+
+    def tick(path: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, path)
+
+    jobs, unchanged = [], 0
+    for rel in paths:
+        full = str(root_path / rel)
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        prev = old.get(rel)
+        if prev and not force and prev["size"] == st.st_size and prev["mtime_ns"] == st.st_mtime_ns:
+            unchanged += 1
+            tick(rel)
+            continue
+        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tok.id))
+    results = _process_all(jobs, tick)
+
+    kept = {rel for rel in paths if rel in old}
+    touched: list[_FileResult] = []  # same bytes, new mtime: update the row only
+    changed: list[_FileResult] = []
+    for result in results:
+        if result is None:
+            continue
+        kept.add(result.path)
+        prev = old.get(result.path)
+        if prev and not force and prev["sha256"] == result.sha256:
+            touched.append(result)
+            unchanged += 1
+        else:
+            changed.append(result)
+    skipped = {job[0] for job, result in zip(jobs, results) if result is None}
+    removed = [row for path, row in old.items() if path not in kept or path in skipped]
+
+    with store.transaction():
+        repo_id = _upsert_repo(store, repo, name, root_path, tok.id, bool(changed or removed or force))
+        conn = store.conn
+        for row in removed:
+            conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
+        for r in touched:
+            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (r.size, r.mtime_ns, old[r.path]["id"]))
+        chunk_rows, ref_rows = [], []
+        known_terms: dict[str, tuple[dict[str, int], int]] = {}
+        for r in changed:
+            if r.path in old:
+                conn.execute("DELETE FROM files WHERE id = ?", (old[r.path]["id"],))  # cascades to chunks and refs
+            file_id = conn.execute(
+                "INSERT INTO files (repo_id, path, size, mtime_ns, sha256, language) VALUES (?, ?, ?, ?, ?, ?)",
+                (repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)).lastrowid
+            occurrences: dict[tuple, int] = {}
+            for c, n_tokens, terms in zip(r.chunks, r.token_counts, r.terms):
+                digest = content_hash(c.text)
+                key = (c.kind, c.symbol_name, digest)
+                occurrences[key] = occurrences.get(key, 0) + 1
+                cid = chunk_id(name, r.path, c, digest, occurrences[key])
+                chunk_rows.append((cid, repo_id, file_id, r.path, c.start_line, c.end_line, c.symbol_name, c.kind,
+                                   digest, c.text, n_tokens, tok.id))
+                ref_rows.extend((cid, repo_id, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
+                known_terms[cid] = terms
+        conn.executemany(
+            "INSERT INTO chunks (chunk_id, repo_id, file_id, file_path, start_line, end_line, symbol_name, kind, "
+            "content_hash, text, token_count, tokenizer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        conn.executemany("INSERT INTO symbol_refs (chunk_id, repo_id, ref_kind, name, full_name, line) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", ref_rows)
+        stale = store.scalar("SELECT count(*) FROM search_index WHERE repo_id = ? AND index_version = ? "
+                             "AND analyzer = ?", (repo_id, _version(store, repo_id), ANALYZER)) == 0
+        if stale:
+            build_search_index(store, repo_id, known_terms)
+        n_chunks = store.scalar("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,))
+    return IndexReport(repo_id, name, str(root_path), total, len(changed), unchanged, len(removed), n_chunks,
+                       round(time.perf_counter() - started, 3))
+
+
+def _version(store: Store, repo_id: int) -> int:
+    return store.scalar("SELECT index_version FROM repos WHERE id = ?", (repo_id,))
+
+
+def _upsert_repo(store: Store, repo: dict | None, name: str, root: Path, tokenizer_id: str, changed: bool) -> int:
+    values = {"name": name, "root": str(root), "git_commit": _git_commit(root), "tokenizer": tokenizer_id,
+              "indexed_at": utc_now()}
+    if repo is None:
+        return store.db["repos"].insert({**values, "index_version": 1}).last_pk
+    values["index_version"] = repo["index_version"] + (1 if changed else 0)
+    store.db["repos"].update(repo["id"], values)
+    return repo["id"]
+
+
+def build_search_index(store: Store, repo_id: int,
+                       known: dict[str, tuple[dict[str, int], int]] | None = None) -> None:
+    """(Re)build the repo's BM25 postings, documents in chunk rowid order; `known` has the terms of new chunks, so
+    only unchanged chunks are read and tokenized again."""
+    known = known or {}
+    rows = store.conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
+                              (repo_id,)).fetchall()
+    missing = [cid for _, cid in rows if cid not in known]
+    for start in range(0, len(missing), 500):
+        batch = missing[start:start + 500]
+        for cid, path, symbol, text in store.conn.execute(
+                f"SELECT chunk_id, file_path, symbol_name, text FROM chunks WHERE chunk_id IN "
+                f"({','.join('?' * len(batch))})", batch):
+            known[cid] = document_counts(path, symbol, text)
+    bm25 = SparseBM25.build_from_counts(known[cid] for _, cid in rows)
+    rowids = np.asarray([r[0] for r in rows], dtype=np.int64).tobytes()
+    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
+    store.conn.execute(
+        "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
+        "VALUES (?, ?, ?, ?, ?, ?)", (repo_id, _version(store, repo_id), ANALYZER, utc_now(), rowids, bm25.to_bytes()))
