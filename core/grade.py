@@ -78,6 +78,11 @@ def symbol_matches(found: str | None, expected: str) -> bool:
     return found == expected or found.endswith("." + expected)
 
 
+def method_label(method: str, budget: int) -> str:
+    """How an answer's method is named in every table: raw, or bundle@<token budget>."""
+    return "raw" if method == "raw" else f"bundle@{budget}"
+
+
 def _norm_path(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
 

@@ -14,7 +14,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from .grade import EvidenceItem, Progress, Score, answers_of_run, evidence_for, store_scores
+from .grade import EvidenceItem, Progress, Score, answers_of_run, evidence_for, method_label, store_scores
 from .grades import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from .llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from .providers import ProviderError, run_bounded
@@ -160,7 +160,7 @@ def _record(store: Store, outcome: Outcome, model: str, report: JudgeReport) -> 
     task, a = outcome.task, outcome.task.answer
     usage = {"tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost_usd": outcome.cost_usd,
              "latency_ms": outcome.latency_ms}
-    where = f"{a['question_id']} {a['method']}" + (f"@{a['budget']}" if a["method"] == "bundle" else "")
+    where = f"{a['question_id']} {method_label(a['method'], a['budget'])}"
     if outcome.error:
         report.failed_calls += 1
         report.failures.append(f"{where} {task.kind}: {outcome.error}")
@@ -218,6 +218,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     tasks = _pending(store, gold, model, repeat, scores) if gold else []
     evidence = {t.answer["id"]: evidence_for(store, t.answer) for t in tasks}
     finished = 0
+    json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
 
     async def call(task: Task) -> Outcome:
         a = task.answer
@@ -225,8 +226,15 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
             messages = judge_messages(a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
         else:
             messages = score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
+        nonlocal json_mode
         try:
-            r = await provider.complete(messages, json_mode=True)
+            try:
+                r = await provider.complete(messages, json_mode=json_mode)
+            except ProviderError as exc:
+                if not (json_mode and exc.status == 400):
+                    raise
+                json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
+                r = await provider.complete(messages, json_mode=False)
         except ProviderError as exc:
             return Outcome(task, error=f"{exc} (after {exc.attempts} attempts)")
         return Outcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms)

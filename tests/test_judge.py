@@ -144,3 +144,15 @@ def test_repeat_reports_consistency(run_store, chat_server):
     assert [(x["answer_id"], x["grades"]) for x in c["changed"]] == [(ids["schema"],
                                                                       ["fully_correct", "partially_correct"])]
     assert judge_consistency(store, run, model="other")["share_identical"] is None
+
+
+def test_endpoint_without_json_mode_is_asked_again_without_it(run_store, chat_server):
+    store, run, ids = run_store
+    chat_server.responder = replies({})
+    chat_server.fail_next(status=400)  # e.g. a server that rejects response_format
+    p = provider(chat_server)
+    p.concurrency = 1
+    report = judge_run(store, run, p, scores=False)
+    assert (report.grades_done, report.failed_calls) == (3, 0)
+    assert "response_format" in chat_server.requests[0]
+    assert all("response_format" not in b for b in chat_server.requests[1:])
