@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Group
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on, work
@@ -34,6 +35,8 @@ from ..widgets.literal import literal
 SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
            ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
 
+MARKERS = {("raw", "machine"): "x", ("raw", "person"): "o", ("bundle", "machine"): "X", ("bundle", "person"): "O"}
+
 
 class MatrixTable(DataTable):
     """The confusion matrix; Enter on a cell picks it."""
@@ -41,15 +44,14 @@ class MatrixTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "show these items", id="agreement.cell")]
 
 
-def rich_table(table: Table) -> RichTable:
-    """A core.agreement_tables.Table as a Rich table; every cell literal text."""
-    out = RichTable(title=literal(table.title, "bold"), title_justify="left", box=None, pad_edge=False,
-                    show_edge=False, header_style="bold")
+def rich_table(table: Table) -> Group:
+    """A core.agreement_tables.Table as its title over a Rich table; every cell literal text."""
+    out = RichTable(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header in table.headers:
         out.add_column(literal(header))
     for row in table.rows:
         out.add_row(*(literal("-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
-    return out
+    return Group(literal(table.title, "bold"), out)
 
 
 def summary_table(report: dict) -> Table:
@@ -182,7 +184,7 @@ class AgreementScreen(Screen):
                 xy = [(r["mean_tokens_in"], r[key]) for r in points if r[key] is not None]
                 if xy:
                     plt.plot([x for x, _ in xy], [y for _, y in xy], label=f"{method} ({who})",
-                             marker="braille" if who == "machine" else "dot")
+                             marker=MARKERS[(method, who)])
         self.query_one(PlotextPlot).refresh()
 
     @on(DataTable.CellSelected, "#agreement-matrix")

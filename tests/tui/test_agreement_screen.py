@@ -1,0 +1,140 @@
+"""The agreement screen: a Pilot test of the matrix (Enter on a cell dismisses with it), the desk's `a` key, a
+markup-hostile category shown literally, and a snapshot at a fixed size."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.widgets import Static
+
+from core.agreement import Settings
+from core.grades import GRADES
+from core.store import open_store
+from tests.agree_fixtures import add_human
+from tests.fixtures_store import HOSTILE, build_fixture_store
+from tui.screens.agreement import AgreementScreen
+
+from tests.tui.conftest import make_app, settle
+
+FAST = Settings(boot=200, seed=1)
+SIZE = (110, 60)
+
+
+def graded_store(path):
+    info = build_fixture_store(path)
+    with open_store(path) as store:
+        for n, ((pk, method), aid) in enumerate(sorted(info.answer_ids.items())):
+            add_human(store, aid, "alice", GRADES[(n * 3) % 4], rubric="rubric-1")
+            if n % 3 == 0:
+                add_human(store, aid, "bob", GRADES[(n + 1) % 4], rubric="rubric-1")
+        store.conn.execute("UPDATE questions SET category = ? WHERE id = ?", (f"odd {HOSTILE}", info.question_pks[0]))
+    return info
+
+
+class Host(App):
+    """Opens the screen alone, as the desk does, and keeps what it dismissed with."""
+
+    def __init__(self, path, run_id: int) -> None:
+        super().__init__()
+        self.path, self.run_id = path, run_id
+        self.result: object = "not dismissed"
+
+    def on_mount(self) -> None:
+        self.push_screen(AgreementScreen(self.path, self.run_id, FAST), self._done)
+
+    def _done(self, result) -> None:
+        self.result = result
+
+
+async def loaded(pilot, timeout: float = 10.0) -> AgreementScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, AgreementScreen)
+    for _ in range(int(timeout / 0.02)):
+        await pilot.pause()
+        if screen.report is not None:
+            await pilot.pause()
+            return screen
+        await asyncio.sleep(0.02)
+    raise TimeoutError("agreement report did not arrive")
+
+
+@pytest.fixture
+def store(tmp_path):
+    return graded_store(tmp_path / "store.db")
+
+
+def test_enter_on_a_cell_dismisses_with_it(store):
+    asyncio.run(_test_enter_on_a_cell_dismisses_with_it(store))
+
+
+async def _test_enter_on_a_cell_dismisses_with_it(store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        report = screen.report
+        assert report["machine"]["label"] == "judge (gpt-4o-mini)"
+        matrix = screen.query_one("#agreement-matrix")
+        assert matrix.row_count == 4
+        await pilot.press("down", "right", "enter")  # from (fully correct, fully correct)
+    assert app.result == (GRADES[1], GRADES[1])
+
+
+def test_escape_dismisses_with_none_and_text_is_literal(store):
+    asyncio.run(_test_escape_dismisses_with_none_and_text_is_literal(store))
+
+
+async def _test_escape_dismisses_with_none_and_text_is_literal(store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(screen.query_one("#agreement-category", Static).content)
+        plain = console.export_text()
+        assert "[bold]not bold[/]" in plain and "\\x1b[31m" in plain and "\x1b" not in plain
+        await pilot.press("escape")
+    assert app.result is None
+
+
+def test_missing_store_is_reported_not_raised(tmp_path):
+    asyncio.run(_test_missing_store_is_reported_not_raised(tmp_path))
+
+
+async def _test_missing_store_is_reported_not_raised(tmp_path):
+    app = Host(tmp_path / "gone.db", 1)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause()
+            top = str(app.screen.query_one("#agreement-top").render())
+            if "could not be computed" in top:
+                break
+            await asyncio.sleep(0.02)
+        assert "no such store" in top
+
+
+def test_desk_a_key_opens_it_and_the_cell_filters(store):
+    asyncio.run(_test_desk_a_key_opens_it_and_the_cell_filters(store))
+
+
+async def _test_desk_a_key_opens_it_and_the_cell_filters(store):
+    app = make_app(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        screen = await loaded(pilot)
+        assert isinstance(screen, AgreementScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, AgreementScreen)
+        grading = app.screen
+        assert grading.filters.grade == GRADES[0] and grading.filters.judge_grade == GRADES[0]
+
+
+def test_snapshot(store, snap_compare):
+    async def run_before(pilot) -> None:
+        await loaded(pilot)
+
+    assert snap_compare(Host(store.path, store.run_id), terminal_size=SIZE, run_before=run_before)
