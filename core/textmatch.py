@@ -30,6 +30,7 @@ _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w]*(?:[./][A-Za-z_][\w]*)*|\d[\d_]*(?:\.\d+)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
 _CITATION_RE = re.compile(r"\[(?:Evidence|E)\s*\d+(?:\s*,\s*\d+)*\]|\(?\bFile:\s*\S+\)?", re.IGNORECASE)
+_LINE_REF_RE = re.compile(r"(\.[A-Za-z]{1,5}):\d+(?:-\d+)?\b|\(?\blines?\s+\d+(?:\s*[-–]\s*\d+)?\)?", re.IGNORECASE)
 _ABSTAIN_RE = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|tell|determine|say|answer)|not enough (?:information|evidence|context)"
     r"|(?:evidence|context|information) (?:is |was )?(?:insufficient|not sufficient|does not (?:say|show|contain|mention))"
@@ -67,11 +68,16 @@ def content_words(text: str) -> list[str]:
     return list(out)
 
 
+def strip_line_refs(text: str) -> str:
+    """Drop line numbers of citations ("core/store.py:106" keeps the file, "(lines 3-9)" goes): they are not claims."""
+    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", text)
+
+
 def sentences(text: str) -> list[str]:
     """Claim-sized pieces of an answer: sentences and lines, citations removed, fragments under 3 words dropped."""
     out = []
     for piece in _SENTENCE_RE.split(text):
-        piece = _CITATION_RE.sub("", piece).strip(" \t-*•:#>")
+        piece = strip_line_refs(_CITATION_RE.sub("", piece)).strip(" \t-*•:#>")
         if len(piece.split()) >= 3:
             out.append(piece)
     return out
