@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -166,45 +167,53 @@ def _existing(store: Store, table: str, uuids: list[str]) -> set[str]:
     return found
 
 
+def _plan(store: Store, table: str, rows: list[dict], map_row: Callable[[dict], dict | str]) -> tuple[list, int, dict]:
+    """Rows new to this store, mapped to its ids; how many are here already; unmatched counts by reason.
+
+    map_row gives the row to insert, or the reason (a string) it cannot be matched.
+    """
+    present = _existing(store, table, [r["uuid"] for r in rows])
+    misses: Counter[str] = Counter()
+    out = []
+    for row in rows:
+        if row["uuid"] in present:
+            continue
+        mapped = map_row(row)
+        if isinstance(mapped, str):
+            misses[mapped] += 1
+        else:
+            out.append(mapped)
+    return out, len(present), dict(misses)
+
+
 def _plan_grades(store: Store, grades: list[dict], run_map: dict[int, int], answer_map: dict[int, int],
                  answer_miss: dict[int, str], report: MergeReport) -> list[dict]:
-    present = _existing(store, "human_grades", [g["uuid"] for g in grades])
-    misses: Counter[str] = Counter()
-    rows = []
-    for g in grades:
-        if g["uuid"] in present:
-            report.grades_already_here += 1
-        elif g["other_run"] not in run_map:
-            misses[UNMATCHED_RUN] += 1
-        elif g["answer_id"] not in answer_map:
-            misses[answer_miss[g["answer_id"]]] += 1
-        else:
-            rows.append({**g, "answer_id": answer_map[g["answer_id"]]})
+    def map_row(g: dict) -> dict | str:
+        if g["other_run"] not in run_map:
+            return UNMATCHED_RUN
+        if g["answer_id"] not in answer_map:
+            return answer_miss[g["answer_id"]]
+        return {**g, "answer_id": answer_map[g["answer_id"]]}
+
+    rows, report.grades_already_here, report.unmatched_grades = _plan(store, "human_grades", grades, map_row)
     report.grades_added = len(rows)
-    report.unmatched_grades = dict(misses)
     return rows
 
 
 def _plan_preferences(store: Store, preferences: list[dict], run_map: dict[int, int],
                       report: MergeReport) -> list[dict]:
-    present = _existing(store, "human_preferences", [p["uuid"] for p in preferences])
-    misses: Counter[str] = Counter()
-    rows = []
-    for p in preferences:
-        if p["uuid"] in present:
-            report.preferences_already_here += 1
-            continue
+    def map_row(p: dict) -> dict | str:
         if p["run_id"] not in run_map:
-            misses[UNMATCHED_RUN] += 1
-            continue
+            return UNMATCHED_RUN
         qpk = store.scalar(
             "SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
             "AND EXISTS (SELECT 1 FROM answers a WHERE a.run_id = ? AND a.question_pk = q.id)",
             (p["benchmark"], p["question_id"], run_map[p["run_id"]]))
         if qpk is None:
-            misses[UNMATCHED_QUESTION] += 1
-            continue
-        rows.append({**p, "run_id": run_map[p["run_id"]], "question_pk": qpk})
+            return UNMATCHED_QUESTION
+        return {**p, "run_id": run_map[p["run_id"]], "question_pk": qpk}
+
+    rows, report.preferences_already_here, report.unmatched_preferences = _plan(
+        store, "human_preferences", preferences, map_row)
     report.preferences_added = len(rows)
-    report.unmatched_preferences = dict(misses)
     return rows

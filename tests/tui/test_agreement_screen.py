@@ -4,6 +4,7 @@ markup-hostile category shown literally, and a snapshot at a fixed size."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 
 import pytest
@@ -21,6 +22,14 @@ from tui.screens.agreement import AgreementScreen
 from tests.tui.conftest import make_app, settle
 
 FAST = Settings(boot=200, seed=1)
+
+
+def sync(test):
+    """Run an async test on a fresh event loop (no pytest plugin needed)."""
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        asyncio.run(test(*args, **kwargs))
+    return run
 SIZE = (110, 60)
 
 
@@ -67,11 +76,8 @@ def store(tmp_path):
     return graded_store(tmp_path / "store.db")
 
 
-def test_enter_on_a_cell_dismisses_with_it(store):
-    asyncio.run(_test_enter_on_a_cell_dismisses_with_it(store))
-
-
-async def _test_enter_on_a_cell_dismisses_with_it(store):
+@sync
+async def test_enter_on_a_cell_dismisses_with_it(store):
     app = Host(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
@@ -83,11 +89,8 @@ async def _test_enter_on_a_cell_dismisses_with_it(store):
     assert app.result == (GRADES[1], GRADES[1])
 
 
-def test_escape_dismisses_with_none_and_text_is_literal(store):
-    asyncio.run(_test_escape_dismisses_with_none_and_text_is_literal(store))
-
-
-async def _test_escape_dismisses_with_none_and_text_is_literal(store):
+@sync
+async def test_escape_dismisses_with_none_and_text_is_literal(store):
     app = Host(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
@@ -99,11 +102,8 @@ async def _test_escape_dismisses_with_none_and_text_is_literal(store):
     assert app.result is None
 
 
-def test_missing_store_is_reported_not_raised(tmp_path):
-    asyncio.run(_test_missing_store_is_reported_not_raised(tmp_path))
-
-
-async def _test_missing_store_is_reported_not_raised(tmp_path):
+@sync
+async def test_missing_store_is_reported_not_raised(tmp_path):
     app = Host(tmp_path / "gone.db", 1)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(100):
@@ -115,11 +115,8 @@ async def _test_missing_store_is_reported_not_raised(tmp_path):
         assert "no such store" in top
 
 
-def test_desk_a_key_opens_it_and_the_cell_filters(store):
-    asyncio.run(_test_desk_a_key_opens_it_and_the_cell_filters(store))
-
-
-async def _test_desk_a_key_opens_it_and_the_cell_filters(store):
+@sync
+async def test_desk_a_key_opens_it_and_the_cell_filters(store):
     app = make_app(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
