@@ -76,3 +76,11 @@ def test_grade_offline_stores_rule_grades_named_as_rules(tmp_path):
     again = grade_offline(store, run)
     assert again.rule_graded == 0
     assert store.scalar("SELECT count(*) FROM auto_grades") == 2
+
+
+def test_citation_line_numbers_are_not_ungrounded_claims():
+    answer = ("From the evidence:\n- `conn.execute('PRAGMA journal_mode = WAL')` [Evidence 1] core/store.py:3\n"
+              "- `def open_store(path):` (File: core/store.py:1-2)")
+    g = grade_answer(Q, GOLD, answer, [STORE_CODE])
+    assert g.ungrounded == []
+    assert g.failure_label != "hallucination"
