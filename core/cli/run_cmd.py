@@ -1,0 +1,103 @@
+"""gradedesk run: answer a benchmark raw vs bundled (one bundled answer per budget); the same command resumes."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ORDER = 30
+DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
+PHASES = {"index": "indexing", "retrieve": "retrieving", "answer": "answering"}
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "run", parents=[common], help="answer a benchmark twice: raw top-k vs evidence bundles",
+        description="Answer every question from the raw top-10 hits and from an evidence bundle per token budget. "
+                    "Without --model/--base-url the offline extractive answerer is used. Running the same command "
+                    "again resumes the run: answered questions are skipped, failed calls are retried.")
+    p.add_argument("--questions", default=None, metavar="FILE.jsonl",
+                   help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}, else gradedesk's own)")
+    p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
+    p.add_argument("--model", default=None, help="model name at the endpoint (e.g. gpt-4o-mini)")
+    p.add_argument("--base-url", default=None, metavar="URL",
+                   help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default with --model: OpenAI)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the API key (never stored; optional for local endpoints)")
+    p.add_argument("--budgets", default="1000,2000,4000", help="token budgets of the bundled answers")
+    p.add_argument("--tokenizer", default=None,
+                   help="tokenizer for budgets (default: the one the repository was indexed with)")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per request (default 60)")
+    p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries per call (default 4)")
+    p.add_argument("--prices", default=None, metavar="FILE.json",
+                   help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
+    p.add_argument("--label", default=None, help="a name for the run (a different label makes a different run)")
+    p.set_defaults(handler=run)
+
+
+def questions_path(given: str | None) -> str:
+    """The questions file: as given, else ./benchmark-questions.jsonl, else the one in gradedesk's checkout."""
+    if given:
+        return given
+    if Path(DEFAULT_QUESTIONS).exists():
+        return DEFAULT_QUESTIONS
+    import core
+
+    return str(Path(core.__file__).resolve().parent.parent / DEFAULT_QUESTIONS)
+
+
+@contextmanager
+def progress_bar() -> Iterator:
+    """A rich progress bar on stderr, as a progress callback (phase, done, total[, failed]); one bar per phase."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[failed]} failed", markup=False), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(phase: str, done: int, total: int, failed: int = 0) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(PHASES.get(phase, phase), total=total, failed=0)
+            bar.update(tasks[phase], completed=done, total=total, failed=failed)
+
+        yield update
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bench import run_benchmark
+    from ..errors import UserError
+    from ..providers import make_provider
+    from ..store import open_store
+    from .output import info, print_json
+
+    if args.concurrency < 1:
+        raise UserError("--concurrency: must be at least 1")
+    provider = make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
+                             max_retries=args.max_retries, concurrency=args.concurrency, prices_file=args.prices,
+                             # a model's own usage counts win; when absent, its own encoding (else o200k_base)
+                             tokenizer=None if args.model else args.tokenizer)
+    path = questions_path(args.questions)
+    with open_store(args.store) as store, progress_bar() as bar:
+        summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
+                                tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
+                                progress=bar)
+    if args.json:
+        print_json(summary.to_dict())
+    else:
+        verb = "created" if summary.created else "resumed"
+        print(f"run {summary.run_id} ({verb}, {provider.name}{' ' + provider.model if args.model else ''}): "
+              f"{summary.questions} questions, {summary.answers_total} answers: {summary.already_done} done before, "
+              f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending")
+    if summary.interrupted:
+        info(f"gradedesk: interrupted; run the same command again to resume run {summary.run_id}")
+        return 130
+    if summary.failed_now:
+        info(f"gradedesk: {summary.failed_now} call(s) failed (errors stored); run the same command again to retry")
+        return 1
+    return 0
