@@ -88,9 +88,11 @@ def selection_reason(hit: Hit, role: str) -> str:
 def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: Tokenizer) -> tuple[int, int] | None:
     """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens, or None."""
     counts = [len(t) + 1 for t in tok.encoding.encode_ordinary_batch(text_lines, num_threads=1)]
-    scores = [len(terms.intersection(code_tokens(line))) for line in text_lines]
+    # the symbol's own name is in the snippet header already: lines matter for the other terms they match
+    terms = terms - set(code_tokens(hit.symbol_name or ""))
+    scores: list[float] = [len(terms.intersection(code_tokens(line))) for line in text_lines]
     if hit.kind in DEFINITION_KINDS:
-        scores[0] += 2  # the signature says what the definition is
+        scores[0] += 0.5  # between equal slices, the one with the signature
     best, best_score, j, window_tokens, window_score = None, -1, -1, 0, 0
     for i in range(len(text_lines)):
         if j < i - 1:

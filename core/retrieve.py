@@ -44,7 +44,11 @@ DEFINITION_KINDS = ("function", "method", "class")
 _GRAPH_WORDS = re.compile(r"\b(call|calls|called|caller|callers|callee|callees|invoke\w*|import\w*|uses|used|using|"
                           r"depend\w*|reference\w*)\b", re.I)
 _IMPORT_WORDS = re.compile(r"\b(import\w*|uses|used by|depend\w*)\b", re.I)
-_CALLEE_WORDS = re.compile(r"\b(does \w+ call|callees?|what (functions|methods) does|calls made by)\b", re.I)
+# which way to walk the call graph: towards callers ("what calls X"), callees ("what does X call"), or both
+_CALLER_WORDS = re.compile(r"\b((what|who|which|where)\b.{0,40}\b(calls?|uses|invokes?|imports?)\b|callers?|"
+                           r"called (by|from)|used (by|in)|(is|are) \S+ (called|used|invoked|imported))", re.I)
+_CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
+                           re.I)
 
 
 @dataclass
@@ -93,6 +97,7 @@ class LoadedIndex:
     by_symbol: dict[str, list[int]]  # last dotted part, lower-cased → definition docs
     by_qualified: dict[str, list[int]]  # Class.method, lower-cased → docs
     symbol_names: list[str]  # keys of by_symbol, for fuzzy matching
+    qualified_names: list[str]  # keys of by_qualified
     by_file: dict[str, list[int]]
     by_component: dict[str, set[str]]  # path component (file stem, folder) lower-cased → files
     components: list[str]
@@ -145,7 +150,7 @@ def _tables(repo_id: int, version: int, bm25: SparseBM25, docs: list[_Meta]) -> 
     test_files = {path for path in by_file if is_test_path(path)}
     prior = np.asarray([TEST_WEIGHT if m.file_path in test_files else 1.0 for m in docs])
     return LoadedIndex(repo_id, version, bm25, docs, {m.chunk_id: d for d, m in enumerate(docs)}, dict(by_symbol),
-                       dict(by_qualified), list(by_symbol), dict(by_file), dict(by_component), list(by_component),
+                       dict(by_qualified), list(by_symbol), list(by_qualified), dict(by_file), dict(by_component), list(by_component),
                        prior)
 
 
@@ -208,11 +213,13 @@ def _symbol(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarr
             or (index.docs[d].symbol_name or "").lower().endswith(ident.lower()))]
         for d in scoped or exact:
             add([d], 98.0 if scoped else 90.0, f"symbol name {index.docs[d].symbol_name!r} matches {ident!r}")
-        if not exact and len(last) >= 4:
-            for name, ratio, _ in process.extract(last, index.symbol_names, scorer=fuzz.ratio, score_cutoff=85,
-                                                   limit=5):
-                add(index.by_symbol[name], float(ratio) * 0.9, f"symbol name {name!r} is close to {ident!r} "
-                                                               f"({ratio:.0f}% similar)")
+        if not exact and not qualified and len(ident) >= 4:
+            # a near miss (ParcelStor.ad, parse_wieght): dotted names against qualified names, others against last parts
+            table, names = ((index.by_qualified, index.qualified_names) if len(parts) > 1
+                            else (index.by_symbol, index.symbol_names))
+            for name, ratio, _ in process.extract(ident.lower(), names, scorer=fuzz.ratio, score_cutoff=85, limit=5):
+                add(table[name], float(ratio) * 0.9, f"symbol name {name!r} is close to {ident!r} "
+                                                     f"({ratio:.0f}% similar)")
     ranked = sorted(found, key=lambda d: (-found[d][0], -bm25[d], d))[:CANDIDATES]
     return [(d, found[d][0], found[d][1]) for d in ranked]
 
@@ -261,13 +268,15 @@ def _suffix_matches(index: LoadedIndex, path: str) -> list[str]:
 def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], bm25: np.ndarray) -> Ranked:
     out: dict[int, tuple[float, str, str]] = {}
     want_imports = bool(_IMPORT_WORDS.search(question))
+    want_callees = bool(_CALLEE_WORDS.search(question))
+    want_callers = bool(_CALLER_WORDS.search(question)) or not want_callees
     for target in targets[:3]:
         name = target.rsplit(".", 1)[-1]
         defs = set(index.by_symbol.get(name.lower(), []))
         kinds = ("call", "import") if want_imports else ("call",)
         rows = store.conn.execute(
             f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
-            f"({','.join('?' * len(kinds))}) LIMIT 500", (index.repo_id, name, *kinds)).fetchall()
+            f"({','.join('?' * len(kinds))}) LIMIT 500", (index.repo_id, name, *kinds)).fetchall() if want_callers else []
         for cid, ref_kind in rows:
             d = index.by_chunk.get(cid)
             if d is None or d in defs:
@@ -277,7 +286,7 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
             note = f"{verb} {name}" + ("()" if ref_kind == "call" else "")
             if d not in out:
                 out[d] = (2.0 + float(bm25[d]) / 100.0, note, relation)
-        for d in sorted(defs)[:3]:  # callees: what the definition calls that is defined in this repository
+        for d in sorted(defs)[:3] if want_callees or not want_callers else []:  # callees: what the definition calls that is defined in this repository
             callees = [r[0] for r in store.conn.execute(
                 "SELECT DISTINCT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call'",
                 (index.docs[d].chunk_id,))]
@@ -286,8 +295,7 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
                 if 0 < len(callee_defs) <= 3:
                     for cd in callee_defs:
                         if cd not in out and cd not in defs:
-                            weight = 2.5 if _CALLEE_WORDS.search(question) else 1.0
-                            out[cd] = (weight + float(bm25[cd]) / 100.0,
+                            out[cd] = (1.0 + float(bm25[cd]) / 100.0,
                                        f"called by {index.docs[d].symbol_name}()", "callee")
     ranked = sorted(out, key=lambda d: (-out[d][0], d))[:CANDIDATES]
     return [(d, out[d][0], f"{out[d][1]}|{out[d][2]}") for d in ranked]

@@ -1,0 +1,45 @@
+"""gradedesk retrieve "question": the ranked hits of hybrid retrieval (or of the BM25 window baseline)."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 21
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("retrieve", parents=[common], help="show the ranked hits for a question",
+                       description="Hybrid retrieval (BM25, symbol, path, call graph; fused by RRF). --json prints "
+                                   "the hits with their text, per-method ranks and scores; pipe it into "
+                                   "`gradedesk context-pack build`.")
+    p.add_argument("question")
+    p.add_argument("--repo", help="repository name (default: the only one in the store)")
+    p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("--baseline", action="store_true", help="plain BM25 over 40-line windows instead")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import UserError
+    from ..store import open_store
+    from .output import print_json, print_table
+
+    if args.k < 1:
+        raise UserError(f"--k: must be at least 1, got {args.k}")
+    with open_store(args.store, create=False) as store:
+        if args.baseline:
+            from ..baseline import baseline_retrieve
+
+            hits = baseline_retrieve(store, args.question, repo=args.repo, k=args.k)
+        else:
+            from ..retrieve import retrieve
+
+            hits = retrieve(store, args.question, repo=args.repo, k=args.k)
+    if args.json:
+        print_json({"question": args.question, "repo": args.repo, "k": args.k,
+                    "retriever": "bm25_window" if args.baseline else "hybrid", "hits": [h.to_dict() for h in hits]})
+    else:
+        print_table(["rank", "score", "method", "location", "symbol", "tokens"],
+                    [[h.rank, h.score, h.method, f"{h.file_path}:{h.start_line}-{h.end_line}", h.symbol_name,
+                      h.token_count] for h in hits])
+    return 0

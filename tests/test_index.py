@@ -1,0 +1,184 @@
+"""Indexing a real repository on disk into a real store: walking, chunking, refs, token counts, incremental runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from retrieval_fixtures import make_sample_repo
+
+import core.index as index_module
+from core.bundle import content_hash
+from core.chunking import chunk_text, split_lines
+from core.errors import UserError
+from core.index import index_repository, resolve_repo
+from core.repofiles import list_files
+from core.store import open_store
+from core.tokens import count_tokens
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_sample_repo(tmp_path / "parcels")
+
+
+@pytest.fixture
+def store(tmp_path):
+    with open_store(tmp_path / "store.db") as s:
+        yield s
+
+
+def chunks_of(store, path):
+    return store.query("SELECT * FROM chunks WHERE file_path = ? ORDER BY start_line", (path,))
+
+
+def test_walk_respects_gitignore_vendored_binaries_and_symlinks(repo):
+    files = list_files(repo)
+    assert "inventory.py" in files and "docs/guide.rst" in files and "link_in.py" in files
+    for skipped in ("ignored_dir/secret.py", "debug.log", "node_modules/pkg/index.py", "link_out.py"):
+        assert skipped not in files
+
+
+def test_index_skips_binary_and_huge_files(repo, store):
+    report = index_repository(store, repo)
+    paths = {r["path"] for r in store.query("SELECT path FROM files")}
+    assert "image.bin" not in paths and "huge.txt" not in paths and "notes.txt" in paths
+    assert report.files_indexed == len(paths)
+
+
+def test_git_checkout_uses_git_ls_files(repo):
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "extra.log").write_text("ignored by the root .gitignore\n")
+    files = list_files(repo)
+    assert "inventory.py" in files and "extra.log" not in files and "ignored_dir/secret.py" not in files
+
+
+def test_python_chunks_have_exact_ranges_symbols_and_kinds(repo, store):
+    index_repository(store, repo)
+    lines = split_lines((repo / "inventory.py").read_text())
+    rows = chunks_of(store, "inventory.py")
+    for row in rows:  # the stored text is exactly the file's lines in the stored range
+        assert row["text"] == "\n".join(lines[row["start_line"] - 1:row["end_line"]])
+        assert row["content_hash"] == content_hash(row["text"])
+        assert row["token_count"] == count_tokens(row["text"]) and row["tokenizer"] == "tiktoken/o200k_base"
+    by_symbol = {(r["symbol_name"], r["kind"]): r for r in rows}
+    ship = by_symbol[("ship_parcel", "function")]
+    assert lines[ship["start_line"] - 1] == "@staticmethod"  # decorators belong to the definition
+    assert ("ParcelStore.add", "method") in by_symbol
+    assert ("ParcelStore.Audit.count_parcels", "method") in by_symbol
+    header = by_symbol[("ParcelStore", "class")]
+    assert header["text"].startswith("class ParcelStore:") and "kind = \"store\"" in header["text"]
+    module = [r for r in rows if r["kind"] == "module"]
+    assert module and "import json" in module[0]["text"] and "MAX_WEIGHT = 30" in module[0]["text"]
+
+
+def test_markdown_rst_text_and_unparsable_python(repo, store):
+    index_repository(store, repo)
+    md = chunks_of(store, "README.md")
+    assert [r["symbol_name"] for r in md] == ["Parcels", "Shipping zones", "Weights"]
+    assert all(r["kind"] == "section" for r in md)
+    rst = chunks_of(store, "docs/guide.rst")
+    assert [r["symbol_name"] for r in rst] == ["Guide", "Installing"]
+    notes = chunks_of(store, "notes.txt")
+    assert [(r["start_line"], r["end_line"]) for r in notes] == [(1, 40), (41, 80), (81, 90)]
+    assert [r["kind"] for r in chunks_of(store, "broken.py")] == ["window"]
+
+
+def test_refs_answer_what_calls(repo, store):
+    index_repository(store, repo)
+    callers = store.query(
+        "SELECT DISTINCT c.symbol_name FROM symbol_refs r JOIN chunks c USING (chunk_id) "
+        "WHERE r.name = 'ship_parcel' AND r.ref_kind = 'call' ORDER BY 1")
+    assert {r["symbol_name"] for r in callers} == {"ParcelStore.add", "route_everything"}
+    imports = store.query("SELECT full_name FROM symbol_refs WHERE ref_kind = 'import' AND name = 'ship_parcel'")
+    assert {"inventory.ship_parcel"} <= {r["full_name"] for r in imports}
+    line = store.scalar("SELECT line FROM symbol_refs r JOIN chunks c USING (chunk_id) "
+                        "WHERE r.name = 'parse_weight' AND c.symbol_name = 'ship_parcel'")
+    assert split_lines((repo / "inventory.py").read_text())[line - 1].strip().startswith("weight = parse_weight(")
+
+
+def test_chunk_ids_are_stable_across_stores(repo, tmp_path):
+    ids = []
+    for n in range(2):
+        with open_store(tmp_path / f"s{n}.db") as s:
+            index_repository(s, repo)
+            ids.append([r["chunk_id"] for r in s.query("SELECT chunk_id FROM chunks ORDER BY file_path, start_line")])
+    assert ids[0] == ids[1] and len(set(ids[0])) == len(ids[0])
+
+
+def test_incremental_reindex(repo, store, monkeypatch):
+    first = index_repository(store, repo)
+    reads = []
+    real = index_module.read_text_file
+    monkeypatch.setattr(index_module, "read_text_file", lambda p: reads.append(p) or real(p))
+    second = index_repository(store, repo)
+    assert second.files_indexed == 0 and second.files_removed == 0
+    assert second.files_unchanged == first.files_indexed
+    assert not [p for p in reads if not p.endswith(("image.bin", "huge.txt"))]  # indexed files are not read again
+    version = resolve_repo(store, None)["index_version"]
+    assert resolve_repo(store, None)["index_version"] == version  # nothing changed: same version
+
+    before = {r["chunk_id"] for r in chunks_of(store, "inventory.py")}
+    stat = os.stat(repo / "inventory.py")
+    os.utime(repo / "inventory.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))  # touched, same bytes
+    touched = index_repository(store, repo)
+    assert touched.files_indexed == 0 and {r["chunk_id"] for r in chunks_of(store, "inventory.py")} == before
+
+    with open(repo / "routing.py", "a") as fh:
+        fh.write("\n\ndef late_addition():\n    return route_everything([])\n")
+    (repo / "notes.txt").unlink()
+    third = index_repository(store, repo)
+    assert (third.files_indexed, third.files_removed) == (2, 1)  # routing.py and link_in.py, its symlink
+    assert not chunks_of(store, "notes.txt")
+    assert "late_addition" in {r["symbol_name"] for r in chunks_of(store, "routing.py")}
+    assert resolve_repo(store, None)["index_version"] == version + 1
+    assert store.scalar("SELECT count(*) FROM symbol_refs r LEFT JOIN chunks c USING (chunk_id) "
+                        "WHERE c.chunk_id IS NULL") == 0
+
+
+def test_several_repositories_in_one_store(repo, store, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "solo.py").write_text("def solo():\n    return 1\n")
+    index_repository(store, repo)
+    index_repository(store, other, name="second")
+    assert resolve_repo(store, "second")["name"] == "second"
+    with pytest.raises(UserError, match="choose one with --repo"):
+        resolve_repo(store, None)
+    with pytest.raises(UserError, match="no repository named 'nope'.*parcels"):
+        resolve_repo(store, "nope")
+    assert store.scalar("SELECT count(DISTINCT repo_id) FROM chunks") == 2
+
+
+def test_bad_root_and_empty_store(store, tmp_path):
+    with pytest.raises(UserError, match="not a folder"):
+        index_repository(store, tmp_path / "missing")
+    with pytest.raises(UserError, match="no repository indexed"):
+        resolve_repo(store, None)
+
+
+def test_parallel_chunking_matches_inline(tmp_path, monkeypatch):
+    root = tmp_path / "many"
+    root.mkdir()
+    for n in range(12):
+        (root / f"m{n}.py").write_text(f"def f{n}(x):\n    return g{n}(x)\n\n\nclass C{n}:\n    def m(self):\n"
+                                       f"        return f{n}(1)\n")
+    results = []
+    for parallel_min in (1000, 4):
+        monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", parallel_min)
+        with open_store(tmp_path / f"p{parallel_min}.db") as s:
+            index_repository(s, root)
+            results.append(s.query("SELECT chunk_id, start_line, end_line, symbol_name, token_count FROM chunks "
+                                   "ORDER BY chunk_id"))
+    assert results[0] == results[1] and len(results[0]) == 36
+
+
+def test_chunk_text_windows_long_module_runs():
+    text = "\n".join(f"X{i} = {i}" for i in range(130))
+    chunks = chunk_text("consts.py", text)
+    assert [(c.start_line, c.end_line, c.kind) for c in chunks] == [(1, 60, "module"), (61, 120, "module"),
+                                                                     (121, 130, "module")]
