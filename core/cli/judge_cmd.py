@@ -1,0 +1,95 @@
+"""gradedesk judge RUN --model M [--base-url URL] [--repeat N]: grade a run with an LLM judge (and the offline graders).
+
+Without --model and --base-url there is no judge endpoint: the run is graded offline only (retrieval evals, the rule
+grader, offline scores), and the command says so; a rule grade is never presented as a judge grade.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 41
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "judge", parents=[common], help="grade a run with an LLM judge at any OpenAI-compatible endpoint",
+        description="Grade every answer of a run with an LLM judge (versioned rubric, JSON verdicts validated; "
+                    "unusable replies are recorded as grading_error) plus LLM faithfulness and relevance, after the "
+                    "offline graders. Running it again grades only what is missing and retries failed calls. "
+                    "Without --model/--base-url only the offline graders run (same as grade-offline).")
+    p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
+    p.add_argument("--model", default=None, help="judge model (use a different model from the one that answered)")
+    p.add_argument("--base-url", default=None, metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the API key (never stored; optional for local endpoints)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="grade each answer N times and report the judge's consistency (default 1)")
+    p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per request (default 60)")
+    p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries per call (default 4)")
+    p.add_argument("--prices", default=None, metavar="FILE.json",
+                   help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from ..bench import resolve_run
+    from ..errors import UserError
+    from ..grade import method_label
+    from ..grade_offline import grade_offline
+    from ..judge import judge_consistency, judge_run
+    from ..providers import make_provider
+    from ..store import open_store
+    from .grade_offline_cmd import grading_progress, offline_line
+    from .output import info, print_json
+
+    if args.repeat < 1:
+        raise UserError("--repeat: must be at least 1")
+    if args.concurrency < 1:
+        raise UserError("--concurrency: must be at least 1")
+    endpoint = args.model is not None or args.base_url is not None
+    provider = make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
+                             max_retries=args.max_retries, concurrency=args.concurrency,
+                             prices_file=args.prices) if endpoint else None
+    with open_store(args.store, create=False) as store:
+        run_id = resolve_run(store, args.run)
+        answer_model = store.scalar("SELECT model FROM runs WHERE id = ?", (run_id,))
+        with grading_progress() as bar:
+            offline = grade_offline(store, run_id, bar)
+            report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
+                               progress=bar) if provider else None
+        consistency = judge_consistency(store, run_id, provider.model) if provider else None
+    if provider is None:
+        info("gradedesk: no judge endpoint given (--model/--base-url): graded offline only, "
+             f"with the rule grader {offline.rule_grader} (not an LLM judge)")
+    elif provider.model == answer_model:
+        info(f"gradedesk: warning: the judge model {provider.model} also wrote the answers (self-evaluation bias); "
+             "prefer a different judge model")
+    if args.json:
+        print_json({"offline": asdict(offline), "judge": asdict(report) if report else None,
+                    "consistency": consistency})
+    else:
+        print(offline_line(offline))
+        if report:
+            print(f"run {run_id}: judge {report.model} ({report.rubric_version}), repeat {report.repeat}: "
+                  f"{report.grades_done} graded now, {report.grading_errors} unusable replies (grading_error), "
+                  f"{report.failed_calls} failed calls, {report.scores_done} LLM scores, "
+                  f"{report.skipped_no_gold} answers without a gold answer skipped")
+        if consistency and consistency["answers_repeated"]:
+            share = consistency["share_identical"]
+            print(f"judge consistency: {consistency['identical']}/{consistency['answers_repeated']} answers graded "
+                  f"identically across repeats ({share:.1%})")
+            for c in consistency["changed"]:
+                print(f"  changed: {c['question_id']} {method_label(c['method'], c['budget'])}: "
+                      f"{' -> '.join(c['grades'])}")
+    for failure in (report.failures if report else [])[:20]:
+        info(f"gradedesk: {failure}")
+    if report and report.failed_calls:
+        info(f"gradedesk: {report.failed_calls} judge call(s) failed (recorded as grading_error); "
+             "run the same command again to retry them")
+        return 1
+    return 0

@@ -1,0 +1,91 @@
+"""gradedesk summary RUN: grades by method and category, retrieval, faithfulness, tokens and cost, grading cost."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 42
+
+GRADE_COLUMNS = ("fully_correct", "partially_correct", "unsupported", "wrong", "grading_error")
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "summary", parents=[common], help="summarize a run: grades, retrieval, faithfulness, tokens and cost",
+        description="Tables on stdout (--json for machines): answers, tokens and cost per method; grades per grader "
+                    "by method and by category; failure labels; retrieval precision/recall; faithfulness and "
+                    "relevance; grading cost against answering cost; judge consistency; notes.")
+    p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
+    p.set_defaults(handler=run)
+
+
+def usd(value: float | None) -> str | None:
+    """Costs keep their small digits (a table float shows three decimals)."""
+    return None if value is None else f"{value:.6f}"
+
+
+def section(title: str) -> None:
+    print(f"\n== {title}")
+
+
+def grade_rows(rows: list[dict], keys: tuple[str, ...]) -> list[list]:
+    return [[r[k] for k in keys] + [r["n"]] + [r[g] for g in GRADE_COLUMNS] + [r["pass_rate"]] for r in rows]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..store import open_store
+    from ..summary import summarize
+    from .output import print_json, print_table
+
+    with open_store(args.store, create=False) as store:
+        s = summarize(store, args.run)
+    if args.json:
+        print_json(s)
+        return 0
+    r = s["run"]
+    print(f"run {r['id']} ({r['source']}, {r['created_at']}): {r['provider']} {r['model'] or ''}".rstrip()
+          + (f", label {r['label']}" if r["label"] else ""))
+    section("answers, tokens and cost per method")
+    print_table(("method", "answers", "ok", "error", "pending", "tokens_in", "tokens_out", "mean_in", "cost_usd",
+                 "mean_latency_ms"),
+                [[a["method"], a["answers"], a["ok"], a["error"], a["pending"], a["tokens_in"], a["tokens_out"],
+                  a["mean_tokens_in"], usd(a["cost_usd"]), a["mean_latency_ms"]] for a in s["answers"]])
+    section("grades by method (judge: first repeat; pass = fully_correct over usable grades)")
+    print_table(("grader", "method", "n", *GRADE_COLUMNS, "pass_rate", "ungraded"),
+                [row + [r["ungraded"]] for row, r in zip(grade_rows(s["grades"], ("grader", "method")), s["grades"])])
+    section("grades by category")
+    print_table(("grader", "category", "method", "n", *GRADE_COLUMNS, "pass_rate"),
+                grade_rows(s["by_category"], ("grader", "category", "method")))
+    if s["failure_labels"]:
+        section("failure labels")
+        print_table(("grader", "method", "failure_label", "n"),
+                    [[f["grader"], f["method"], f["failure_label"], f["n"]] for f in s["failure_labels"]])
+    for title, key in (("retrieval (id-based; unlabelled questions are not zeros)", "retrieval"),
+                       ("faithfulness and answer relevance", "answer_scores")):
+        section(title)
+        print_table(("method", "metric", "scorer", "mean", "n", "unlabelled", "undefined", "errors"),
+                    [[x["method"], x["metric"], x["scorer"], x["mean"], x["n"], x["unlabelled"], x["undefined"],
+                      x["errors"]] for x in s[key]])
+    section("cost: answering vs grading")
+    c = s["cost"]
+    g = c["grading"]
+    print_table(("what", "calls", "tokens", "cost_usd"), [
+        ["answering", sum(a["ok"] for a in s["answers"]), c["answering"]["tokens"], usd(c["answering"]["cost_usd"])],
+        ["judge", g["judge"]["calls"], g["judge"]["tokens_in"] + g["judge"]["tokens_out"], usd(g["judge"]["cost_usd"])],
+        ["llm scores", g["llm_scores"]["calls"], g["llm_scores"]["tokens_in"] + g["llm_scores"]["tokens_out"],
+         usd(g["llm_scores"]["cost_usd"])],
+    ])
+    if c["grading_to_answering"] is not None:
+        print(f"grading cost / answering cost: {c['grading_to_answering']:.2f}")
+    if s["consistency"]:
+        k = s["consistency"]
+        section("judge consistency across repeats")
+        print(f"{k['identical']}/{k['answers_repeated']} identical ({k['share_identical']:.1%})")
+        print_table(("question", "method", "budget", "judge", "grades"),
+                    [[x["question_id"], x["method"], x["budget"], x["judge_model"], " -> ".join(x["grades"])]
+                     for x in k["changed"]])
+    if s["warnings"]:
+        section("notes")
+        for w in s["warnings"]:
+            print(f"- {w}")
+    return 0
