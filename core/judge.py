@@ -249,6 +249,8 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     async def main() -> None:
         try:
             await run_bounded(tasks, call, getattr(provider, "concurrency", 4), done)
+        except* UserError as group:  # e.g. the endpoint is unreachable: one line, not a group traceback
+            raise group.exceptions[0] from None
         finally:
             await provider.aclose()
 

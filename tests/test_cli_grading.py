@@ -168,3 +168,17 @@ def test_end_to_end_through_a_real_offline_run(tmp_path, capsys, chat_server):
     assert {(x["scorer"], x["metric"]) for x in s["answer_scores"]} >= {("llm:judge-m", "faithfulness"),
                                                                         ("offline-rapidfuzz", "faithfulness")}
     assert s["run"]["provider"] == "offline-extractive"
+
+
+def test_unreachable_judge_endpoint_is_one_line_exit_2(db, capsys):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code, out, err = cli(capsys, "judge", "--store", db, "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1",
+                         "--max-retries", "0", "--no-scores")
+    assert code == 2 and "cannot connect" in err and f"127.0.0.1:{port}" in err
+    assert len(err.strip().splitlines()) == 1
+    with open_store(db) as store:
+        assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge'") == 0
