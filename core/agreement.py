@@ -146,46 +146,70 @@ def _people_alpha_units(store: Store, run_id: int) -> list[list[int]]:
     return list(units.values())
 
 
-def _corrected(store: Store, run_id: int, kind: str, pairs: list[Pair], s: Settings) -> dict:
+@dataclass
+class Arm:
+    """One (method, budget) of the run: its answers, their prompt tokens and machine grades of the chosen kind."""
+
+    method: str
+    budget: int
+    answers: int = 0
+    tokens: int = 0
+    counted: int = 0  # answers with a prompt token count
+    judged: int = 0
+    passed: int = 0
+
+
+def _scan_answers(store: Store, run_id: int, kind: str | None) -> tuple[list[Arm], np.ndarray, int | None]:
+    """One pass over the run's answers: per-arm counts, and the paired raw-vs-primary-bundle table of machine passes.
+
+    One scan because the machine_grades view costs a correlated lookup per answer (seconds at a million answers).
+    The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]].
+    """
+    primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
+    arms: dict[tuple[str, int], Arm] = {}
+    by_question: dict[int, list[bool | None]] = {}
+    rows = store.conn.execute(
+        "SELECT a.question_pk, a.method, a.budget, a.tokens_in, m.grade, m.grader_kind "
+        "FROM answers a LEFT JOIN machine_grades m ON m.answer_id = a.id WHERE a.run_id = ? AND a.status = 'ok'",
+        (run_id,))
+    for question_pk, method, budget, tokens_in, grade, grader_kind in rows:
+        arm = arms.get((method, budget))
+        if arm is None:
+            arm = arms[(method, budget)] = Arm(method, budget)
+        arm.answers += 1
+        if tokens_in is not None:
+            arm.tokens += tokens_in
+            arm.counted += 1
+        if grader_kind != kind or kind is None:
+            continue
+        arm.judged += 1
+        arm.passed += grade == PASS_GRADE
+        if method == "raw" or budget == primary:
+            by_question.setdefault(question_pk, [None, None])[method == "bundle"] = grade == PASS_GRADE
+    paired = np.zeros((2, 2), dtype=np.int64)
+    for raw_pass, bundle_pass in by_question.values():
+        if raw_pass is not None and bundle_pass is not None:
+            paired[1 - raw_pass, 1 - bundle_pass] += 1
+    ordered = sorted(arms.values(), key=lambda a: (a.method != "raw", a.budget))
+    return ordered, paired, primary
+
+
+def _corrected(arms: list[Arm], paired: np.ndarray, primary: int | None, pairs: list[Pair], s: Settings) -> dict:
     cm2 = agree.collapse_binary(_matrix(pairs), GRADES.index(PASS_GRADE))
-    arms = store.query(
-        """
-        SELECT a.method, a.budget, count(*) AS judged, sum(m.grade = ?) AS passed
-        FROM answers a JOIN machine_grades m ON m.answer_id = a.id
-        WHERE a.run_id = ? AND a.status = 'ok' AND m.grader_kind = ?
-        GROUP BY a.method, a.budget ORDER BY a.method DESC, a.budget
-        """,
-        (PASS_GRADE, run_id, kind),
-    )
     out_arms = []
     for arm in arms:
-        est = agree.corrected_pass_rate(cm2, arm["passed"], arm["judged"], s.boot, s.seed)
-        out_arms.append({"method": arm["method"], "budget": arm["budget"], "judged": arm["judged"],
-                         "judge_passed": arm["passed"], "observed_rate": arm["passed"] / arm["judged"],
+        if not arm.judged:
+            continue
+        est = agree.corrected_pass_rate(cm2, arm.passed, arm.judged, s.boot, s.seed)
+        out_arms.append({"method": arm.method, "budget": arm.budget, "judged": arm.judged,
+                         "judge_passed": arm.passed, "observed_rate": arm.passed / arm.judged,
                          "corrected": est.to_dict()})
-    primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
-    paired = store.query(
-        """
-        SELECT r.grade = ? AS raw_pass, b.grade = ? AS bundle_pass, count(*) AS n
-        FROM answers ra JOIN machine_grades r ON r.answer_id = ra.id
-        JOIN answers ba ON ba.run_id = ra.run_id AND ba.question_pk = ra.question_pk
-             AND ba.method = 'bundle' AND ba.budget = ?
-        JOIN machine_grades b ON b.answer_id = ba.id
-        WHERE ra.run_id = ? AND ra.method = 'raw' AND ra.status = 'ok' AND ba.status = 'ok'
-              AND r.grader_kind = ? AND b.grader_kind = ?
-        GROUP BY 1, 2
-        """,
-        (PASS_GRADE, PASS_GRADE, primary, run_id, kind, kind),
-    )
-    table = np.zeros((2, 2), dtype=np.int64)
-    for row in paired:
-        table[1 - row["raw_pass"], 1 - row["bundle_pass"]] = row["n"]
-    diff = agree.corrected_difference(cm2, table, s.boot, s.seed)
+    diff = agree.corrected_difference(cm2, paired, s.boot, s.seed)
     tpr, tnr = (agree.estimate(cm2, m) for m in agree.binary_rates())
     return {
         "calibration": {"n": int(cm2.sum()), "tpr": tpr.to_dict(), "tnr": tnr.to_dict()},
         "arms": out_arms,
-        "bundle_minus_raw": {"budget": primary, "paired_questions": int(table.sum()), "estimate": diff.to_dict()},
+        "bundle_minus_raw": {"budget": primary, "paired_questions": int(paired.sum()), "estimate": diff.to_dict()},
     }
 
 
@@ -267,20 +291,16 @@ def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> dict:
     return {"current": current, "per_version": per_version, "flagged_for_regrading": flagged}
 
 
-def _quality_by_tokens(store: Store, run_id: int, kind: str | None) -> list[dict]:
+def _quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[dict]:
     """Per (method, budget): mean prompt tokens and pass rates, the data of the budget-sweep plot."""
-    return store.query(
-        """
-        SELECT a.method, a.budget, count(*) AS answers, avg(a.tokens_in) AS mean_tokens_in,
-               avg(CASE WHEN m.grader_kind = :kind THEN m.grade = :pass END) AS machine_pass_rate,
-               (SELECT avg(h.grade = :pass) FROM current_human_grades h JOIN answers a2 ON a2.id = h.answer_id
-                WHERE a2.run_id = :run AND a2.method = a.method AND a2.budget = a.budget) AS human_pass_rate
-        FROM answers a LEFT JOIN machine_grades m ON m.answer_id = a.id
-        WHERE a.run_id = :run AND a.status = 'ok'
-        GROUP BY a.method, a.budget ORDER BY a.method DESC, a.budget
-        """,
-        {"run": run_id, "kind": kind, "pass": PASS_GRADE},
-    )
+    human = {(r["method"], r["budget"]): r["rate"] for r in store.query(
+        "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
+        (PASS_GRADE, run_id))}
+    return [{"method": a.method, "budget": a.budget, "answers": a.answers,
+             "mean_tokens_in": a.tokens / a.counted if a.counted else None,
+             "machine_pass_rate": a.passed / a.judged if a.judged else None,
+             "human_pass_rate": human.get((a.method, a.budget))} for a in arms]
 
 
 # -- the report -------------------------------------------------------------------------------------------------------
@@ -307,6 +327,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     if kind == "rule":
         notes.append("no LLM judge graded this run: people are compared with the offline rule grader")
     events = _effective_sets(store, run_id)
+    arms, paired, primary = _scan_answers(store, run_id, kind)
     machine = {p.answer_id: p.machine for p in pairs}
     report = {
         "run_id": run_id,
@@ -325,11 +346,11 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "people_agreement": _grouped(pairs, lambda p: p.grader, s),
         "krippendorff_alpha": agree.krippendorff_alpha_ordinal(
             _people_alpha_units(store, run_id), len(GRADES), s.boot, s.seed).to_dict(),
-        "corrected_pass_rates": _corrected(store, run_id, kind, pairs, s) if kind else None,
+        "corrected_pass_rates": _corrected(arms, paired, primary, pairs, s) if kind else None,
         "switch_rate": _switches(events, machine, s),
         "self_consistency": _self_consistency(events, s),
         "rubrics": _rubrics(store, run_id, pairs, s),
-        "quality_by_tokens": _quality_by_tokens(store, run_id, kind),
+        "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
         "notes": notes,
     }
     if kind is None:
