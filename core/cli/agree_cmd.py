@@ -1,0 +1,51 @@
+"""gradedesk agree [RUN]: how far people and the machine grader agree, and the judge-corrected pass rates."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 45
+BY_CHOICES = ("category", "method", "label", "mode")
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "agree", parents=[common], help="agreement between people and the judge; corrected pass rates",
+        description="Person vs machine grader agreement (percent, Cohen's kappa, weighted kappa, Gwet's AC1, "
+                    "confusion matrix, TPR/TNR) with seeded bootstrap intervals; judge-corrected pass rates per "
+                    "method; switch rate; self-consistency; Krippendorff's alpha across people; rubric versions.")
+    p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
+    p.add_argument("--by", action="append", choices=BY_CHOICES, metavar="|".join(BY_CHOICES),
+                   help="breakdown to print (repeatable; default: category, method and label)")
+    p.add_argument("--bootstrap", type=int, default=None, metavar="N",
+                   help="bootstrap resamples per interval (default 2000; 0: no intervals)")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed, so reruns agree)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..agree import DEFAULT_BOOT, DEFAULT_SEED
+    from ..agreement import Settings, agreement_report
+    from ..agreement_tables import headline, report_tables
+    from ..bench import resolve_run
+    from ..errors import UserError
+    from ..store import open_store
+    from .output import info, print_json, print_table
+
+    boot = DEFAULT_BOOT if args.bootstrap is None else args.bootstrap
+    if boot < 0:
+        raise UserError(f"--bootstrap: {boot} is negative")
+    settings = Settings(boot=boot, seed=DEFAULT_SEED if args.seed is None else args.seed)
+    with open_store(args.store, create=False) as store:
+        report = agreement_report(store, resolve_run(store, args.run), settings)
+    if args.json:
+        print_json(report)
+        return 0
+    print(headline(report))
+    for table in report_tables(report, args.by or ["category", "method", "label"]):
+        print()
+        print(table.title)
+        print_table(table.headers, table.rows)
+    for note in report["notes"]:
+        info(f"note: {note}")
+    return 0

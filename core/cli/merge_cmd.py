@@ -1,0 +1,40 @@
+"""gradedesk merge OTHER.db: bring another store's human grades and preferences into this store (idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 46
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "merge", parents=[common], help="merge another store's human grades into this one",
+        description="Copy the human grade events and preferences of OTHER.db that this store does not have yet "
+                    "(by uuid, so merging twice adds nothing). Answers are matched by run configuration, question, "
+                    "method, budget and answer text; what cannot be matched is counted by reason. OTHER.db is only read.")
+    p.add_argument("other", metavar="OTHER.db")
+    p.add_argument("--dry-run", action="store_true", help="report what would be merged; write nothing")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..merge import merge_store
+    from ..store import open_store
+    from .output import print_json, print_table
+
+    with open_store(args.store, create=False) as store:
+        report = merge_store(store, args.other, dry_run=args.dry_run)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    verb = "would add" if report.dry_run else "added"
+    rows = [[f"human grade events {verb}", report.grades_added],
+            ["human grade events already here", report.grades_already_here],
+            [f"preferences {verb}", report.preferences_added],
+            ["preferences already here", report.preferences_already_here]]
+    rows += [[f"grade events not matched: {reason}", n] for reason, n in report.unmatched_grades.items()]
+    rows += [[f"preferences not matched: {reason}", n] for reason, n in report.unmatched_preferences.items()]
+    print(f"merge {report.other} -> {args.store}" + (f" (graders: {', '.join(report.graders)})" if report.graders else ""))
+    print_table(["", "count"], rows)
+    return 0
