@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from .store import Store, utc_now
 
 METHOD = "id-based"
-Progress = Callable[[str, int, int], None]  # (stage, done, total): every grading step reports through one of these
+# (stage, done, total, failed): the same shape as core.bench.Progress, so one progress bar serves runs and grading
+Progress = Callable[[str, int, int, int], None]
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")
 
 
@@ -198,5 +199,5 @@ def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None)
                                       _labels(a["expected_symbols"]))
             store_scores(store, a["id"], scores, METHOD)
             if progress:
-                progress("retrieval", n, len(answers))
+                progress("retrieval", n, len(answers), 0)
     return len(answers)

@@ -244,7 +244,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
         _record(store, outcome, model, report)
         finished += 1
         if progress:
-            progress("judge", finished, len(tasks))
+            progress("judge", finished, len(tasks), report.failed_calls + report.grading_errors)
 
     async def main() -> None:
         try:

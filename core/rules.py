@@ -145,5 +145,5 @@ def rule_grade_run(store: Store, run_id: int, progress: Progress | None = None) 
                 "reasoning": g.reasoning, "raw_response": None, "created_at": now,
             })
             if progress:
-                progress("rules", n, len(todo))
+                progress("rules", n, len(todo), 0)
     return len(todo)

@@ -70,7 +70,7 @@ def score_offline_run(store: Store, run_id: int, progress: Progress | None = Non
             scores = [offline_faithfulness(a["text"], evidence_for(store, a)), offline_relevance(a["question"], a["text"])]
             store_scores(store, a["id"], scores, OFFLINE_METHOD)
             if progress:
-                progress("scores", n, len(answers))
+                progress("scores", n, len(answers), 0)
     return len(answers)
 
 

@@ -111,8 +111,10 @@ def test_failed_calls_are_recorded_then_retried(run_store, chat_server):
     chat_server.fail_next(status=500, times=2)  # max_retries=1: the first task's two attempts both fail
     p = provider(chat_server, )
     p.concurrency = 1
-    report = judge_run(store, run, p, scores=False)
+    seen = []
+    report = judge_run(store, run, p, scores=False, progress=lambda *args: seen.append(args))
     assert report.failed_calls == 1 and report.grades_done == 2
+    assert seen[-1] == ("judge", 3, 3, 1)
     failed = store.query("SELECT * FROM auto_grades WHERE failure_label = 'grading_error'")
     assert len(failed) == 1 and failed[0]["raw_response"] is None
     assert "HTTP 500" in failed[0]["reasoning"]

@@ -64,7 +64,9 @@ def test_grade_offline_stores_rule_grades_named_as_rules(tmp_path):
                         [hit("core/store.py", "open_store", STORE_CODE.text)])
     a2 = add_bundle_answer(store, run, q, "I don't know", [hit("core/tokens.py", "get_tokenizer", OTHER.text)])
     add_raw_answer(store, run, nogold, "because", [hit("a.py")])
-    report = grade_offline(store, run)
+    seen = []
+    report = grade_offline(store, run, lambda stage, done, total, failed: seen.append((stage, done, total, failed)))
+    assert seen[-1] == ("scores", 3, 3, 0) and ("rules", 2, 2, 0) in seen and ("retrieval", 3, 3, 0) in seen
     assert (report.retrieval_scored, report.rule_graded, report.offline_scored) == (3, 2, 3)
     rows = {r["answer_id"]: r for r in store.query("SELECT * FROM auto_grades")}
     assert set(rows) == {a1, a2}

@@ -29,13 +29,14 @@ def grading_progress() -> Iterator:
 
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, disable=not console.is_terminal) as bar:
+                  TextColumn("{task.fields[failed]} failed", markup=False), TimeElapsedColumn(),
+                  console=console, disable=not console.is_terminal) as bar:
         bars: dict[str, int] = {}
 
-        def update(stage: str, done: int, total: int) -> None:
+        def update(stage: str, done: int, total: int, failed: int) -> None:
             if stage not in bars:
-                bars[stage] = bar.add_task(STAGES.get(stage, stage), total=total)
-            bar.update(bars[stage], completed=done, total=total)
+                bars[stage] = bar.add_task(STAGES.get(stage, stage), total=total, failed=0)
+            bar.update(bars[stage], completed=done, total=total, failed=failed)
 
         yield update
 
