@@ -277,8 +277,11 @@ def _self_consistency(events: dict[tuple[int, str], list[dict]], s: Settings) ->
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> dict:
     current = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
     per_version = _grouped(pairs, lambda p: p.rubric_version or "(unversioned)", s)
-    flagged = []
+    flagged, machine_older = [], 0
     if current is not None:
+        machine_older = store.scalar(
+            "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+            "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, current))
         flagged = store.query(
             """
             SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
@@ -288,7 +291,8 @@ def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> dict:
             """,
             (run_id, current),
         )
-    return {"current": current, "per_version": per_version, "flagged_for_regrading": flagged}
+    return {"current": current, "per_version": per_version, "flagged_for_regrading": flagged,
+            "machine_grades_under_older_rubric": machine_older}
 
 
 def _quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[dict]:

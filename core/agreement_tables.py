@@ -107,6 +107,9 @@ def rubric_table(report: dict) -> Table:
     rub = report["rubrics"]
     table = group_table(f"Per rubric version (current: {rub['current'] or 'none recorded'})", "rubric",
                         rub["per_version"])
+    if rub["machine_grades_under_older_rubric"]:
+        table.rows.append([f"machine grades under an older rubric: {rub['machine_grades_under_older_rubric']} "
+                           "(grade again with the current rubric)", "", "", "", ""])
     for f in rub["flagged_for_regrading"]:
         table.rows.append([f"re-grade: {f['question_id']} {f['method']} ({f['grader']}, rubric {f['rubric_version']})",
                            "", "", "", ""])

@@ -81,6 +81,7 @@ def test_rubric_flags(report):
     assert [(f["question_id"], f["method"], f["grader"], f["rubric_version"]) for f in rub["flagged_for_regrading"]] \
         == [("q4", "raw", "alice", "r1")]
     assert {g["group"]: g["n"] for g in rub["per_version"]} == {"r1": 1, "r2": 15}
+    assert rub["machine_grades_under_older_rubric"] == 0  # the judge graded everything under r2
 
 
 def test_krippendorff_across_people(report):
@@ -142,3 +143,12 @@ def test_empty_run_gives_reasons_not_errors(tmp_path):
     assert rep["krippendorff_alpha"]["value"] is None
     assert rep["switch_rate"]["rate"]["value"] is None
     assert any("no answer" in n for n in rep["notes"])
+
+
+def test_machine_grades_under_an_older_rubric_are_counted(tmp_path):
+    store, run, ids = build(tmp_path / "store.db")
+    with store:
+        add_auto(store, ids[("q1", "raw")], FC, kind="rule", model="rules/2", rubric="r1")
+        report = agreement_report(store, run, FAST)
+    assert report["rubrics"]["machine_grades_under_older_rubric"] == 1
+    assert report["pairs"] == 16  # a rule grade never displaces the judge's
