@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from .grade import EvidenceItem, Progress, answers_of_run, evidence_for
 from .store import Store, utc_now
-from .textmatch import Haystack, abstains, code_terms, content_words, strip_line_refs
+from .textmatch import Haystack, abstains, code_terms, content_words, strip_citations
 
 RULES_ID = "rules/1"
 CODE_WEIGHT = 0.6
@@ -105,7 +105,7 @@ def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Ev
     said = Haystack(answer)
     coverage, missing = _coverage(gold, said)
     backing = Haystack("\n".join([ev_text.text, gold, question]))
-    ungrounded = [t for t in code_terms(strip_line_refs(answer)) if not backing.has(t)]
+    ungrounded = [t for t in code_terms(strip_citations(answer)) if not backing.has(t)]
     question_share = said.share(code_terms(question) + content_words(question))
     if coverage >= FULL and not ungrounded:
         grade = "fully_correct"

@@ -29,7 +29,8 @@ _CODE_RE = re.compile(
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w]*(?:[./][A-Za-z_][\w]*)*|\d[\d_]*(?:\.\d+)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
-_CITATION_RE = re.compile(r"\[(?:Evidence|E)\s*\d+(?:\s*,\s*\d+)*\]|\(?\bFile:\s*\S+\)?", re.IGNORECASE)
+_FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
+_CITATION_LABEL_RE = re.compile(r"\[(?:Evidence|E)\s*\d+(?:\s*,\s*\d+)*\]", re.IGNORECASE)
 _LINE_REF_RE = re.compile(r"(\.[A-Za-z]{1,5}):\d+(?:-\d+)?\b|\(?\blines?\s+\d+(?:\s*[-–]\s*\d+)?\)?", re.IGNORECASE)
 _ABSTAIN_RE = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|tell|determine|say|answer)|not enough (?:information|evidence|context)"
@@ -53,7 +54,7 @@ def code_terms(text: str) -> list[str]:
     out: dict[str, None] = {}
     for m in _CODE_RE.finditer(text):
         term = m.group(0).strip("`").removesuffix("()").rstrip(".").strip()
-        if term and len(term) > 1:
+        if len(term) > 1 and any(ch.isalnum() for ch in term):  # a backtick pair around `");` names nothing
             out[term] = None
     return list(out)
 
@@ -68,16 +69,17 @@ def content_words(text: str) -> list[str]:
     return list(out)
 
 
-def strip_line_refs(text: str) -> str:
-    """Drop line numbers of citations ("core/store.py:106" keeps the file, "(lines 3-9)" goes): they are not claims."""
-    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", text)
+def strip_citations(text: str) -> str:
+    """Drop evidence labels and line numbers ("[Evidence 11]", "core/store.py:106" keeps the file, "(lines 3-9)"):
+    they point at evidence, they are not claims about the code."""
+    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", _CITATION_LABEL_RE.sub("", text))
 
 
 def sentences(text: str) -> list[str]:
     """Claim-sized pieces of an answer: sentences and lines, citations removed, fragments under 3 words dropped."""
     out = []
     for piece in _SENTENCE_RE.split(text):
-        piece = strip_line_refs(_CITATION_RE.sub("", piece)).strip(" \t-*•:#>")
+        piece = strip_citations(_FILE_CITATION_RE.sub("", piece)).strip(" \t-*•:#>")
         if len(piece.split()) >= 3:
             out.append(piece)
     return out
@@ -108,10 +110,18 @@ class Haystack:
     def token_set(self) -> frozenset[str]:
         return frozenset(self.tokens)
 
+    @cached_property
+    def flat(self) -> str:
+        """Lower-cased with runs of whitespace as one space: quoted code matches however it was re-spaced."""
+        return " ".join(self.text.lower().split())
+
     def has(self, term: str) -> bool:
-        t = term.lower()
-        if t in self.token_set or (len(t) > 3 and t in self.text.lower()):
+        t = " ".join(term.lower().split())
+        if t in self.token_set or (len(t) > 3 and t in self.flat):
             return True
+        if " " in t:  # a quoted fragment: present when every name and number in it is
+            parts = [p for p in _TOKEN_RE.findall(t) if len(p) > 1]
+            return bool(parts) and all(p in self.token_set for p in parts)
         if any(t + suffix in self.token_set for suffix in _SUFFIXES):  # "set" is in "sets"
             return True
         if len(t) < 4 or not self.tokens:  # short terms must match exactly: fuzzy "id" ~ "if" means nothing
