@@ -28,6 +28,7 @@ _CODE_RE = re.compile(
 )
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w]*(?:[./][A-Za-z_][\w]*)*|\d[\d_]*(?:\.\d+)?")
+_PART_RE = re.compile(r"[./_]")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
 _CITATION_LABEL_RE = re.compile(r"\[(?:Evidence|E)\s*\d+(?:\s*,\s*\d+)*\]", re.IGNORECASE)
@@ -98,12 +99,10 @@ class Haystack:
 
     @cached_property
     def tokens(self) -> list[str]:
-        found: dict[str, None] = {}
-        for m in _TOKEN_RE.finditer(self.text.lower()):
-            tok = m.group(0)
-            found[tok] = None
-            for part in re.split(r"[./_]", tok):  # core/store.py also offers "store", open_store "open"
-                found[part] = None
+        found = dict.fromkeys(_TOKEN_RE.findall(self.text.lower()))
+        for tok in list(found):
+            if "." in tok or "/" in tok or "_" in tok:  # core/store.py also offers "store", open_store "open"
+                found.update(dict.fromkeys(_PART_RE.split(tok)))
         return list(found)
 
     @cached_property
