@@ -106,7 +106,8 @@ def find_or_create_run(store: Store, spec: RunSpec, extra_config: dict | None = 
                                 "ORDER BY id DESC LIMIT 1", (key,))
         if existing is not None:
             return int(existing), False
-        config = {"key": key, "repo": spec.repo_name, "candidates_k": spec.candidates_k, **(extra_config or {})}
+        config = {"key": key, "repo": spec.repo_name, "candidates_k": spec.candidates_k,
+                  "excluded_files": spec.excluded_files, **(extra_config or {})}
         run_id = store.db["runs"].insert({
             "created_at": utc_now(), "source": "run", "label": spec.label, "provider": spec.provider,
             "model": spec.model, "endpoint_host": spec.endpoint_host, "repo_id": spec.repo_id,

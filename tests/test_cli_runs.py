@@ -1,0 +1,164 @@
+"""The run / runs / export / import commands end to end: a real store, a small repository, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.index import index_repository
+from core.store import open_store
+from test_bench import QUESTIONS, make_repo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def project(tmp_path):
+    repo = make_repo(tmp_path / "shop-repo")
+    questions = tmp_path / "shop-questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    db = tmp_path / "store.db"
+    with open_store(db) as store:
+        index_repository(store, repo, name="shop")
+    return str(db), str(questions)
+
+
+def cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_list_export_and_import_round_trip(project, tmp_path, capsys):
+    db, questions = project
+    code, out, _ = cli(capsys, "run", "--questions", questions, "--budgets", "300,600", "--store", db)
+    assert code == 0
+    assert out.startswith("run 1 (created, offline-extractive): 3 questions, 9 answers: 0 done before, 9 answered now")
+    code, out, _ = cli(capsys, "run", "--questions", questions, "--budgets", "600,300", "--store", db)
+    assert code == 0 and "run 1 (resumed" in out and "9 done before, 0 answered now" in out
+
+    code, out, _ = cli(capsys, "runs", "--store", db)
+    header, row = out.splitlines()
+    assert header.split() == ["id", "created", "source", "provider", "model", "benchmark", "label", "questions",
+                              "answered", "failed", "pending"]
+    assert row.split()[:4] == ["1", row.split()[1], "run", "offline-extractive"]
+    assert row.split()[-4:] == ["3", "9", "0", "0"]
+    code, out, _ = cli(capsys, "runs", "--store", db, "--json")
+    assert json.loads(out)[0]["model"] == "extractive/1"
+
+    code, out, _ = cli(capsys, "export", "latest", "--jsonl", "--store", db)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [ln["question_id"] for ln in lines] == ["q1", "q2", "q3"]
+    for ln in lines:
+        assert {"question", "category", "raw_answer", "raw_chunks", "bundle_answer", "bundle_chunks",
+                "bundle_tokens", "bundle_coverage", "raw_grade", "bundle_grade", "grading_notes", "timestamp",
+                "raw_evidence_files", "bundle_evidence_files"} <= set(ln)
+        assert ln["bundle_budget"] == 600 and ln["bundle_tokens"] <= 600
+        assert [s["budget"] for s in ln["budget_sweep"]] == [300, 600]
+        assert "grades" not in ln  # nothing graded yet
+    exported = tmp_path / "exported.jsonl"
+    code, _, err = cli(capsys, "export", "1", "--store", db, "-o", exported)
+    assert code == 0 and "3 questions written" in err
+
+    other = tmp_path / "other.db"
+    code, out, _ = cli(capsys, "import", exported, "--store", other)
+    assert code == 0 and out.startswith(f"{exported}: imported as run 1: 3 lines, 6 answers, 0 imported grades")
+    code, out, _ = cli(capsys, "import", exported, "--store", other)
+    assert "already imported as run 1; nothing added" in out
+    code, out, _ = cli(capsys, "export", "latest", "--store", other)
+    back = [json.loads(line) for line in out.splitlines()]
+    assert [(b["raw_answer"], b["bundle_answer"]) for b in back] == [(a["raw_answer"], a["bundle_answer"])
+                                                                     for a in lines]
+    assert [b["bundle_tokens"] for b in back] == [a["bundle_tokens"] for a in lines]
+    with open_store(other) as store:
+        assert store.query("SELECT source, provider, benchmark FROM runs") == [
+            {"source": "import", "provider": "imported", "benchmark": "shop-questions"}]
+
+
+def test_user_errors_are_one_line_and_exit_2(project, tmp_path, capsys):
+    db, questions = project
+    code, out, err = cli(capsys, "run", "--questions", questions, "--budgets", "1000,lots", "--store", db)
+    assert (code, out) == (2, "") and err == "gradedesk: error: --budgets: 'lots' is not a whole number of tokens\n"
+    code, _, err = cli(capsys, "run", "--questions", questions, "--repo", "nope", "--store", db)
+    assert code == 2 and "no repository named 'nope'" in err and len(err.splitlines()) == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(QUESTIONS[0]) + "\n" + '{"id": "x", "question": 3}\n', encoding="utf-8")
+    code, _, err = cli(capsys, "run", "--questions", bad, "--store", db)
+    assert code == 2 and f"{bad}:2: question: must be a string, got int" in err
+    code, _, err = cli(capsys, "export", "7", "--store", db)
+    assert code == 2 and "no run 7" in err
+    code, _, err = cli(capsys, "runs", "--store", tmp_path / "missing.db")
+    assert code == 2 and "no such store" in err
+    code, _, err = cli(capsys, "run", "--questions", questions, "--base-url", "http://127.0.0.1:9/v1",
+                       "--store", db)
+    assert code == 2 and "needs --model" in err
+    with open_store(db) as store:
+        assert store.scalar("SELECT count(*) FROM answers") == 0
+
+
+def test_import_reports_bad_lines_and_skip_invalid(tmp_path, capsys):
+    log = tmp_path / "harness.jsonl"
+    good = {"question_id": "h1", "question": "Where is unit_price?", "category": "code_lookup",
+            "answer": "shop/prices.py", "evidence_files": ["shop/prices.py"], "grade": "fully_correct",
+            "failure_label": None, "grading_notes": "ok"}
+    log.write_text(json.dumps(good) + "\n" + json.dumps({**good, "question_id": "h2", "grade": "meh"}) + "\n",
+                   encoding="utf-8")
+    db = tmp_path / "s.db"
+    code, out, err = cli(capsys, "import", log, "--store", db)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"{log}:2: grade: 'meh' is not one of fully_correct, partially_correct, "
+                                f"unsupported, wrong", "gradedesk: 1 problem(s); nothing was stored"]
+    code, out, err = cli(capsys, "import", log, "--skip-invalid", "--store", db, "--json")
+    assert code == 0 and f"skipped {log}:2: grade" in err
+    report = json.loads(out)
+    assert (report["answers"], report["grades"], len(report["skipped"])) == (1, 1, 1)
+
+
+def test_endpoint_failures_exit_1_and_the_same_command_retries(project, chat_server, capsys):
+    db, questions = project
+    chat_server.fail_next(500, times=2)
+    args = ["run", "--questions", questions, "--budgets", "500", "--model", "gpt-4o-mini", "--base-url",
+            chat_server.base_url, "--max-retries", "0", "--concurrency", "1", "--store", db]
+    code, out, err = cli(capsys, *args)
+    assert code == 1 and "2 failed" in out and "run the same command again to retry" in err
+    code, out, _ = cli(capsys, *args)
+    assert code == 0 and "4 done before, 2 answered now, 0 failed" in out
+    assert len(chat_server.requests) == 8
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server, capsys):
+    db, questions = project
+    chat_server.fixed_delay = 0.3
+    args = ["run", "--questions", questions, "--budgets", "500", "--model", "gpt-4o-mini", "--base-url",
+            chat_server.base_url, "--concurrency", "1", "--store", db]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    done = 0
+    while time.monotonic() < deadline and done < 2:
+        time.sleep(0.05)
+        with sqlite3.connect(db) as conn:
+            done = conn.execute("SELECT count(*) FROM answers WHERE status = 'ok'").fetchone()[0]
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted; run the same command again to resume run 1" in err and "Traceback" not in err
+    with open_store(db) as store:
+        statuses = dict(store.conn.execute("SELECT status, count(*) FROM answers GROUP BY status").fetchall())
+    assert statuses.get("error") is None and 2 <= statuses["ok"] < 6 and statuses["ok"] + statuses["pending"] == 6
+    asked_before = len(chat_server.requests)
+    chat_server.fixed_delay = 0.0
+    code, out, _ = cli(capsys, *args)
+    assert code == 0 and f"{statuses['ok']} done before, {6 - statuses['ok']} answered now" in out
+    # nothing answered twice: only what was pending is asked again
+    assert len(chat_server.requests) - asked_before == 6 - statuses["ok"]
