@@ -86,3 +86,20 @@ def test_citation_line_numbers_are_not_ungrounded_claims():
     g = grade_answer(Q, GOLD, answer, [STORE_CODE])
     assert g.ungrounded == []
     assert g.failure_label != "hallucination"
+
+
+def test_text_matching_helpers():
+    from core.textmatch import Haystack, code_terms, content_words, strip_citations
+
+    assert code_terms("Call `open_store()` in core/store.py; see Store.transaction and BUSY_TIMEOUT_MS = 10_000.") \
+        == ["open_store", "core/store.py", "Store.transaction", "BUSY_TIMEOUT_MS", "10_000"]
+    assert code_terms('`");` and `x`') == []
+    assert content_words("The store opens the SQLite file") == ["store", "opens"]  # SQLite is a code term
+    assert strip_citations("- `x = 1` [Evidence 11] core/a.py:10-12 (lines 3-4)").split() == ["-", "`x", "=", "1`",
+                                                                                              "core/a.py"]
+    hay = Haystack("def open_store(path):\n    conn.execute('PRAGMA   journal_mode = WAL')")
+    assert hay.has("open") and hay.has("store")        # parts of open_store
+    assert hay.has("journal_modes")                     # a near match (rapidfuzz)
+    assert hay.has("PRAGMA journal_mode = WAL")         # quoted code, re-spaced
+    assert not hay.has("id") and not hay.has("rollback")
+    assert hay.share([]) is None and hay.share(["wal", "nothing_here"]) == 0.5
