@@ -5,7 +5,8 @@ times (repeat_index 0..N-1), through any OpenAI-compatible provider (core.provid
 version, the judge model and the time. A reply that is not valid JSON of the rubric's schema becomes grade
 `unsupported` with failure label `grading_error` and the raw reply kept; a call that fails after the provider's retries
 is recorded the same way with no raw reply, and is retried the next time judge_run runs (resume). Both are counted in
-summaries. Nothing already graded is graded again.
+summaries. Nothing already graded is graded again. Every call asks for JSON mode; an endpoint that rejects it (HTTP
+400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply.
 """
 
 from __future__ import annotations
