@@ -80,5 +80,5 @@ def baseline_retrieve(store: Store, question: str, repo: str | None = None, k: i
         score = float(scores[d])
         hits.append(Hit(wid, w.file_path, w.start_line, w.end_line, None, "window", w.text, content_hash(w.text),
                         tok.count(w.text), round(score, 6), rank, METHOD, {METHOD: rank}, {METHOD: round(score, 6)},
-                        {METHOD: "terms " + ", ".join(repr(t) for t in matched[:8])}))
+                        {METHOD: "terms " + ", ".join(repr(t) for t in matched[:8])}, tokenizer=tok.id))
     return hits

@@ -76,6 +76,15 @@ class SparseBM25:
             score[docs] += self.idf[tid] * (tf * (K1 + 1) / (tf + self._norm[docs]))
         return score
 
+    def contains(self, term: str, doc: int) -> bool:
+        """Does document `doc` contain `term`? (postings hold documents in ascending order)"""
+        tid = self.term_ids.get(term)
+        if tid is None:
+            return False
+        docs = self.docs[self.indptr[tid]:self.indptr[tid + 1]]
+        i = int(np.searchsorted(docs, doc))
+        return i < len(docs) and int(docs[i]) == doc
+
     def term_frequency(self, term: str) -> int:
         tid = self.term_ids.get(term)
         return 0 if tid is None else int(self.indptr[tid + 1] - self.indptr[tid])

@@ -51,8 +51,10 @@ def _singular(word: str) -> str:
 def code_tokens(text: str) -> list[str]:
     """BM25 terms of a text (code or prose)."""
     out: list[str] = []
+    cache = _cache
     for word in _WORD.findall(text):
-        out.extend(split_identifier(word))
+        tokens = cache.get(word)  # inline cache hit: this loop runs for every word of the corpus
+        out.extend(split_identifier(word) if tokens is None else tokens)
     return out
 
 

@@ -87,7 +87,7 @@ def selection_reason(hit: Hit, role: str) -> str:
 
 def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: Tokenizer) -> tuple[int, int] | None:
     """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens, or None."""
-    counts = [len(t) + 1 for t in tok.encoding.encode_ordinary_batch(text_lines, num_threads=1)]
+    counts = [len(tok.encoding.encode_ordinary(line)) + 1 for line in text_lines]
     # the symbol's own name is in the snippet header already: lines matter for the other terms they match
     terms = terms - set(code_tokens(hit.symbol_name or ""))
     scores: list[float] = [len(terms.intersection(code_tokens(line))) for line in text_lines]
@@ -120,8 +120,8 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
     return i, j
 
 
-def _snippet(hit: Hit, text: str, start: int, end: int, role: str, reason: str, tok: Tokenizer) -> EvidenceSnippet:
-    return EvidenceSnippet(hit.chunk_id, content_hash(text), text, tok.count(text), hit.file_path, start, end,
+def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str, reason: str) -> EvidenceSnippet:
+    return EvidenceSnippet(hit.chunk_id, content_hash(text), text, n_tokens, hit.file_path, start, end,
                            hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
 
 
@@ -157,9 +157,9 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
         lines = hit.text.split("\n")
         reason = selection_reason(hit, role)
         label = len(pack.snippets) + 1
-        overhead = tok.count(_snippet(hit, "", hit.start_line, hit.end_line, role, reason, tok).prompt_block(label))
+        overhead = tok.count(_snippet(hit, "", 0, hit.start_line, hit.end_line, role, reason).prompt_block(label))
         text, start, end = hit.text, hit.start_line, hit.end_line
-        n_tokens = tok.count(text)
+        n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(text)
         limit = min(slice_limit, remaining - overhead - 1)
         if n_tokens > limit:
             cut = _slice(hit, lines, terms, limit, tok) if limit >= MIN_SLICE_TOKENS else None
@@ -170,14 +170,15 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
                 continue
             i, j = cut
             text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
+            n_tokens = tok.count(text)
             reason = reason[:-1] + f"; cut from lines {hit.start_line}-{hit.end_line} to the {end - start + 1} " \
                                    f"lines that best match the question."
-            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({n_tokens} tokens would not fit)")
+            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
             pack.sliced += 1
-        snippet = _snippet(hit, text, start, end, role, reason, tok)
-        pack.snippets.append(snippet)
+        pack.snippets.append(_snippet(hit, text, n_tokens, start, end, role, reason))
         seen[digest] = f"{hit.file_path}:{hit.start_line}-{hit.end_line}"
-        used += tok.count(snippet.prompt_block(label)) + (separator if label > 1 else 0)
+        # header and text counted apart add up to within a token or two of the block; the exact total is checked below
+        used += overhead + n_tokens + 1 + (separator if label > 1 else 0)
     total = tok.count(prompt_context(pack.snippets))
     while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole
         gone = pack.snippets.pop()

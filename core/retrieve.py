@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 
 from .bm25 import SparseBM25
 from .codetokens import STOPWORDS, code_tokens
-from .index import ANALYZER, build_search_index, document_terms, resolve_repo
+from .index import ANALYZER, build_search_index, resolve_repo
 from .questiontype import classify_question, question_identifiers
 from .store import Store
 
@@ -69,6 +69,7 @@ class Hit:
     method_scores: dict[str, float]
     matches: dict[str, str] = field(default_factory=dict)  # per method: what matched, in words
     relation: str | None = None  # caller | callee | importer, when the call graph found it
+    tokenizer: str | None = None  # the tokenizer id of token_count (the repo's); compile recounts under another
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -332,8 +333,7 @@ def retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) 
                 notes[d][method] = note
     if demote_tests:
         for d in fused:
-            if is_test_path(index.docs[d].file_path):
-                fused[d] *= TEST_WEIGHT
+            fused[d] *= index.prior[d]
     order = sorted(fused, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:k]
     texts = dict(store.conn.execute(
         f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(order))})",
@@ -349,10 +349,9 @@ def retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) 
         if "graph" in matches:
             matches["graph"], relation = matches["graph"].rsplit("|", 1)
         if "bm25" in ranks[d]:
-            present = set(document_terms(m.file_path, m.symbol_name, text))
-            matched = [t for t in query_terms if t in present]
+            matched = [t for t in query_terms if index.bm25.contains(t, d)]
             matches["bm25"] = "terms " + ", ".join(repr(t) for t in matched[:8])
         hits.append(Hit(m.chunk_id, m.file_path, m.start_line, m.end_line, m.symbol_name, m.kind, text,
                         m.content_hash, m.token_count, round(fused[d], 6), rank, method, dict(ranks[d]),
-                        dict(scores[d]), matches, relation))
+                        dict(scores[d]), matches, relation, repo_row["tokenizer"]))
     return hits
