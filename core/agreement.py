@@ -121,13 +121,13 @@ def _pair(r: dict) -> Pair:
 
 # -- sections ----------------------------------------------------------------------------------------------------------
 
-def _headline(pairs: list[Pair], s: Settings) -> dict:
+def _headline(pairs: list[Pair], s: Settings, machine_name: str) -> dict:
     cm = _matrix(pairs)
     cm2 = agree.collapse_binary(cm, GRADES.index(PASS_GRADE))
     return {
         "four_level": _estimates_dict(cm, agree.pair_measures(), s),
         "confusion": {"rows": "person", "columns": "machine", "labels": list(GRADES), "matrix": cm.tolist()},
-        "per_class": _estimates_dict(cm, agree.class_measures(GRADES), s),
+        "per_class": _estimates_dict(cm, agree.class_measures(GRADES, col_name=machine_name), s),
         "binary": {
             **_estimates_dict(cm2, agree.pair_measures() + agree.binary_rates(), s),
             "labels": [PASS_GRADE, "not " + PASS_GRADE], "matrix": cm2.tolist(),
@@ -340,7 +340,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "people": sorted({p.grader for p in pairs}),
         "settings": {"bootstrap": s.boot, "seed": s.seed, "level": agree.LEVEL,
                      "target_half_width": agree.TARGET_HALF_WIDTH},
-        **_headline(pairs, s),
+        **_headline(pairs, s, KIND_NAMES.get(kind, "machine grader")),
         "breakdowns": {
             "category": _grouped(pairs, lambda p: p.category, s),
             "method": _grouped(pairs, lambda p: p.method, s),

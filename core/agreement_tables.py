@@ -23,6 +23,10 @@ class Table:
     headers: list[str]
     rows: list[list[Any]]
 
+    def __post_init__(self) -> None:
+        if not self.rows:  # say so rather than print a header over nothing
+            self.rows = [["(none)"] + [""] * (len(self.headers) - 1)]
+
 
 def est_text(d: dict | None) -> str:
     """An estimate dict (Estimate.to_dict()) as text."""
@@ -46,7 +50,7 @@ def measures_table(report: dict) -> Table:
     four, binary = report["four_level"], report["binary"]
     rows = [[label, est_text(four[key]), _more(four[key]), est_text(binary[key]), _more(binary[key])]
             for key, label in PAIR_MEASURES]
-    rows += [[f"judge {key.upper()}", "", "", est_text(binary[key]), _more(binary[key])] for key in ("tpr", "tnr")]
+    rows += [[f"machine {key.upper()}", "", "", est_text(binary[key]), _more(binary[key])] for key in ("tpr", "tnr")]
     level = int(report["settings"]["level"] * 100)
     return Table(f"Agreement ({level}% bootstrap intervals; 'more' = graded items still needed for +/-0.05)",
                  ["measure", "four grades", "more", "pass / not pass", "more"], rows)
@@ -89,8 +93,8 @@ def corrected_table(report: dict) -> Table | None:
     rows.append([f"bundle - raw (paired, budget {diff['budget']})", "", diff["paired_questions"], "",
                  est_text(diff["estimate"])])
     cal = corr["calibration"]
-    title = (f"Judge-corrected pass rates (Rogan-Gladen; calibrated on {cal['n']} person-graded answers, "
-             f"TPR {est_text(cal['tpr'])}, TNR {est_text(cal['tnr'])})")
+    title = (f"Corrected pass rates (Rogan-Gladen: the machine pass rate corrected by its TPR {est_text(cal['tpr'])} "
+             f"and TNR {est_text(cal['tnr'])} on {cal['n']} person-graded answers)")
     return Table(title, ["method", "budget", "judged", "machine pass rate", "corrected pass rate"], rows)
 
 

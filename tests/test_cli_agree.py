@@ -30,7 +30,7 @@ def test_agree_tables(store_path, capsys):
     assert code == 0
     assert out.startswith("run 1: 16 graded pair(s), alice, bob vs judge (judge-model)")
     for title in ("Agreement (95% bootstrap intervals", "Confusion matrix", "By category", "By method", "By label",
-                  "Each person vs the machine", "Judge-corrected pass rates", "Switch rate", "Self-consistency",
+                  "Each person vs the machine", "Corrected pass rates (Rogan-Gladen", "Switch rate", "Self-consistency",
                   "Per rubric version (current: r2)", "re-grade: q4 raw (alice, rubric r1)", "budget sweep"):
         assert title in out
     assert "By mode" not in out

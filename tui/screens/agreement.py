@@ -57,19 +57,19 @@ def rich_table(table: Table) -> Group:
 def summary_table(report: dict) -> Table:
     four, binary = report["four_level"], report["binary"]
     rows = [[label, est_text(four[key]), est_text(binary[key])] for key, label in SUMMARY]
-    rows += [[f"judge {key.upper()}", "", est_text(binary[key])] for key in ("tpr", "tnr")]
+    rows += [[f"machine {key.upper()}", "", est_text(binary[key])] for key in ("tpr", "tnr")]
     return Table("Agreement (95% bootstrap intervals)", ["measure", "four grades", "pass / not pass"], rows)
 
 
 def corrected_summary(report: dict) -> Table:
     corr = report["corrected_pass_rates"]
     if corr is None:
-        return Table("Judge-corrected pass rates", ["", ""], [["not available", "no machine-graded answers"]])
+        return Table("Corrected pass rates", ["", ""], [["not available", "no machine-graded answers"]])
     rows = [[f"{a['method']} @ {a['budget']}" if a["method"] == "bundle" else a["method"], a["judged"],
              f"{a['observed_rate']:.3f}", est_text(a["corrected"])] for a in corr["arms"]]
     diff = corr["bundle_minus_raw"]
     rows.append([f"bundle - raw (budget {diff['budget']})", diff["paired_questions"], "", est_text(diff["estimate"])])
-    return Table("Judge-corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
+    return Table("Corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
 
 
 class AgreementScreen(Screen):
