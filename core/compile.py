@@ -22,6 +22,7 @@ from .tokens import Tokenizer, get_tokenizer
 
 MIN_SLICE_TOKENS = 80  # a cut smaller than this is not worth its header
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
+PER_FILE = 2  # snippets of one file before the other files' hits get their turn
 METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph"}
 
 
@@ -120,6 +121,16 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
     return i, j
 
 
+def _spread(hits: list[Hit]) -> list[Hit]:
+    """Rank order, except that a file's hits beyond its first PER_FILE wait until every file had its turn: a small
+    budget then covers more of the files a question needs instead of one file's many chunks."""
+    first, later, per_file = [], [], {}
+    for hit in sorted(hits, key=lambda h: h.rank):
+        per_file[hit.file_path] = per_file.get(hit.file_path, 0) + 1
+        (first if per_file[hit.file_path] <= PER_FILE else later).append(hit)
+    return first + later
+
+
 def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str, reason: str) -> EvidenceSnippet:
     return EvidenceSnippet(hit.chunk_id, content_hash(text), text, n_tokens, hit.file_path, start, end,
                            hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
@@ -141,7 +152,7 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
     seen: dict[str, str] = {}
     used = 0
     budget_dropped: list[Hit] = []
-    for hit in sorted(hits, key=lambda h: h.rank):
+    for hit in _spread(hits):
         role = evidence_role(hit, targets)
         digest = content_hash(hit.text)
         if digest in seen:

@@ -44,9 +44,8 @@ DEFINITION_KINDS = ("function", "method", "class")
 _GRAPH_WORDS = re.compile(r"\b(call|calls|called|caller|callers|callee|callees|invoke\w*|import\w*|uses|used|using|"
                           r"depend\w*|reference\w*)\b", re.I)
 _IMPORT_WORDS = re.compile(r"\b(import\w*|uses|used by|depend\w*)\b", re.I)
-# which way to walk the call graph: towards callers ("what calls X"), callees ("what does X call"), or both
-_CALLER_WORDS = re.compile(r"\b((what|who|which|where)\b.{0,40}\b(calls?|uses|invokes?|imports?)\b|callers?|"
-                           r"called (by|from)|used (by|in)|(is|are) \S+ (called|used|invoked|imported))", re.I)
+# which way to walk the call graph: towards callers ("what calls X", the default), callees ("what does X call")
+_EXPLICIT_CALLER_WORDS = re.compile(r"\b(callers?|called (by|from)|used (by|in)|who calls|what calls)\b", re.I)
 _CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
                            re.I)
 
@@ -270,7 +269,8 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
     out: dict[int, tuple[float, str, str]] = {}
     want_imports = bool(_IMPORT_WORDS.search(question))
     want_callees = bool(_CALLEE_WORDS.search(question))
-    want_callers = bool(_CALLER_WORDS.search(question)) or not want_callees
+    # "what does X call" also reads as "what ... call": only explicit caller words add callers to a callee question
+    want_callers = not want_callees or bool(_EXPLICIT_CALLER_WORDS.search(question))
     for target in targets[:3]:
         name = target.rsplit(".", 1)[-1]
         defs = set(index.by_symbol.get(name.lower(), []))
