@@ -313,7 +313,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     """Everything `gradedesk agree` prints and the desk's agreement screen shows, as JSON-ready data."""
     s = settings or Settings()
     rows = _load_pairs(store, run_id)
-    kind = _choose_kind(rows)
+    graders = rows or store.query(  # nobody graded yet: still name the run's machine grader and its pass rates
+        "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "WHERE a.run_id = ?", (run_id,))
+    kind = _choose_kind(graders)
     chosen = [r for r in rows if r["grader_kind"] == kind] if kind else []
     pairs = [_pair(r) for r in chosen]
     notes = []
@@ -335,7 +338,8 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     machine = {p.answer_id: p.machine for p in pairs}
     report = {
         "run_id": run_id,
-        "machine": {"kind": kind, "label": machine_label(kind, {r["grader_model"] for r in chosen}) if kind else None},
+        "machine": {"kind": kind, "label": machine_label(
+            kind, {r["grader_model"] for r in graders if r["grader_kind"] == kind}) if kind else None},
         "pairs": len(pairs),
         "people": sorted({p.grader for p in pairs}),
         "settings": {"bootstrap": s.boot, "seed": s.seed, "level": agree.LEVEL,
@@ -357,6 +361,6 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
         "notes": notes,
     }
-    if kind is None:
+    if not pairs:
         report["notes"].append("no answer of this run has both a person's grade and a machine grade")
     return report

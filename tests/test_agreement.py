@@ -152,3 +152,16 @@ def test_machine_grades_under_an_older_rubric_are_counted(tmp_path):
         report = agreement_report(store, run, FAST)
     assert report["rubrics"]["machine_grades_under_older_rubric"] == 1
     assert report["pairs"] == 16  # a rule grade never displaces the judge's
+
+
+def test_machine_graded_but_nobody_graded_yet(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        for i, grade in enumerate((FC, FC, PC)):
+            add_auto(store, add_raw_answer(store, run, add_question(store, f"q{i}", "q?", "g"), "x", []), grade)
+        rep = agreement_report(store, run, FAST)
+    assert rep["machine"]["label"] == "judge (judge-model)" and rep["pairs"] == 0
+    [arm] = rep["corrected_pass_rates"]["arms"]
+    assert arm["observed_rate"] == pytest.approx(2 / 3)
+    assert arm["corrected"]["value"] is None and "no answer has both" in arm["corrected"]["reason"]
+    assert rep["quality_by_tokens"][0]["machine_pass_rate"] == pytest.approx(2 / 3)
