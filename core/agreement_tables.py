@@ -14,6 +14,7 @@ from .grades import GRADE_LABELS, GRADES
 PAIR_MEASURES = (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
                  ("kappa_linear", "weighted kappa (linear)"), ("kappa_quadratic", "weighted kappa (quadratic)"),
                  ("gwet_ac1", "Gwet's AC1"))
+MAX_FLAGGED = 20  # items listed for re-grading in a table; --json lists them all
 GROUP_MEASURES = (("percent_agreement", "agreement"), ("cohen_kappa", "kappa"), ("gwet_ac1", "AC1"))
 
 
@@ -114,9 +115,12 @@ def rubric_table(report: dict) -> Table:
     if rub["machine_grades_under_older_rubric"]:
         table.rows.append([f"machine grades under an older rubric: {rub['machine_grades_under_older_rubric']} "
                            "(grade again with the current rubric)", "", "", "", ""])
-    for f in rub["flagged_for_regrading"]:
+    flagged = rub["flagged_for_regrading"]
+    for f in flagged[:MAX_FLAGGED]:
         table.rows.append([f"re-grade: {f['question_id']} {f['method']} ({f['grader']}, rubric {f['rubric_version']})",
                            "", "", "", ""])
+    if len(flagged) > MAX_FLAGGED:
+        table.rows.append([f"... and {len(flagged) - MAX_FLAGGED} more to re-grade (all of them: --json)", "", "", "", ""])
     return table
 
 

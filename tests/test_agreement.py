@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from agree_fixtures import BOB, FC, PC, TABLE, add_auto, add_human, build
+from agree_fixtures import BOB, FC, PC, TABLE, add_auto, add_human, add_rubric, build
 from core import agree
 from core.agreement import Settings, agreement_report
 from core.grades import GRADES
@@ -165,3 +165,22 @@ def test_machine_graded_but_nobody_graded_yet(tmp_path):
     assert arm["observed_rate"] == pytest.approx(2 / 3)
     assert arm["corrected"]["value"] is None and "no answer has both" in arm["corrected"]["reason"]
     assert rep["quality_by_tokens"][0]["machine_pass_rate"] == pytest.approx(2 / 3)
+
+
+def test_imported_grades_are_named_and_long_flag_lists_are_cut(tmp_path):
+    from core.agreement_tables import MAX_FLAGGED, rubric_table
+
+    with open_store(tmp_path / "s.db") as store:
+        add_rubric(store, "old", "2024-01-01T00:00:00+00:00")
+        add_rubric(store, "new", "2024-02-01T00:00:00+00:00")
+        run = add_run(store)
+        for i in range(MAX_FLAGGED + 3):
+            answer = add_raw_answer(store, run, add_question(store, f"q{i}", "q?", "g"), "x", [])
+            add_auto(store, answer, FC, kind="imported", model="their-log.jsonl")
+            add_human(store, answer, "alice", FC, rubric="old")
+        rep = agreement_report(store, run, FAST)
+    assert rep["machine"]["label"] == "imported grades (their-log.jsonl)"
+    assert len(rep["rubrics"]["flagged_for_regrading"]) == MAX_FLAGGED + 3
+    rows = rubric_table(rep).rows
+    assert rows[-1][0] == "... and 3 more to re-grade (all of them: --json)"
+    assert sum(str(r[0]).startswith("re-grade:") for r in rows) == MAX_FLAGGED
