@@ -57,14 +57,15 @@ def progress_bar() -> Iterator:
 
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[failed]} failed", markup=False), TimeElapsedColumn())
+               TextColumn("{task.fields[failed]}", markup=False), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
         tasks: dict[str, int] = {}
 
         def update(phase: str, done: int, total: int, failed: int = 0) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(PHASES.get(phase, phase), total=total, failed=0)
-            bar.update(tasks[phase], completed=done, total=total, failed=failed)
+                tasks[phase] = bar.add_task(PHASES.get(phase, phase), total=total, failed="")
+            bar.update(tasks[phase], completed=done, total=total,
+                       failed=f"{failed} failed" if phase == "answer" else "")
 
         yield update
 
