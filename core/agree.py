@@ -152,11 +152,11 @@ KAPPA_UNDEFINED = "both graders gave one and the same grade to every item (chanc
 def pair_measures() -> list[Measure]:
     """The agreement measures reported for both the four-level grade and its binary collapse."""
     return [
-        Measure("percent_agreement", _percent, _why_empty_or("")),
+        Measure("percent_agreement", _percent, _why_empty_or(NO_ITEMS)),
         Measure("cohen_kappa", _kappa, _why_empty_or(KAPPA_UNDEFINED)),
         Measure("kappa_linear", partial(_kappa, weights="linear"), _why_empty_or(KAPPA_UNDEFINED)),
         Measure("kappa_quadratic", partial(_kappa, weights="quadratic"), _why_empty_or(KAPPA_UNDEFINED)),
-        Measure("gwet_ac1", _ac1, _why_empty_or("")),
+        Measure("gwet_ac1", _ac1, _why_empty_or(NO_ITEMS)),  # pe <= 1/q < 1: defined whenever n > 0
     ]
 
 
@@ -264,6 +264,20 @@ def _alpha_from_coincidences(o: np.ndarray) -> np.ndarray:
     return 1 - _div((n - 1) * observed, expected)
 
 
+def _resample_units(mats: np.ndarray, boot: int, seed: int, chunk: int = 64) -> np.ndarray:
+    """B coincidence matrices, each the sum over U units drawn with replacement (in chunks, to bound memory)."""
+    u, q = mats.shape[0], mats.shape[-1]
+    flat = mats.reshape(u, q * q)
+    rng = _rng(seed)
+    out = np.empty((boot, q * q))
+    for start in range(0, boot, chunk):
+        n = min(chunk, boot - start)
+        picks = rng.integers(0, u, size=(n, u)) + np.arange(n)[:, None] * u
+        counts = np.bincount(picks.ravel(), minlength=n * u).reshape(n, u)
+        out[start:start + n] = counts @ flat
+    return out.reshape(boot, q, q)
+
+
 def krippendorff_alpha_ordinal(units: Sequence[Sequence[int]], q: int, boot: int = DEFAULT_BOOT,
                                seed: int = DEFAULT_SEED) -> Estimate:
     """Ordinal alpha over units (each a list of the class indices the people gave it; missing people left out).
@@ -277,11 +291,7 @@ def krippendorff_alpha_ordinal(units: Sequence[Sequence[int]], q: int, boot: int
     value = float(_alpha_from_coincidences(mats.sum(0)))
     if math.isnan(value):
         return Estimate(None, u, reason="every grade given is the same, so there is no variation to agree on")
-    boot_values = np.array([])
-    if boot:
-        picks = _rng(seed).integers(0, u, size=(boot, u))
-        counts = np.stack([np.bincount(row, minlength=u) for row in picks]).astype(float)
-        boot_values = _alpha_from_coincidences((counts @ mats.reshape(u, q * q)).reshape(boot, q, q))
+    boot_values = _alpha_from_coincidences(_resample_units(mats, boot, seed)) if boot else np.array([])
     return finish(value, u, boot_values, "")
 
 

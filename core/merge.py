@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from .errors import UserError
 from .store import SCHEMA_VERSION, Store
@@ -54,7 +55,7 @@ def open_other(path: str | Path) -> sqlite3.Connection:
     if not p.is_file():
         raise UserError(f"{p}: no such store to merge")
     try:
-        conn = sqlite3.connect(f"file:{p.resolve()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True)
         conn.row_factory = sqlite3.Row
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -100,3 +100,13 @@ def test_merge_refuses_what_is_not_a_store(tmp_path, copies):
             merge_store(a, foreign)
         with pytest.raises(UserError, match="not a gradedesk store"):
             merge_store(a, tmp_path / "text.db")
+
+
+def test_other_path_with_uri_characters(copies, tmp_path):
+    a_path, b_path, _run, answers, _ = copies
+    with open_store(b_path) as b:
+        add_human(b, answers[0], "bob", "wrong")
+    odd = tmp_path / "copy #1?mode=rw%20.db"
+    shutil.copy(b_path, odd)
+    with open_store(a_path) as a:
+        assert merge_store(a, odd).grades_added == 1
