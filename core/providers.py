@@ -72,6 +72,10 @@ class EndpointUnreachable(UserError):
     """No connection could be made at all: the run stops, naming the URL."""
 
 
+class EndpointRejected(UserError):
+    """The endpoint refuses every call (bad key, unknown model): the run stops, naming the URL and the setting."""
+
+
 # prices ------------------------------------------------------------------------------------------------------------------
 def load_prices(path: str | Path | None = None) -> dict[str, tuple[float, float]]:
     """The default price table, overridden model by model by a JSON file."""
@@ -132,6 +136,7 @@ class OpenAICompatibleProvider:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.tokenizer_id = _counting_tokenizer(model, tokenizer)
+        self.api_key_env = api_key_env
         key = os.environ.get(api_key_env)
         if not key and not base_url:
             raise UserError(f"{api_key_env} is not set: export it to use {model} at api.openai.com, "
@@ -207,13 +212,15 @@ class OpenAICompatibleProvider:
             raise ProviderError(f"connection error: {cause}", kind="connection", retryable=True) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
-            hint = ""
+            detail = _short(exc.body.get("message") if isinstance(exc.body, dict) else exc.message)
+            # every later call would fail the same way: stop with one line rather than record N identical errors
             if status in (401, 403):
-                hint = " (check the API key in the environment)"
-            elif status == 404:
-                hint = f" (is {self.model!r} served at {self.endpoint}?)"
-            detail = exc.body.get("message") if isinstance(exc.body, dict) else None
-            raise ProviderError(f"HTTP {status}: {_short(detail or exc.message)}{hint}", kind="status",
+                raise EndpointRejected(f"{self.endpoint}: HTTP {status} ({detail}): check the API key in "
+                                       f"${self.api_key_env}") from None
+            if status == 404:
+                raise EndpointRejected(f"{self.endpoint}: HTTP 404 ({detail}): is model {self.model!r} served "
+                                       f"there?") from None
+            raise ProviderError(f"HTTP {status}: {detail}", kind="status",
                                 retryable=status in RETRYABLE_STATUS or status >= 500, status=status) from None
         try:
             body = json.loads(text)
@@ -405,17 +412,34 @@ Provider = OpenAICompatibleProvider | OfflineExtractiveProvider
 
 def make_provider(model: str | None, base_url: str | None, *, api_key_env: str = "OPENAI_API_KEY",
                   timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
-                  prices_file: str | None = None, tokenizer: str | None = None,
+                  prices_file: str | None = None, price: str | None = None, tokenizer: str | None = None,
                   backoff_base: float = 0.5) -> Provider:
-    """No model and no URL → the offline provider; otherwise an OpenAI-compatible endpoint."""
+    """No model and no URL → the offline provider; otherwise an OpenAI-compatible endpoint.
+
+    Prices: the defaults, overridden by `prices_file` (JSON), overridden for `model` by `price` ("IN,OUT" in USD per
+    1M tokens, the --price flag).
+    """
     if model is None and base_url is None:
         return OfflineExtractiveProvider(tokenizer or DEFAULT_ENCODING)
     if model is None:
         raise UserError(f"--base-url {base_url} needs --model (the model name the endpoint serves)")
+    prices = load_prices(prices_file)
+    if price is not None:
+        prices[model] = parse_price(price)
     return OpenAICompatibleProvider(model, base_url, api_key_env=api_key_env, timeout=timeout,
-                                    max_retries=max_retries, concurrency=concurrency,
-                                    prices=load_prices(prices_file), tokenizer=tokenizer,
-                                    backoff_base=backoff_base)
+                                    max_retries=max_retries, concurrency=concurrency, prices=prices,
+                                    tokenizer=tokenizer, backoff_base=backoff_base)
+
+
+def parse_price(text: str) -> tuple[float, float]:
+    """"0.15,0.60" → (0.15, 0.6): USD per 1M input and output tokens."""
+    try:
+        inp, out = (float(part) for part in text.split(","))
+    except ValueError:
+        raise UserError(f"--price: {text!r} must be INPUT,OUTPUT in USD per 1M tokens, e.g. 0.15,0.60") from None
+    if inp < 0 or out < 0:
+        raise UserError(f"--price: {text!r}: prices cannot be negative")
+    return inp, out
 
 
 T = TypeVar("T")

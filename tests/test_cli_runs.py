@@ -171,3 +171,17 @@ def test_demo_builds_offline_and_building_again_reuses_everything(tmp_path, caps
         assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'rule'") == first["answers_total"]
         # the benchmark's own answer key is indexed but never shown as evidence
         assert store.scalar("SELECT count(*) FROM answers WHERE evidence_files LIKE '%benchmark-questions%'") == 0
+
+
+def test_a_rejected_key_stops_the_run_with_one_line(project, chat_server, capsys, monkeypatch):
+    db, questions = map(str, project)
+    monkeypatch.setenv("TEAM_KEY", "sk-wrong")
+    chat_server.fail_next(401)
+    code, out, err = cli(capsys, "run", "--questions", questions, "--budgets", "500", "--model", "gpt-4o-mini",
+                         "--base-url", chat_server.base_url, "--api-key-env", "TEAM_KEY", "--concurrency", "1",
+                         "--store", db)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "HTTP 401" in err and "$TEAM_KEY" in err and "sk-wrong" not in err
+    with open_store(db) as store:
+        assert store.scalar("SELECT count(*) FROM answers WHERE status <> 'pending'") == 0
+        assert "sk-wrong" not in store.scalar("SELECT group_concat(config) FROM runs")

@@ -10,6 +10,7 @@ import pytest
 
 from core.errors import UserError
 from core.providers import (
+    EndpointRejected,
     EndpointUnreachable,
     OfflineExtractiveProvider,
     OpenAICompatibleProvider,
@@ -17,6 +18,7 @@ from core.providers import (
     extractive_answer,
     load_prices,
     make_provider,
+    parse_price,
     run_bounded,
 )
 from core.tokens import count_tokens
@@ -98,6 +100,18 @@ def test_client_errors_are_not_retried(chat_server):
     assert len(chat_server.requests) == 1
 
 
+@pytest.mark.parametrize("status, match", [
+    (401, r"/v1: HTTP 401 \(injected HTTP 401\): check the API key in \$MY_KEY"),
+    (403, r"HTTP 403 .*check the API key"),
+    (404, r"HTTP 404 .*is model 'gpt-4o-mini' served there\?"),
+])
+def test_rejections_that_every_call_would_hit_stop_with_one_line(chat_server, status, match):
+    chat_server.fail_next(status)
+    with pytest.raises(EndpointRejected, match=match):
+        complete(provider(chat_server, api_key_env="MY_KEY"))
+    assert len(chat_server.requests) == 1
+
+
 def test_backoff_grows_between_attempts(chat_server):
     chat_server.fail_next(500, times=3)
     started = time.perf_counter()
@@ -141,6 +155,16 @@ def test_price_table_override_and_unknown_model(tmp_path, chat_server):
     prices.write_text(json.dumps({"x": {"input": "cheap"}}))
     with pytest.raises(UserError, match="prices.json: x: price must be"):
         load_prices(prices)
+
+
+def test_price_flag_overrides_the_table_for_the_model(chat_server):
+    p = make_provider("gpt-4o-mini", chat_server.base_url, price="1,3", backoff_base=0.005)
+    result = complete(p)
+    assert result.cost_usd == pytest.approx((result.tokens_in + 3 * result.tokens_out) / 1e6)
+    assert parse_price("0.15, 0.6") == (0.15, 0.6)
+    for bad in ("1", "a,b", "1,-2"):
+        with pytest.raises(UserError, match="--price"):
+            parse_price(bad)
 
 
 def test_make_provider_chooses_offline_without_model_or_url(chat_server):

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries per call (default 4)")
     p.add_argument("--prices", default=None, metavar="FILE.json",
                    help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
+    p.add_argument("--price", default=None, metavar="IN,OUT",
+                   help="price of --model in USD per 1M input and output tokens, e.g. 0.15,0.60")
     p.add_argument("--label", default=None, help="a name for the run (a different label makes a different run)")
     p.set_defaults(handler=run)
 
@@ -81,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--concurrency: must be at least 1")
     provider = make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
                              max_retries=args.max_retries, concurrency=args.concurrency, prices_file=args.prices,
+                             price=args.price,
                              # a model's own usage counts win; when absent, its own encoding (else o200k_base)
                              tokenizer=None if args.model else args.tokenizer)
     path = questions_path(args.questions)
