@@ -33,7 +33,6 @@ from .store import Store
 
 KIND_PREFERENCE = ("judge", "imported", "rule")
 KIND_NAMES = {"judge": "judge", "imported": "imported grades", "rule": "rule grader"}
-BREAKDOWNS = ("category", "method", "label", "mode")
 NO_LABEL = "(no label)"
 
 
@@ -53,6 +52,15 @@ class Pair:
     mode: str
     rubric_version: str | None
     confidence: float | None
+
+
+# `gradedesk agree --by` names (core/cli/agree_cmd.BY_CHOICES repeats them so --help stays light)
+BREAKDOWNS: dict[str, Callable[[Pair], str]] = {
+    "category": lambda p: p.category,
+    "method": lambda p: p.method,
+    "label": lambda p: p.label,  # the person's failure label
+    "mode": lambda p: p.mode,  # blind or open (judge in view)
+}
 
 
 @dataclass
@@ -345,12 +353,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "settings": {"bootstrap": s.boot, "seed": s.seed, "level": agree.LEVEL,
                      "target_half_width": agree.TARGET_HALF_WIDTH},
         **_headline(pairs, s, KIND_NAMES.get(kind, "machine grader")),
-        "breakdowns": {
-            "category": _grouped(pairs, lambda p: p.category, s),
-            "method": _grouped(pairs, lambda p: p.method, s),
-            "label": _grouped(pairs, lambda p: p.label, s),
-            "mode": _grouped(pairs, lambda p: p.mode, s),
-        },
+        "breakdowns": {name: _grouped(pairs, key, s) for name, key in BREAKDOWNS.items()},
         "people_agreement": _grouped(pairs, lambda p: p.grader, s),
         "krippendorff_alpha": agree.krippendorff_alpha_ordinal(
             _people_alpha_units(store, run_id), len(GRADES), s.boot, s.seed).to_dict(),
