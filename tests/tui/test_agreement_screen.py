@@ -17,11 +17,11 @@ from core.grades import GRADES
 from core.store import open_store
 from tests.agree_fixtures import add_human
 from tests.fixtures_store import HOSTILE, build_fixture_store
+from tests.tui.conftest import make_app, settle
 from tui.screens.agreement import AgreementScreen
 
-from tests.tui.conftest import make_app, settle
-
 FAST = Settings(boot=200, seed=1)
+SIZE = (110, 60)
 
 
 def sync(test):
@@ -30,13 +30,12 @@ def sync(test):
     def run(*args, **kwargs):
         asyncio.run(test(*args, **kwargs))
     return run
-SIZE = (110, 60)
 
 
 def graded_store(path):
     info = build_fixture_store(path)
     with open_store(path) as store:
-        for n, ((pk, method), aid) in enumerate(sorted(info.answer_ids.items())):
+        for n, (_key, aid) in enumerate(sorted(info.answer_ids.items())):
             add_human(store, aid, "alice", GRADES[(n * 3) % 4], rubric="rubric-1")
             if n % 3 == 0:
                 add_human(store, aid, "bob", GRADES[(n + 1) % 4], rubric="rubric-1")
