@@ -34,6 +34,7 @@ from .store import Store
 KIND_PREFERENCE = ("judge", "imported", "rule")
 KIND_NAMES = {"judge": "judge", "imported": "imported grades", "rule": "rule grader"}
 NO_LABEL = "(no label)"
+FEW_PAIRS = 20  # below this, percentile-bootstrap intervals are too narrow to trust
 
 
 @dataclass(frozen=True)
@@ -366,4 +367,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     }
     if not pairs:
         report["notes"].append("no answer of this run has both a person's grade and a machine grade")
+    elif len(pairs) < FEW_PAIRS:
+        report["notes"].append(f"only {len(pairs)} graded pair(s): bootstrap intervals (and the items still needed "
+                               "for +/-0.05) are rough below about 20")
     return report
