@@ -129,6 +129,7 @@ def test_rule_only_run_names_the_rule_grader(tmp_path):
         rep = agreement_report(store, run, FAST)
     assert rep["machine"]["label"] == "rule grader (rules/1)"
     assert any("rule grader" in n for n in rep["notes"])
+    assert any("only 1 graded pair(s)" in n for n in rep["notes"])
     assert rep["four_level"]["cohen_kappa"]["value"] is None  # one item, one class: kappa not defined
     assert rep["four_level"]["percent_agreement"]["value"] == 1.0
 
