@@ -127,8 +127,11 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server,
     args = ["run", "--questions", questions, "--budgets", "300,500", "--model", "gpt-4o-mini", "--base-url",
             chat_server.base_url, "--concurrency", "1", "--store", db]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the child gets the default SIGINT disposition: one inherited as ignored (other tests in this process may set
+    # that) would make Python ignore Ctrl-C entirely
     proc = subprocess.Popen([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     done = 0
     while time.monotonic() < deadline and done < 1:
