@@ -69,7 +69,6 @@ def main() -> int:
     from rank_bm25 import BM25Okapi
 
     from core.baseline import _windows
-    from core.bm25 import SparseBM25
     from core.codetokens import plain_tokens
     from core.compile import ask
     from core.index import index_repository, resolve_repo

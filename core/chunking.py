@@ -38,18 +38,15 @@ class RawChunk:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as `ast` numbers them: only \\n, \\r\\n and \\r end a line (str.splitlines also splits at \\f, \\x1c...)."""
+    """Lines as `ast` numbers them: only \\n, \\r\\n and \\r end a line (str.splitlines also splits at \\f)."""
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def language_of(path: str) -> str:
     lower = path.lower()
-    if lower.endswith(PYTHON_SUFFIXES):
-        return "python"
-    if lower.endswith(MARKDOWN_SUFFIXES):
-        return "markdown"
-    if lower.endswith(RST_SUFFIXES):
-        return "rst"
+    for suffixes, language in ((PYTHON_SUFFIXES, "python"), (MARKDOWN_SUFFIXES, "markdown"), (RST_SUFFIXES, "rst")):
+        if lower.endswith(suffixes):
+            return language
     return "text"
 
 

@@ -1,6 +1,6 @@
 """Code-aware word tokens for BM25: identifiers split at snake_case and camelCase, the whole identifier kept too.
 
-`parse_file` → "parse_file", "parse", "file"; `HTTPServerRequest` → "httpserverrequest", "http", "server", "request".
+`parse_file` → "parse_file", "parse", "file"; `HTTPServer` → "httpserver", "http", "server".
 So a question in plain words ("parse a file") and one naming the identifier both match. Lower-cased; a plural "s" is
 dropped ("permissions" meets "permission", "floats" meets "float"); English stop words and one-letter tokens are dropped
 (they carry no signal and make the postings of every query long).
@@ -25,7 +25,7 @@ _cache: dict[str, tuple[str, ...]] = {}
 
 
 def split_identifier(word: str) -> tuple[str, ...]:
-    """The whole identifier (lower-cased) followed by its snake_case/camelCase parts, stop words and 1-letter removed."""
+    """The whole identifier (lower-cased), then its snake_case/camelCase parts; no stop words, no 1-letter parts."""
     hit = _cache.get(word)
     if hit is not None:
         return hit

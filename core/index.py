@@ -60,7 +60,7 @@ class _FileResult:
 
 
 def document_terms(file_path: str, symbol_name: str | None, text: str) -> list[str]:
-    """What BM25 indexes for a chunk: its path and symbol name (so "json encoder" finds json/encoder.py) and its text."""
+    """What BM25 indexes for a chunk: its path and symbol name ("json encoder" finds json/encoder.py), its text."""
     return code_tokens(f"{file_path} {symbol_name or ''}\n{text}")
 
 
@@ -116,7 +116,8 @@ def resolve_repo(store: Store, name: str | None) -> dict:
                     f"choose one with --repo")
 
 
-def _process_all(jobs: list[tuple[str, str, int, int, str]], progress: Callable[[str], None]) -> list[_FileResult | None]:
+def _process_all(jobs: list[tuple[str, str, int, int, str]],
+                 progress: Callable[[str], None]) -> list[_FileResult | None]:
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         out = []
         for job in jobs:
@@ -194,7 +195,8 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         for row in removed:
             conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
         for r in touched:
-            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (r.size, r.mtime_ns, old[r.path]["id"]))
+            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?",
+                         (r.size, r.mtime_ns, old[r.path]["id"]))
         chunk_rows, ref_rows = [], []
         known_terms: dict[str, tuple[dict[str, int], int]] = {}
         for r in changed:

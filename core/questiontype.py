@@ -25,15 +25,14 @@ _BACKTICK = re.compile(r"`([^`]+)`")
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 
 
+_RULES = ((_RELATIONSHIP, "relationship"), (_LOOKUP, "code_lookup"), (_ARCHITECTURE, "architecture"),
+          (_EXPLANATION, "explanation"))
+
+
 def classify_question(question: str) -> str:
-    if _RELATIONSHIP.search(question):
-        return "relationship"
-    if _LOOKUP.search(question):
-        return "code_lookup"
-    if _ARCHITECTURE.search(question):
-        return "architecture"
-    if _EXPLANATION.search(question):
-        return "explanation"
+    for pattern, question_type in _RULES:
+        if pattern.search(question):
+            return question_type
     return "general"
 
 

@@ -51,13 +51,17 @@ _CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) 
 
 
 @dataclass
-class Hit:
+class ChunkLocation:
     chunk_id: str
     file_path: str
     start_line: int
     end_line: int
     symbol_name: str | None
     kind: str
+
+
+@dataclass
+class Hit(ChunkLocation):
     text: str
     content_hash: str
     token_count: int
@@ -75,16 +79,10 @@ class Hit:
 
 
 @dataclass
-class _Meta:
-    rowid: int
-    chunk_id: str
-    file_path: str
-    start_line: int
-    end_line: int
-    symbol_name: str | None
-    kind: str
-    token_count: int
+class _Meta(ChunkLocation):  # what the loaded index keeps per chunk; the text is read only for hits
     content_hash: str
+    token_count: int
+    rowid: int
 
 
 @dataclass
@@ -121,8 +119,8 @@ def load_index(store: Store, repo: dict) -> LoadedIndex:
         row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index "
                                  "WHERE repo_id = ?", (repo["id"],)).fetchone()
     rowids = np.frombuffer(row[2], dtype=np.int64).tolist()
-    meta = {r[0]: _Meta(*r) for r in store.conn.execute(
-        "SELECT rowid, chunk_id, file_path, start_line, end_line, symbol_name, kind, token_count, content_hash "
+    meta = {r[-1]: _Meta(*r) for r in store.conn.execute(
+        "SELECT chunk_id, file_path, start_line, end_line, symbol_name, kind, content_hash, token_count, rowid "
         "FROM chunks WHERE repo_id = ?", (repo["id"],))}
     docs = [meta[r] for r in rowids]
     index = _tables(repo["id"], repo["index_version"], SparseBM25.from_bytes(row[3]), docs)
@@ -150,7 +148,8 @@ def _tables(repo_id: int, version: int, bm25: SparseBM25, docs: list[_Meta]) -> 
     test_files = {path for path in by_file if is_test_path(path)}
     prior = np.asarray([TEST_WEIGHT if m.file_path in test_files else 1.0 for m in docs])
     return LoadedIndex(repo_id, version, bm25, docs, {m.chunk_id: d for d, m in enumerate(docs)}, dict(by_symbol),
-                       dict(by_qualified), list(by_symbol), list(by_qualified), dict(by_file), dict(by_component), list(by_component),
+                       dict(by_qualified), list(by_symbol), list(by_qualified), dict(by_file), dict(by_component),
+                       list(by_component),
                        prior)
 
 
@@ -275,9 +274,9 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
         name = target.rsplit(".", 1)[-1]
         defs = set(index.by_symbol.get(name.lower(), []))
         kinds = ("call", "import") if want_imports else ("call",)
-        rows = store.conn.execute(
-            f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
-            f"({','.join('?' * len(kinds))}) LIMIT 500", (index.repo_id, name, *kinds)).fetchall() if want_callers else []
+        sql = (f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
+               f"({','.join('?' * len(kinds))}) LIMIT 500")
+        rows = store.conn.execute(sql, (index.repo_id, name, *kinds)).fetchall() if want_callers else []
         for cid, ref_kind in rows:
             d = index.by_chunk.get(cid)
             if d is None or d in defs:
@@ -287,7 +286,8 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
             note = f"{verb} {name}" + ("()" if ref_kind == "call" else "")
             if d not in out:
                 out[d] = (2.0 + float(bm25[d]) / 100.0, note, relation)
-        for d in sorted(defs)[:3] if want_callees or not want_callers else []:  # callees: what the definition calls that is defined in this repository
+        # callees: what the definition calls that is defined in this repository
+        for d in sorted(defs)[:3] if want_callees or not want_callers else []:
             callees = [r[0] for r in store.conn.execute(
                 "SELECT DISTINCT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call'",
                 (index.docs[d].chunk_id,))]

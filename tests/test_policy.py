@@ -41,7 +41,8 @@ def test_metadata_lines_and_field_filter():
     evidence = hits(("alpha", 10.0, "source-a.py"))
     pack = build_context_pack(evidence, ContextPackPolicy(ordering="score", include_metadata=True,
                                                           metadata_fields=["symbol_name"]))
-    assert pack.text == "item_id: item-1\nsource_uri: source-a.py:10-12\nscore: 10.0\nstage: bm25\nsymbol_name: sym1\nalpha"
+    assert pack.text == ("item_id: item-1\nsource_uri: source-a.py:10-12\nscore: 10.0\nstage: bm25\n"
+                         "symbol_name: sym1\nalpha")
     assert pack.blocks[0].metadata["source_uri"] == "source-a.py:10-12"
 
 
