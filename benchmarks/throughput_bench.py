@@ -3,13 +3,15 @@
 Every LLM call gradedesk makes (answers in `gradedesk run`, verdicts in the judge) goes through
 OpenAICompatibleProvider.complete under run_bounded. With a server that takes DELAY seconds per reply and CONCURRENCY
 calls in flight, the ideal rate is CONCURRENCY / DELAY calls per second; this prints the achieved rate as a share of it
-(goal: >= 90%), the median over several rounds. Run: python benchmarks/throughput_bench.py [--concurrency 8]
+(goal: >= 90%), the median over several rounds. The server runs in its own process, as a real endpoint does, so
+its threads do not share gradedesk's interpreter. Run: python benchmarks/throughput_bench.py [--concurrency 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import statistics
 import sys
 import time
@@ -20,6 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from chat_server import ChatServer  # noqa: E402
 
 from core.providers import OpenAICompatibleProvider, run_bounded  # noqa: E402
+
+
+def serve(delay: float, conn) -> None:
+    """Child process: run the chat server until the parent says stop."""
+    with ChatServer(fixed_delay=delay) as server:
+        conn.send(server.base_url)
+        conn.recv()
 
 
 async def one_round(base_url: str, calls: int, concurrency: int) -> float:
@@ -45,11 +54,18 @@ def main() -> int:
     args = parser.parse_args()
     ideal = args.concurrency / args.delay
     ratios = []
-    with ChatServer(fixed_delay=args.delay) as server:
+    parent, child = multiprocessing.Pipe()
+    server = multiprocessing.Process(target=serve, args=(args.delay, child), daemon=True)
+    server.start()
+    base_url = parent.recv()
+    try:
         for i in range(args.rounds):
-            rate = asyncio.run(one_round(server.base_url, args.calls, args.concurrency))
+            rate = asyncio.run(one_round(base_url, args.calls, args.concurrency))
             ratios.append(rate / ideal)
             print(f"round {i + 1}: {rate:.1f} calls/s = {rate / ideal:.1%} of ideal", file=sys.stderr)
+    finally:
+        parent.send("stop")
+        server.join(timeout=5)
     median = statistics.median(ratios)
     print(f"throughput: concurrency {args.concurrency}, delay {args.delay:g}s, {args.calls} calls x {args.rounds} "
           f"rounds: median {median * ideal:.1f} calls/s of ideal {ideal:.1f} = {median:.1%} (goal >= 90%: "
