@@ -182,3 +182,13 @@ def test_chunk_text_windows_long_module_runs():
     chunks = chunk_text("consts.py", text)
     assert [(c.start_line, c.end_line, c.kind) for c in chunks] == [(1, 60, "module"), (61, 120, "module"),
                                                                      (121, 130, "module")]
+
+
+def test_another_tokenizer_recounts_every_chunk(repo, store):
+    index_repository(store, repo)
+    report = index_repository(store, repo, tokenizer="cl100k_base")
+    assert report.files_unchanged == 0 and report.files_indexed > 0
+    rows = store.query("SELECT text, token_count, tokenizer FROM chunks")
+    assert {r["tokenizer"] for r in rows} == {"tiktoken/cl100k_base"}
+    assert all(r["token_count"] == count_tokens(r["text"], "cl100k_base") for r in rows)
+    assert resolve_repo(store, None)["tokenizer"] == "tiktoken/cl100k_base"

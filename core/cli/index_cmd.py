@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 
 ORDER = 20
 
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=run)
 
 
-def _progress() -> callable:
+def _progress() -> Callable[[int, int, str], None]:
     last = [0.0]
     tty = sys.stderr.isatty()
 
