@@ -192,3 +192,17 @@ def test_another_tokenizer_recounts_every_chunk(repo, store):
     assert {r["tokenizer"] for r in rows} == {"tiktoken/cl100k_base"}
     assert all(r["token_count"] == count_tokens(r["text"], "cl100k_base") for r in rows)
     assert resolve_repo(store, None)["tokenizer"] == "tiktoken/cl100k_base"
+
+
+def test_nested_gitignore_and_negation_without_git(tmp_path):
+    root = tmp_path / "plain"
+    for rel, text in {".gitignore": "*.tmp\n!keep.tmp\n/generated/\n", "keep.tmp": "kept\n", "drop.tmp": "x\n",
+                      "generated/out.py": "x = 1\n", "pkg/.gitignore": "local_*.py\n", "pkg/local_cfg.py": "x = 1\n",
+                      "pkg/mod.py": "x = 1\n", "other/generated/deep.py": "x = 1\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    files = list_files(root)
+    assert "keep.tmp" in files and "pkg/mod.py" in files
+    assert "other/generated/deep.py" in files  # "/generated/" is anchored to the root
+    for ignored in ("drop.tmp", "generated/out.py", "pkg/local_cfg.py"):
+        assert ignored not in files
