@@ -136,6 +136,10 @@ def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str
                            hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
 
 
+def _drop(pack: ContextPack, item: Hit | EvidenceSnippet, role: str, why: str) -> None:
+    pack.dropped.append(Dropped(item.file_path, item.start_line, item.end_line, item.symbol_name, role, why))
+
+
 def _describe(hit: Hit) -> str:
     return f"{hit.file_path}:{hit.start_line}-{hit.end_line}" + (f" ({hit.symbol_name})" if hit.symbol_name else "")
 
@@ -156,14 +160,13 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
         role = evidence_role(hit, targets)
         digest = content_hash(hit.text)
         if digest in seen:
-            pack.dropped.append(Dropped(hit.file_path, hit.start_line, hit.end_line, hit.symbol_name, role,
-                                        "duplicate"))
+            _drop(pack, hit, role, "duplicate")
             pack.warnings.append(f"{_describe(hit)} has the same content as {seen[digest]}; kept once")
             continue
         remaining = token_budget - used - (separator if pack.snippets else 0)
         if remaining < MIN_SLICE_TOKENS:
             budget_dropped.append(hit)
-            pack.dropped.append(Dropped(hit.file_path, hit.start_line, hit.end_line, hit.symbol_name, role, "budget"))
+            _drop(pack, hit, role, "budget")
             continue
         lines = hit.text.split("\n")
         reason = selection_reason(hit, role)
@@ -176,8 +179,7 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
             cut = _slice(hit, lines, terms, limit, tok) if limit >= MIN_SLICE_TOKENS else None
             if cut is None:
                 budget_dropped.append(hit)
-                pack.dropped.append(Dropped(hit.file_path, hit.start_line, hit.end_line, hit.symbol_name, role,
-                                            "budget"))
+                _drop(pack, hit, role, "budget")
                 continue
             i, j = cut
             text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
@@ -186,15 +188,19 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
                                    f"lines that best match the question."
             pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
             pack.sliced += 1
-        pack.snippets.append(_snippet(hit, text, n_tokens, start, end, role, reason))
-        seen[digest] = f"{hit.file_path}:{hit.start_line}-{hit.end_line}"
+        snippet = _snippet(hit, text, n_tokens, start, end, role, reason)
+        if snippet.content_hash in seen:  # a slice can equal a kept snippet even when the whole chunks differ
+            _drop(pack, hit, role, "duplicate")
+            pack.warnings.append(f"{_describe(hit)} cut to the same lines as {seen[snippet.content_hash]}; kept once")
+            continue
+        pack.snippets.append(snippet)
+        seen[digest] = seen[snippet.content_hash] = f"{hit.file_path}:{hit.start_line}-{hit.end_line}"
         # header and text counted apart add up to within a token or two of the block; the exact total is checked below
         used += overhead + n_tokens + 1 + (separator if label > 1 else 0)
     total = tok.count(prompt_context(pack.snippets))
     while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole
         gone = pack.snippets.pop()
-        pack.dropped.append(Dropped(gone.file_path, gone.start_line, gone.end_line, gone.symbol_name,
-                                    gone.evidence_role or "related", "budget"))
+        _drop(pack, gone, gone.evidence_role or "related", "budget")
         pack.warnings.append(f"{gone.file_path}:{gone.start_line}-{gone.end_line} removed to keep the exact total "
                              f"within {token_budget} tokens")
         total = tok.count(prompt_context(pack.snippets))
@@ -205,7 +211,8 @@ def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer
     pack.total_tokens = total
     by_chunk = {h.chunk_id: h for h in hits}
     methods = {m for s in pack.snippets for m in by_chunk[s.chunk_id].method_ranks}
-    pack.retrieval_strategies_used = [m for m in ("bm25", "symbol", "path", "graph") if m in methods]
+    known = ("bm25", "symbol", "path", "graph")
+    pack.retrieval_strategies_used = [m for m in known if m in methods] + sorted(methods - set(known))
     if len(methods) > 1:
         pack.retrieval_strategies_used.append("rrf_fusion")
     return pack

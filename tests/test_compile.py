@@ -114,3 +114,29 @@ def test_hits_from_another_tokenizer_are_recounted(indexed):
 def test_bad_budget_is_a_user_error():
     with pytest.raises(UserError, match="token budget"):
         compile_context("q", [], 0)
+
+
+def test_equal_slices_of_different_chunks_are_kept_once(tmp_path):
+    body = "\n".join(f"    x_{i} = compute({i})" for i in range(150))
+    repo = tmp_path / "twins"
+    repo.mkdir()
+    (repo / "twins.py").write_text(f"def alpha():\n{body}\n    special_marker_call()\n{body}\n\n\n"
+                                   f"def beta():\n{body}\n    special_marker_call()\n{body}\n")
+    for n in range(4):  # other documents, so the marker's BM25 idf is positive
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "twins.db") as store:
+        index_repository(store, repo)
+        hits = retrieve(store, "special_marker_call", k=5)
+        pack = compile_context("special_marker_call", hits, 600)
+    assert len([s for s in pack.snippets if "special_marker_call" in s.text]) == 1
+    assert any("cut to the same lines" in w for w in pack.warnings)
+    assert validate(build_bundle(pack)) == []
+
+
+def test_baseline_windows_compile_into_a_valid_bundle(indexed):
+    from core.baseline import baseline_retrieve
+
+    store, _ = indexed
+    bundle = build_bundle(compile_context("note line 55", baseline_retrieve(store, "note line 55", k=5), 1000))
+    assert validate(bundle) == [] and bundle.retrieval_strategies_used == ["bm25_window"]
+    assert bundle.snippets[0].evidence_role == "context" and bundle.snippets[0].retrieval_method == "bm25_window"
