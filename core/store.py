@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from .errors import UserError
 
@@ -22,6 +21,9 @@ SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "store.db-schema.sql"
 DEFAULT_STORE = "store.db"
 BUSY_TIMEOUT_MS = 10_000
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class StoreError(UserError):
@@ -47,6 +49,8 @@ class Store:
     """An open store.db. Use `open_store`; close with `.close()` or as a context manager."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
+        import sqlite_utils  # here, not at import: it pulls in numpy, and `gradedesk --help` must stay fast
+
         self.path = path
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
