@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import WorkerState
 
 from core.errors import UserError
 from core.store import Store
@@ -54,6 +55,7 @@ class DeskApp(App):
         self.config = config
         self.store_thread = StoreThread(config.store_path)
         self.last_status = ""
+        self.quitting = False
 
     def on_mount(self) -> None:
         from .screens.grading import GradingScreen
@@ -78,6 +80,8 @@ class DeskApp(App):
         error = message.error
         text = str(error) if isinstance(error, UserError) else f"{message.job.what} failed: {type(error).__name__}: {error}"
         self.report(text, error=True)
+        if self.quitting:  # the store failed while saving the position: leave anyway, grades are committed
+            self.exit()
 
     def on_worker_state_changed(self, event) -> None:
         if event.worker.error is not None and event.worker.name == "store":
@@ -99,9 +103,20 @@ class DeskApp(App):
         if error:
             self.notify(Text(text), title="error", severity="error", markup=False)
 
+    async def action_quit(self) -> None:
+        """Store where the grader stopped, then leave (grades are already committed, one per key press)."""
+        from .screens.grading import GradingScreen
+
+        self.quitting = True
+        desk = next((s for s in self.screen_stack if isinstance(s, GradingScreen)), None)
+        if desk is None or not desk.save_state(lambda _: self.exit()):
+            self.exit()
+
     @property
     def idle(self) -> bool:
-        return self.store_thread.idle
+        """No store job queued or running, and no other worker (highlighting) busy: tests and benchmarks wait on it."""
+        busy = (WorkerState.PENDING, WorkerState.RUNNING)
+        return self.store_thread.idle and not any(w.state in busy for w in self.workers if w.name != "store")
 
     # Hooks for other screens -----------------------------------------------------------------------------------------
 

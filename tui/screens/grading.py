@@ -15,15 +15,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual import work
+from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from core import review
 from core.grades import DIMENSIONS, GRADE_LABELS, GRADES
 from core.review import Filters, GradeChange, Item, RunInfo
 
-from ..widgets.answer_pane import AnswerPane, PaneView
-from ..widgets.literal import literal
+from ..widgets.answer_pane import AnswerPane, PaneView, snippets_of
+from ..widgets.literal import highlight_code, literal
 from .modals import NO_LABEL, LabelModal, ScoresModal, TextModal, open_filters
 
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
 SIDES = ("left", "right")
 ORDERS = ("question", "most_useful", "recheck")
+STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 
 
 def _grade_bindings() -> list[Binding]:
@@ -44,25 +48,33 @@ def _grade_bindings() -> list[Binding]:
 class GradingScreen(Screen):
     BINDINGS = [
         *_grade_bindings(),
-        Binding("f", "label", "label", id="desk.label"),
-        Binding("s", "scores", "scores", id="desk.scores"),
-        Binding("e", "note", "note", id="desk.note"),
-        Binding("left_square_bracket", "prefer('left')", "prefer", key_display="[ ] =", id="desk.prefer.left"),
-        Binding("right_square_bracket", "prefer('right')", "prefer right", show=False, id="desk.prefer.right"),
-        Binding("equals_sign", "prefer('tie')", "tie", show=False, id="desk.prefer.tie"),
-        Binding("u", "undo", "undo", id="desk.undo"),
+        Binding("f", "label", "label", tooltip="failure label of the focused answer (six labels)", id="desk.label"),
+        Binding("s", "scores", "scores", tooltip="score correctness, grounding, completeness, conciseness 1-5",
+                id="desk.scores"),
+        Binding("e", "note", "note", tooltip="a note on the focused answer", id="desk.note"),
+        Binding("left_square_bracket", "prefer('left')", "prefer", key_display="[ ] =",
+                tooltip="prefer the left answer (A)", id="desk.prefer.left"),
+        Binding("right_square_bracket", "prefer('right')", "prefer right", show=False,
+                tooltip="prefer the right answer (B)", id="desk.prefer.right"),
+        Binding("equals_sign", "prefer('tie')", "tie", show=False, tooltip="the two answers are equally good",
+                id="desk.prefer.tie"),
+        Binding("u", "undo", "undo", tooltip="take back your last grade (stored as an undo event)", id="desk.undo"),
         Binding("tab", "switch", "switch", key_display="tab/h/l", priority=True, id="desk.switch"),
         Binding("h", "focus_side('left')", "left answer", show=False, id="desk.left"),
         Binding("l", "focus_side('right')", "right answer", show=False, id="desk.right"),
         Binding("j", "step(1)", "next", key_display="j/k", id="desk.next"),
         Binding("k", "step(-1)", "previous", show=False, id="desk.previous"),
-        Binding("n", "next_ungraded", "ungraded", id="desk.next_ungraded"),
-        Binding("d", "next_disagreement", "disagreement", id="desk.next_disagreement"),
+        Binding("n", "next_ungraded", "ungraded", tooltip="next item with an answer you have not graded",
+                id="desk.next_ungraded"),
+        Binding("d", "next_disagreement", "disagree", tooltip="next item where you and the machine grade differ",
+                id="desk.next_disagreement"),
         Binding("g", "jump", "jump", id="desk.jump"),
         Binding("slash", "filters", "filters", key_display="/", id="desk.filters"),
-        Binding("q", "queue", "queue", id="desk.queue"),
-        Binding("b", "bundle", "evidence", id="desk.bundle"),
-        Binding("a", "agreement", "agreement", id="desk.agreement"),
+        Binding("q", "queue", "queue", tooltip="all items in a table", id="desk.queue"),
+        Binding("b", "bundle", "evidence", tooltip="evidence browser: snippets, token bar, raw JSON",
+                id="desk.bundle"),
+        Binding("a", "agreement", "agreement", tooltip="agreement with the judge; Enter on a cell filters to it",
+                id="desk.agreement"),
         Binding("ctrl+up", "scroll_question(-1)", "scroll question up", show=False, id="desk.question.up"),
         Binding("ctrl+down", "scroll_question(1)", "scroll question down", show=False, id="desk.question.down"),
     ]
@@ -81,6 +93,9 @@ class GradingScreen(Screen):
         self.progress_text = "counting…"
         self.side = "left"
         self._seq = 0
+        self._had_no_item = True
+        self._shown_pk: int | None = None
+        self._state_timer: Timer | None = None
 
     @property
     def desk(self) -> DeskApp:
@@ -128,6 +143,7 @@ class GradingScreen(Screen):
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
         self._show(item)
+        self.refresh_progress()
         self.query_one("#left", AnswerPane).focus()
         self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted)
 
@@ -185,12 +201,37 @@ class GradingScreen(Screen):
             t.append("\nGold: ", style="bold green")
             t.append_text(literal(item.gold_answer) if item.gold_answer else Text("(none)", style="dim"))
             question.update(t)
+        new_item = item is None or item.question_pk != self._shown_pk
+        self._shown_pk = item.question_pk if item else None
+        self._render_panes(new_item)
+        if (self.item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
+            self._had_no_item = self.item is None
+            self.refresh_bindings()
+
+    def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
             a = self.answer_at(side)
             self.query_one(f"#{side}", AnswerPane).show(
-                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck))
-        self.refresh_progress()
-        self.refresh_bindings()
+                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck), new_item=new_item)
+
+    class Highlighted(Message):
+        """The highlight worker is done with an item's code."""
+
+        def __init__(self, question_pk: int) -> None:
+            super().__init__()
+            self.question_pk = question_pk
+
+    @work(thread=True, exclusive=True, group="highlight", exit_on_error=False)
+    def _highlight(self, item: Item) -> None:
+        """Highlight the item's code off the UI thread (pure text work: no store, no widgets)."""
+        for a in item.answers.values():
+            for s in snippets_of(a):
+                highlight_code(s.text, s.file_path, s.start_line)
+        self.post_message(self.Highlighted(item.question_pk))
+
+    def on_grading_screen_highlighted(self, message: Highlighted) -> None:
+        if self.item is not None and self.item.question_pk == message.question_pk:
+            self._render_panes(new_item=False)
 
     def _preference_text(self, preferred: str) -> str:
         if preferred == "tie":
@@ -224,7 +265,9 @@ class GradingScreen(Screen):
         self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total), self._progressed)
 
     def _progressed(self, p: review.Progress) -> None:
-        self.progress_text = p.describe()
+        # a recheck pass shows no agreement: it would hint at the earlier grades
+        self.progress_text = (f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the "
+                              f"judge hidden" if self.recheck else p.describe())
         self.query_one("#progress", Static).update(Text(self.progress_text, style="bold"))
 
     def _show(self, item: Item | None) -> None:
@@ -232,16 +275,26 @@ class GradingScreen(Screen):
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
         self._redraw()
-        if item is not None and self.run is not None:
-            self._save_state()
+        if item is not None:
+            self._highlight(item)
+            if self.run is not None:  # save where the grader is once they pause, not on every key
+                if self._state_timer is not None:
+                    self._state_timer.stop()
+                self._state_timer = self.set_timer(STATE_DELAY, self.save_state)
 
-    def _save_state(self) -> None:
+    def save_state(self, on_done=None) -> bool:
+        """Store where this grader is (and the filters and settings); False when there is nothing to store."""
+        if self._state_timer is not None:
+            self._state_timer.stop()
+            self._state_timer = None
+        if self.recheck or self.run is None:  # a recheck pass does not move where the grader stopped
+            return False
         run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
         settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
                     "hide_methods": self.hide_methods}
-        if self.recheck:  # a recheck pass does not move where the grader stopped
-            return
-        self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings))
+        self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
+                         on_done)
+        return True
 
     # Loading items ---------------------------------------------------------------------------------------------------
 
@@ -391,6 +444,7 @@ class GradingScreen(Screen):
     def _saved(self, saved: review.HumanGrade) -> None:
         self.desk.report(f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else ""))
         self.reload()
+        self.refresh_progress()
 
     def action_grade(self, grade: str) -> None:
         self._change(GradeChange(grade=grade))
@@ -460,6 +514,7 @@ class GradingScreen(Screen):
             undone, pk = result
             self.desk.report(f"undone: {undone.grade} (a new undo event; nothing was deleted)")
             self.show_question(pk)
+            self.refresh_progress()
         self.desk.submit("undo", fn, done)
 
     # Other screens ---------------------------------------------------------------------------------------------------
@@ -524,12 +579,12 @@ class GradingScreen(Screen):
         self.show_judge = on
         self.desk.report("judge shown from the start (open mode)" if on else "blind first: judge hidden until graded")
         self._redraw()
-        self._save_state()
+        self.save_state()
 
     def set_hide_methods(self, on: bool) -> None:
         self.hide_methods = on
         self._redraw()
-        self._save_state()
+        self.save_state()
 
     def set_order(self, order: str, share: float | None = None) -> None:
         run, grader = self.run, self.desk.config.grader

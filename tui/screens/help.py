@@ -32,7 +32,9 @@ class HelpScreen(ModalScreen):
         table.add_column("does")
         table.add_column("id", style="dim")
         seen: set[str] = set()
-        for binding, enabled in self.key_rows:
+        # the desk's own keys (they have ids) first, then the widgets' scrolling and focus keys
+        ordered = sorted(self.key_rows, key=lambda row: row[0].id is None)
+        for binding, enabled in ordered:
             if binding.system or binding.key in seen:
                 continue
             seen.add(binding.key)

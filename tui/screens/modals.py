@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Select, Static
+from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
 
@@ -45,6 +45,7 @@ class LabelModal(_Modal):
             options = [Option(f"{i}  {label}", id=label) for i, label in enumerate(FAILURE_LABELS, start=1)]
             options.append(Option("0  no label", id="__none__"))
             yield OptionList(*options, id="labels")
+        yield Footer()
 
     def on_mount(self) -> None:
         labels = self.query_one(OptionList)
@@ -79,6 +80,7 @@ class ScoresModal(_Modal):
             yield Label("Scores 1-5  (digit sets · ↑↓ move · 0 clears · Enter saves · Esc cancels)",
                         classes="dialog-title")
             yield Static(self._render_rows(), id="score-rows")
+        yield Footer()
 
     def _render_rows(self) -> Text:
         t = Text()
@@ -117,6 +119,7 @@ class TextModal(_Modal):
         with Vertical(classes="dialog"):
             yield Label(literal(self.title_text), classes="dialog-title")
             yield Input(self.value, placeholder=self.placeholder, id="text", select_on_focus=False)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = self.blink
@@ -158,6 +161,7 @@ class FiltersModal(_Modal):
             yield Select([(f"at most {c:g}", c) for c in CONFIDENCE_LIMITS],
                          value=f.max_confidence if f.max_confidence in CONFIDENCE_LIMITS else Select.NULL,
                          prompt="any confidence", id="max_confidence")
+        yield Footer()
 
     def _value(self, name: str):
         value = self.query_one(f"#{name}", Select).value

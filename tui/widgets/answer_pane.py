@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from core.grades import DIMENSIONS, GRADE_LABELS
 from core.review import AnswerView, HumanGrade, MachineGrade, Snippet
 
+from .block_view import BlockView
 from .literal import code, literal, token_bar
 
 GRADE_STYLE = {"fully_correct": "bold green", "partially_correct": "bold yellow", "unsupported": "bold magenta",
@@ -73,7 +72,11 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
     return t
 
 
-def snippet_block(s: Snippet, label: str = "Evidence") -> Group:
+def snippets_of(a: AnswerView) -> list[Snippet]:
+    return (a.bundle.snippets if a.bundle else []) + a.evidence
+
+
+def snippet_block(s: Snippet, label: str = "Evidence", *, highlight: bool = True) -> Group:
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
@@ -99,11 +102,11 @@ def snippet_block(s: Snippet, label: str = "Evidence") -> Group:
     for key, value in s.extra.items():
         if key not in ("chunk_id", "content_hash"):
             parts.append(literal(f"  {key}: {value}", "dim"))
-    parts.append(code(s.text, s.file_path, s.start_line))
+    parts.append(code(s.text, s.file_path, s.start_line, highlight=highlight))
     return Group(*parts)
 
 
-def evidence_blocks(a: AnswerView) -> list[RenderableType]:
+def evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
     out: list[RenderableType] = []
     b = a.bundle
     if b is not None:
@@ -117,7 +120,7 @@ def evidence_blocks(a: AnswerView) -> list[RenderableType]:
             out.append(Text("coverage: ", style="bold").append_text(literal(note)))
         for warning in b.warnings:
             out.append(Text("warning: ", style="bold yellow").append_text(literal(warning)))
-        out.extend(snippet_block(s) for s in b.snippets)
+        out.extend(snippet_block(s, highlight=highlight) for s in b.snippets)
     elif a.method == "bundle":
         out.append(Text("No bundle stored for this answer.", style="dim"))
     if a.evidence or a.evidence_problem:
@@ -125,16 +128,17 @@ def evidence_blocks(a: AnswerView) -> list[RenderableType]:
         if a.evidence_problem:
             out.append(Text(a.evidence_problem, style="yellow"))
             out.append(literal(a.evidence_raw))
-        out.extend(snippet_block(s, "Hit") for s in a.evidence)
+        out.extend(snippet_block(s, "Hit", highlight=highlight) for s in a.evidence)
     elif a.method == "raw":
         out.append(Text("No evidence stored for this answer.", style="dim"))
     return out
 
 
-def pane_renderable(view: PaneView) -> RenderableType:
+def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableType]:
+    """The pane's content, block by block; with highlight=False, code not highlighted yet is shown plain."""
     a = view.answer
     if a is None:
-        return Text("No answer of this kind in the run.", style="dim")
+        return [Text("No answer of this kind in the run.", style="dim")]
     parts: list[RenderableType] = [human_block(a.human, view.recheck),
                                    machine_block(a.machine, view.judge_visible, view.recheck), Rule(style="dim")]
     if a.status != "ok":
@@ -148,22 +152,18 @@ def pane_renderable(view: PaneView) -> RenderableType:
     if a.scores:
         parts.append(literal("  ".join(f"{m} {'—' if v is None else f'{v:.2f}'} ({meth})"
                                        for m, meth, v in a.scores), "dim"))
-    parts.extend(evidence_blocks(a))
-    return Group(*parts)
+    parts.extend(evidence_blocks(a, highlight))
+    return parts
 
 
-class AnswerPane(VerticalScroll):
-    """A focusable, scrollable pane; tab or h/l moves focus between the two."""
+class AnswerPane(BlockView):
+    """One answer, focusable and scrollable; tab or h/l moves focus between the two."""
 
     def __init__(self, side: str, **kwargs) -> None:
         super().__init__(id=side, **kwargs)
         self.side = side
-        self.body = Static("", markup=False)
 
-    def compose(self):
-        yield self.body
-
-    def show(self, view: PaneView) -> None:
+    def show(self, view: PaneView, *, new_item: bool = True) -> None:
+        """Show `view`; code not highlighted yet appears plain until the screen's highlight worker is done."""
         self.border_title = view.title
-        self.body.update(pane_renderable(view))
-        self.scroll_home(animate=False)
+        self.set_blocks(pane_blocks(view, highlight=False), keep_scroll=not new_item)

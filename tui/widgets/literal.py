@@ -7,7 +7,11 @@ escape (`\\x1b`) so an ANSI sequence in an answer can neither colour nor break t
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
+from collections import OrderedDict
+from pathlib import PurePosixPath
 
 from rich.style import Style
 from rich.syntax import Syntax
@@ -28,11 +32,61 @@ def literal(text: str | None, style: str | Style = "") -> Text:
     return Text(clean(text), style=style)
 
 
-def code(text: str | None, path: str | None, start_line: int | None) -> Syntax:
-    """Evidence text with syntax highlighting by file type; wraps long lines, so nothing is cut."""
-    lexer = Syntax.guess_lexer(path or "", clean(text)) if path else "text"
-    return Syntax(clean(text), lexer, theme="ansi_dark", line_numbers=True, start_line=start_line or 1,
-                  word_wrap=True, background_color="default")
+@functools.lru_cache(maxsize=64)
+def lexer_for(suffix: str) -> str:
+    """The Pygments lexer for a file suffix (looking it up costs ~30 ms, so once per suffix)."""
+    return Syntax.guess_lexer(f"file{suffix}", "") if suffix else "text"
+
+
+_HIGHLIGHTED: OrderedDict[tuple, Text] = OrderedDict()
+_HIGHLIGHTED_MAX = 2048
+_lock = threading.Lock()
+
+
+def _numbered(lines: list[Text], start_line: int | None) -> Text:
+    first = start_line or 1
+    width = len(str(first + len(lines)))
+    out = Text()
+    for n, line in enumerate(lines, start=first):
+        if n != first:
+            out.append("\n")
+        out.append(f"{n:>{width}} ", style="dim")
+        out.append_text(line)
+    return out
+
+
+def code(text: str | None, path: str | None, start_line: int | None, *, highlight: bool = True) -> Text:
+    """Evidence text with line numbers, highlighted by file type when asked (or already highlighted before);
+    long lines wrap, so nothing is cut.
+
+    Highlighting costs a few ms per snippet, so the desk first shows plain numbered text and highlights in a worker
+    (`highlight_code`), toolong-style: the next item appears at once, the colours follow.
+    """
+    key = (text, path, start_line)
+    with _lock:
+        cached = _HIGHLIGHTED.get(key)
+    if cached is not None:
+        return cached
+    if highlight:
+        return highlight_code(text, path, start_line)
+    source = clean(text).expandtabs(4)
+    return _numbered([Text(line) for line in source.split("\n")], start_line)
+
+
+def highlight_code(text: str | None, path: str | None, start_line: int | None) -> Text:
+    """Highlight and cache (thread-safe: the desk calls this from a worker)."""
+    source = clean(text).expandtabs(4)
+    highlighted = Syntax(source, lexer_for(PurePosixPath(path or "").suffix), theme="ansi_dark").highlight(source)
+    highlighted.style = ""  # the terminal's own background, not a painted block behind the code
+    highlighted.spans = [span for span in highlighted.spans if not str(span.style).startswith("on ")]
+    if highlighted.plain.endswith("\n") and not source.endswith("\n"):
+        highlighted.right_crop(1)  # highlight() adds a final newline
+    out = _numbered(highlighted.split("\n", allow_blank=True), start_line)
+    with _lock:
+        _HIGHLIGHTED[(text, path, start_line)] = out
+        while len(_HIGHLIGHTED) > _HIGHLIGHTED_MAX:
+            _HIGHLIGHTED.popitem(last=False)
+    return out
 
 
 def token_bar(used: int, budget: int, width: int = 24) -> Text:

@@ -1,0 +1,247 @@
+"""Desk at scale: a store of 1,000,000 answers, the desk driven headless, figures printed.
+
+    python benchmarks/desk_scale.py                 # build (cached under /tmp) then measure
+    python benchmarks/desk_scale.py --answers 100000 --rebuild
+
+The store: QUESTIONS = answers / 4 questions, each answered raw and bundled at three budgets (the desk shows raw and the
+primary budget), with realistic sizes: code snippets cut from the CPython standard library (exact tiktoken counts),
+5 raw hits per raw answer, 3-5 bundle snippets per bundled answer, a judge grade for every answer, and 2,000 human
+grades. The measurement runs in a fresh process (so peak RSS is the desk's, not the builder's), opens the real
+DeskApp with `run_test()`, and reports:
+  open       process start of the app → first item on screen (store checks, Textual start, first keyset query)
+  next       key `j` pressed → next item shown (store thread query + item load + widgets updated), p50/p95,
+             and → the screen's next compositor refresh after that (what the terminal gets)
+  ungraded   key `n` (next ungraded) likewise
+  peak RSS   of the measuring process (ru_maxrss)
+Goals (issue 6): open ≤ 1 s, next item ≤ 50 ms p95, memory ≤ 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CACHE = Path("/tmp/gradedesk-bench")
+BUDGETS = (1000, 2000, 4000)
+CREATED = "2026-01-05T10:00:00+00:00"
+CATEGORIES = ("code_lookup", "explanation", "relationship", "architecture", "general")
+GRADES = ("fully_correct", "partially_correct", "unsupported", "wrong")
+HUMAN_GRADED = 2000
+POOL = 3000
+
+
+def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
+    """(path, text, start, end, tokens): slices of 8-40 lines of real stdlib code, with exact token counts."""
+    from core.bundle import content_hash  # noqa: F401  (same package the store uses)
+    from core.tokens import get_tokenizer
+
+    tok = get_tokenizer("o200k_base")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in stdlib.glob("*.py"))[:120]
+    rng = random.Random(seed)
+    sources = [(f.relative_to(stdlib).as_posix(), f.read_text(encoding="utf-8", errors="replace").splitlines())
+               for f in files]
+    sources = [s for s in sources if len(s[1]) > 60]
+    pool = []
+    for _ in range(POOL):
+        path, lines = rng.choice(sources)
+        start = rng.randrange(0, len(lines) - 45)
+        length = rng.randrange(8, 40)
+        text = "\n".join(lines[start:start + length])
+        pool.append((path, text, start + 1, start + length, tok.count(text)))
+    return pool
+
+
+def build(path: Path, answers: int) -> None:
+    from core.bundle import content_hash
+    from core.store import open_store
+
+    questions = answers // 4
+    pool = snippet_pool()
+    hashes = [content_hash(p[1]) for p in pool]
+    rng = random.Random(7)
+    tmp = path.with_suffix(".building")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    store = open_store(tmp)
+    conn = store.conn
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO rubrics VALUES ('rubric-1', 'Grade against the gold answer.', ?)", (CREATED,))
+    conn.execute("INSERT INTO runs (id, created_at, provider, model, benchmark, budgets, primary_budget, raw_k, "
+                 "tokenizer, order_seed) VALUES (1, ?, 'openai-compatible', 'gpt-4o-mini', 'scale', ?, 4000, 5, "
+                 "'tiktoken/o200k_base', 11)", (CREATED, json.dumps(BUDGETS)))
+    answer_id = bundle_id = 0
+    chunk = 5000
+    started = time.perf_counter()
+    for base in range(0, questions, chunk):
+        q_rows, a_rows, b_rows, s_rows, g_rows = [], [], [], [], []
+        for qpk in range(base + 1, min(base + chunk, questions) + 1):
+            words = " ".join(rng.choice(pool)[1].split()[:14])
+            q_rows.append((qpk, "scale", f"q{qpk:07d}", f"What does this code do and who calls it: {words}?",
+                           CATEGORIES[qpk % len(CATEGORIES)], f"It {words[:160]}", CREATED))
+            hits = [rng.randrange(POOL) for _ in range(5)]
+            evidence = json.dumps([{"chunk_id": f"c{h}", "file_path": pool[h][0], "start_line": pool[h][2],
+                                    "end_line": pool[h][3], "symbol_name": None, "retrieval_method": "bm25",
+                                    "relevance_score": round(1 / (r + 1), 4), "retrieval_rank": r + 1,
+                                    "text": pool[h][1]} for r, h in enumerate(hits)])
+            answer_id += 1
+            text = f"From [Evidence 1] {pool[hits[0]][0]}: " + " ".join(pool[hits[0]][1].split()[:90])
+            a_rows.append((answer_id, qpk, "raw", 0, text, evidence, None))
+            g_rows.append((answer_id, GRADES[rng.randrange(4)], round(rng.random(), 2)))
+            for budget in BUDGETS:
+                bundle_id += 1
+                picks = [rng.randrange(POOL) for _ in range(3 if budget < 4000 else 5)]
+                total = sum(pool[p][4] for p in picks) + 25 * len(picks)
+                b_rows.append((bundle_id, budget, total))
+                for pos, p in enumerate(picks, start=1):
+                    s_rows.append((bundle_id, pos, f"c{p}", hashes[p], pool[p][1], pool[p][4], pool[p][0],
+                                   pool[p][2], pool[p][3], None, "bm25", round(0.9 - 0.1 * pos, 4), pos,
+                                   "matches the question's terms", ("definition", "caller", "related")[pos % 3]))
+                answer_id += 1
+                text = f"Per [Evidence 1] {pool[picks[0]][0]}: " + " ".join(pool[picks[0]][1].split()[:80])
+                a_rows.append((answer_id, qpk, "bundle", budget, text, None, bundle_id))
+                g_rows.append((answer_id, GRADES[rng.randrange(4)], round(rng.random(), 2)))
+        conn.executemany("INSERT INTO questions (id, benchmark, question_id, question, category, gold_answer, "
+                         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", q_rows)
+        conn.executemany("INSERT INTO bundles (id, question, question_type, total_tokens, token_budget, "
+                         "retrieval_strategies_used, coverage_notes, created_at, compiler_version, warnings, "
+                         "tokenizer) VALUES (?, 'q', 'explanation', ?3, ?2, '[\"bm25\",\"symbol\"]', "
+                         "'[\"definition found\"]', '" + CREATED + "', 'gradedesk-compiler/1', '[]', "
+                         "'tiktoken/o200k_base')", b_rows)
+        conn.executemany("INSERT INTO bundle_snippets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", s_rows)
+        conn.executemany("INSERT INTO answers (id, run_id, question_pk, method, budget, status, text, evidence, "
+                         "bundle_id, tokens_in, tokens_out, created_at) VALUES (?, 1, ?, ?, ?, 'ok', ?, ?, ?, 1500, "
+                         "120, '" + CREATED + "')", a_rows)
+        conn.executemany("INSERT INTO auto_grades (answer_id, grader_kind, grader_model, rubric_version, grade, "
+                         "confidence, reasoning, created_at) VALUES (?, 'judge', 'gpt-4o-mini', 'rubric-1', ?, ?, "
+                         "'The answer names the right function but misses one caller; evidence 2 supports the "
+                         "rest.', '" + CREATED + "')", g_rows)
+        print(f"  built {min(base + chunk, questions):,}/{questions:,} questions "
+              f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    # a grader part-way through: the first HUMAN_GRADED shown answers graded
+    shown = conn.execute("SELECT id FROM answers WHERE run_id = 1 AND (method = 'raw' OR budget = 4000) "
+                         "ORDER BY question_pk, method LIMIT ?", (HUMAN_GRADED,)).fetchall()
+    conn.executemany("INSERT INTO human_grades (uuid, answer_id, grader, action, grade, mode, created_at) "
+                     "VALUES (?, ?, 'bench', 'set', ?, 'blind', ?)",
+                     [(f"u{aid}", aid, GRADES[aid % 4], CREATED) for (aid,) in shown])
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA journal_mode = WAL")
+    store.close()
+    tmp.rename(path)
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+async def measure(path: Path, steps: int) -> dict:
+    from tui.app import DeskApp, DeskConfig
+    from core.bench import resolve_run
+    from core.store import open_store
+    from tui.screens.grading import GradingScreen
+
+    t0 = time.perf_counter()
+    with open_store(path, create=False) as store:  # what run_desk checks before the screen opens
+        run_id = resolve_run(store, "latest")
+    shown: list[float] = []
+    original = GradingScreen._show
+
+    def timed_show(self, item):
+        original(self, item)
+        shown.append(time.perf_counter())
+
+    GradingScreen._show = timed_show
+    painted: list[float] = []
+    original_refresh = GradingScreen._compositor_refresh
+
+    def timed_refresh(self):
+        original_refresh(self)
+        painted.append(time.perf_counter())
+
+    GradingScreen._compositor_refresh = timed_refresh
+    app = DeskApp(DeskConfig(path, run_id, "bench", cursor_blink=False))
+    out: dict = {}
+    async with app.run_test(size=(160, 50)) as pilot:
+        while not shown:
+            await asyncio.sleep(0.001)
+        out["open_s"] = shown[0] - t0
+        while not app.idle:  # the one-off count of shown answers for the progress line
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        for key, name in (("j", "next"), ("n", "ungraded")):
+            times, paints = [], []
+            for _ in range(steps):
+                before = len(shown)
+                t = time.perf_counter()
+                await pilot.press(key)
+                while len(shown) == before:
+                    await asyncio.sleep(0.0005)
+                times.append(shown[-1] - t)
+                first_paint = next((p for p in painted if p > shown[before]), None)
+                while first_paint is None:
+                    await asyncio.sleep(0.0005)
+                    first_paint = next((p for p in painted if p > shown[before]), None)
+                paints.append(first_paint - t)
+                painted.clear()
+                while not app.idle:
+                    await asyncio.sleep(0.001)
+            out[f"{name}_ms"] = [1000 * x for x in times]
+            out[f"{name}_paint_ms"] = [1000 * x for x in paints]
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--answers", type=int, default=1_000_000)
+    ap.add_argument("--steps", type=int, default=200, help="key presses measured per kind")
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--measure", metavar="STORE", help=argparse.SUPPRESS)  # the fresh measuring process
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(asyncio.run(measure(Path(args.measure), args.steps))))
+        return 0
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"desk-scale-{args.answers}.db"
+    if args.rebuild or not path.exists():
+        print(f"building {path} ({args.answers:,} answers)…", file=sys.stderr)
+        t = time.perf_counter()
+        build(path, args.answers)
+        print(f"built in {time.perf_counter() - t:.0f} s, {path.stat().st_size / 2**20:,.0f} MiB", file=sys.stderr)
+    result = subprocess.run([sys.executable, __file__, "--measure", str(path), "--steps", str(args.steps)],
+                            capture_output=True, text=True)
+    if result.returncode:
+        print(result.stderr, file=sys.stderr)
+        return result.returncode
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    answers = args.answers
+    print(f"desk scale: {answers:,} answers ({answers // 4:,} questions), store {path.stat().st_size / 2**20:,.0f} MiB")
+    print(f"  open (start → first item shown):   {1000 * figures['open_s']:.0f} ms   (goal ≤ 1000 ms)")
+    for name in ("next", "ungraded"):
+        ms = figures[f"{name}_ms"]
+        paint = figures[f"{name}_paint_ms"]
+        print(f"  {name:<9} key → item shown:      p50 {statistics.median(ms):.1f} ms   "
+              f"p95 {percentile(ms, 0.95):.1f} ms   (n={len(ms)}; goal p95 ≤ 50 ms)")
+        print(f"  {name:<9} key → screen painted:  p50 {statistics.median(paint):.1f} ms   "
+              f"p95 {percentile(paint, 0.95):.1f} ms")
+    print(f"  peak RSS of the desk process:      {figures['peak_rss_mb']:.0f} MB   (goal ≤ 300 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,366 @@
+"""Pilot tests: press the desk's keys and check the rows in store.db (a real fixture store, the real store thread)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from conftest import make_app, settle
+from core.errors import UserError
+from core.grades import DIMENSIONS, FAILURE_LABELS
+from core.review import left_method
+from core.store import StoreError
+from tests.fixtures_store import build_fixture_store
+from tui.app import run_desk
+from tui.screens.bundle import BundleScreen
+from tui.screens.help import HelpScreen
+from tui.screens.queue import QueueScreen
+from rich.console import Group
+
+from tui.widgets.answer_pane import pane_blocks
+
+SIZE = (140, 44)
+pytestmark = pytest.mark.anyio
+
+
+def rows(path, sql, params=()):
+    conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def events(path, grader="alice"):
+    return rows(path, "SELECT * FROM human_grades WHERE grader = ? ORDER BY id", (grader,))
+
+
+def pane_text(app, side: str) -> str:
+    screen = app.screen
+    console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
+    answer = screen.answer_at(side)
+    from tui.widgets.answer_pane import PaneView
+    console.print(Group(*pane_blocks(PaneView(answer, "", screen.judge_visible(answer), screen.recheck))))
+    return console.export_text()
+
+
+def left_answer_id(info, pk):
+    return info.answer_ids[(pk, left_method(7, pk))]
+
+
+async def test_grade_keys_write_blind_events_and_reveal_the_judge(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pk = info.question_pks[0]
+        assert app.screen.item.question_pk == pk
+        assert "hidden until you save your grade" in pane_text(app, "left")
+        assert "judge (gpt-4o-mini): fully correct" not in pane_text(app, "left")
+        await pilot.press("2")
+        await settle(pilot)
+        [e] = events(info.path)
+        assert (e["answer_id"], e["grade"], e["mode"], e["judge_visible"], e["is_revision"], e["action"]) == \
+            (left_answer_id(info, pk), "partially_correct", "blind", 0, 0, "set")
+        assert e["rubric_version"] == "rubric-1" and e["grader"] == "alice"
+        assert "hidden until" not in pane_text(app, "left")
+        assert "judge (gpt-4o-mini):" in pane_text(app, "left")
+        # the other answer stays blind until graded
+        assert "hidden until you save your grade" in pane_text(app, "right")
+        assert "graded 1 of 12" in app.screen.progress_text
+
+
+async def test_change_after_reveal_is_a_revision_and_undo_is_an_event(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        first, second = events(info.path)
+        assert (second["grade"], second["judge_visible"], second["is_revision"]) == ("fully_correct", 1, 1)
+        await pilot.press("u")
+        await settle(pilot)
+        evs = events(info.path)
+        assert len(evs) == 3 and evs[2]["action"] == "undo" and evs[2]["undoes_uuid"] == second["uuid"]
+        assert app.screen.answer_at("left").human.grade == "wrong"  # the earlier grade is current again
+        current = rows(info.path, "SELECT grade FROM current_human_grades WHERE grader = 'alice'")
+        assert current == [{"grade": "wrong"}]
+
+
+async def test_label_scores_note_and_preference(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f")  # before any grade: refused, nothing written
+        await settle(pilot)
+        await pilot.press("escape")
+        assert "grade the answer first" in app.last_status or not events(info.path)
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("f", "2")
+        await settle(pilot)
+        await pilot.press("s", "4", "5", "3", "2", "enter")
+        await settle(pilot)
+        await pilot.press("e", *"[bold]odd[/]", "enter")
+        await settle(pilot)
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        last = events(info.path)[-1]
+        assert last["grade"] == "unsupported" and last["failure_label"] == FAILURE_LABELS[1]
+        assert [last[d] for d in DIMENSIONS] == [4, 5, 3, 2]
+        assert last["note"] == "[bold]odd[/]"
+        assert "[bold]odd[/]" in pane_text(app, "left")
+        pk = info.question_pks[0]
+        [pref] = rows(info.path, "SELECT * FROM human_preferences")
+        left = left_method(7, pk)
+        assert pref["preferred"] == ("bundle" if left == "raw" else "raw") and pref["left_method"] == left
+        assert app.screen.item.preference == pref["preferred"]
+
+
+async def test_switching_answers_grades_the_other_one(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("tab", "1")
+        await settle(pilot)
+        await pilot.press("h", "4")
+        await settle(pilot)
+        pk = info.question_pks[0]
+        right = info.answer_ids[(pk, "bundle" if left_method(7, pk) == "raw" else "raw")]
+        assert [(e["answer_id"], e["grade"]) for e in events(info.path)] == \
+            [(right, "fully_correct"), (left_answer_id(info, pk), "wrong")]
+
+
+async def test_show_judge_mode_is_recorded(fixture_store):
+    info = fixture_store
+    app = make_app(info.path, show_judge=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "hidden until" not in pane_text(app, "left")
+        await pilot.press("1")
+        await settle(pilot)
+        [e] = events(info.path)
+        assert (e["mode"], e["judge_visible"], e["is_revision"]) == ("open", 1, 0)
+
+
+async def test_hidden_method_names_until_both_answers_are_graded(fixture_store):
+    info = fixture_store
+    app = make_app(info.path, hide_methods=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.pane_title("left") == "Answer A" and screen.pane_title("right") == "Answer B"
+        await pilot.press("1", "tab", "2")
+        await settle(pilot)
+        assert "raw top-k" in screen.pane_title("left") + screen.pane_title("right")
+
+
+async def test_navigation_next_previous_ungraded_disagreement_jump(fixture_store):
+    info = fixture_store
+    pks = info.question_pks
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", "j")
+        await settle(pilot)
+        assert app.screen.item.question_pk == pks[2]
+        await pilot.press("k")
+        await settle(pilot)
+        assert app.screen.item.question_pk == pks[1]
+        # grade both answers of the first question against the machine grade, then look for disagreements
+        await pilot.press("k")
+        await settle(pilot)
+        machine = app.screen.answer_at("left").machine.grade
+        other = "wrong" if machine != "wrong" else "fully_correct"
+        await pilot.press(str(["fully_correct", "partially_correct", "unsupported", "wrong"].index(other) + 1))
+        await pilot.press("tab", "1")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen.item.question_pk == pks[1]  # the next one with an ungraded answer
+        await pilot.press("d")
+        await settle(pilot)
+        assert app.screen.item.question_pk == pks[0]  # wraps round to the disagreement
+        await pilot.press("g", *"q-validate", "enter")
+        await settle(pilot)
+        assert app.screen.item.question_id == "q-validate"
+        await pilot.press("g", *"nope", "enter")
+        await settle(pilot)
+        assert app.screen.item.question_id == "q-validate" and "no question 'nope'" in app.last_status
+
+
+async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):
+    info = fixture_store
+    pks = info.question_pks
+    alice = make_app(info.path, grader="alice")
+    bob = make_app(info.path, grader="bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        await settle(pa)
+        await settle(pb)
+        await pa.press("j", "j", "j", "2")
+        await pb.press("4")
+        await settle(pa)
+        await settle(pb)
+        assert alice.screen.item.question_pk == pks[3]
+        await pa.press("ctrl+q")  # quitting stores where alice stopped
+        await settle(pa)
+    graders = {(e["grader"], e["grade"]) for e in rows(info.path, "SELECT * FROM human_grades")}
+    assert graders == {("alice", "partially_correct"), ("bob", "wrong")}
+    again = make_app(info.path, grader="alice")
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.screen.item.question_pk == pks[3]
+        assert again.screen.answer_at("left").human.grade == "partially_correct"
+    fresh = make_app(info.path, grader="carol")
+    async with fresh.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert fresh.screen.item.question_pk == pks[0]
+
+
+async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("1", "tab", "2", "tab", "j")
+            await settle(pilot)
+    recheck = make_app(info.path, recheck=1.0)
+    async with recheck.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = recheck.screen
+        assert screen.mode == "recheck" and screen.item.question_pk in info.question_pks[:3]
+        text = pane_text(recheck, "left")
+        assert "not graded" in text and "recheck pass: hidden" in text  # earlier grade and judge both hidden
+        await pilot.press("4")
+        await settle(pilot)
+        last = events(info.path)[-1]
+        assert (last["mode"], last["grade"], last["judge_visible"], last["is_revision"]) == ("recheck", "wrong", 0, 0)
+        current = rows(info.path, "SELECT count(*) AS n FROM current_human_grades WHERE grade = 'wrong'")
+        assert current == [{"n": 0}]  # the recheck did not replace the grade
+
+
+async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+
+        def broken(store):
+            raise RuntimeError("disk on fire")
+        app.submit("test job", broken)
+        await settle(pilot)
+        assert "test job failed: RuntimeError: disk on fire" in app.last_status
+        await pilot.press("1")
+        await settle(pilot)
+        assert len(events(info.path)) == 1
+
+
+async def test_queue_screen_opens_the_chosen_item(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, QueueScreen)
+        table = app.screen.query_one("DataTable")
+        assert table.row_count == 12
+        graded_row = [str(c) for c in table.get_row_at(0)] + [str(c) for c in table.get_row_at(1)]
+        assert "hidden" in graded_row  # blind first: an ungraded answer's machine grade is hidden
+        await pilot.press("down", "down", "down", "enter")
+        await settle(pilot)
+        assert app.screen.item.question_pk == info.question_pks[1]
+
+
+async def test_filters_dialog_applies_and_resets(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        dialog = app.screen
+        dialog.query_one("#category").value = "relationship"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen.filters.category == "relationship"
+        assert app.screen.item.category == "relationship"
+        await pilot.press("j")
+        await settle(pilot)
+        assert app.screen.item.category == "relationship" and "no more items" in app.last_status
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert not app.screen.filters.active
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    state = rows(info.path, "SELECT settings FROM desk_state")
+    assert '"category": null' in state[0]["settings"]
+
+
+async def test_bundle_browser_and_help(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BundleScreen)
+        await pilot.press("down", "r")
+        await pilot.pause()
+        assert app.screen.show_json
+        await pilot.press("escape", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {b.id for b, _ in app.screen.key_rows}
+        assert {"desk.grade.fully_correct", "desk.label", "desk.undo", "desk.next_ungraded", "app.help"} <= ids
+
+
+async def test_hostile_text_is_shown_literally(hostile_store):
+    app = make_app(hostile_store.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("1", "tab", "1")
+        await settle(pilot)
+        for side in ("left", "right"):
+            text = pane_text(app, side)
+            assert "[bold]not bold[/]" in text and "[link=https://example.invalid]" in text
+            assert "\\x1b[31mnot red" in text and "\x1b" not in text
+        question = str(app.screen.query_one("#question").render())
+        assert "[bold]not bold[/]" in question and "\x1b" not in question
+
+
+def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
+    with pytest.raises(StoreError, match="no such store"):
+        run_desk(tmp_path / "missing.db")
+    (tmp_path / "empty.db").write_bytes(b"")
+    with pytest.raises(StoreError, match="no runs yet"):
+        run_desk(tmp_path / "empty.db")
+    newer = tmp_path / "newer.db"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(StoreError, match="newer gradedesk"):
+        run_desk(newer)
+    info = build_fixture_store(tmp_path / "ok.db")
+    with pytest.raises(UserError, match="no run 9"):
+        run_desk(info.path, run=9)
+    out = subprocess.run([sys.executable, "-m", "core.cli", "grade", "--store", str(tmp_path / "missing.db")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr
+

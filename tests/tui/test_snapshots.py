@@ -1,0 +1,78 @@
+"""Snapshots of every desk screen at a fixed size, from the fixture store (fixed times, seeds and grader name; no
+clock, no cursor blink, no paths on screen). Update with `--snapshot-update` only after looking at the SVGs."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_app, settle
+from tests.fixtures_store import build_fixture_store
+
+SIZE = (120, 40)
+
+
+def _snap(snap_compare, tmp_path, *keys: str, hostile: bool = False, **settings) -> bool:
+    info = build_fixture_store(tmp_path / "store.db", hostile=hostile)
+    app = make_app(info.path, **settings)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_grading_blind(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path)
+
+
+def test_grading_after_grade_judge_revealed(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "2", "f", "3", "s", "3", "4", "2", "5", "enter")
+
+
+def test_grading_hidden_methods_and_preference(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "1", "right_square_bracket", hide_methods=True)
+
+
+def test_grading_hostile_text_is_literal(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "1", hostile=True)
+
+
+def test_grading_recheck_pass(snap_compare, tmp_path):
+    info = build_fixture_store(tmp_path / "store.db")
+    from core import review
+    from core.store import open_store
+
+    with open_store(info.path) as store:
+        review.record_grade(store, info.answer_ids[(info.question_pks[0], "raw")], "alice",
+                            review.GradeChange(grade="wrong"))
+    app = make_app(info.path, recheck=1.0)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_queue(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "1", "q")
+
+
+def test_evidence_browser(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "b", "down")
+
+
+def test_evidence_browser_raw_json(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "b", "r")
+
+
+def test_help(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "question_mark")
+
+
+@pytest.mark.parametrize("keys", [("1", "f"), ("1", "s", "4"), ("1", "e"), ("g",), ("slash",)],
+                         ids=["label", "scores", "note", "jump", "filters"])
+def test_modals(snap_compare, tmp_path, keys):
+    assert _snap(snap_compare, tmp_path, *keys)
