@@ -58,6 +58,18 @@ def code_tokens(text: str) -> list[str]:
     return out
 
 
+def query_variants(tokens: list[str]) -> list[str]:
+    """The question's terms plus the base forms of -ed/-ing words ("saved" → "save", "parsing" → "parse"), so a
+    question's verb meets the identifier it names; forms no document has add nothing to a BM25 score."""
+    out = list(tokens)
+    for t in tokens:
+        if t.endswith("ed") and len(t) > 4:
+            out.extend(v for v in (t[:-1], t[:-2]) if v not in out)
+        elif t.endswith("ing") and len(t) > 5:
+            out.extend(v for v in (t[:-3], t[:-3] + "e") if v not in out)
+    return out
+
+
 def plain_tokens(text: str) -> list[str]:
     """The baseline's tokens: lower-cased \\w+ runs, nothing code-aware."""
     return PLAIN_WORD.findall(text.lower())

@@ -24,7 +24,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from .bm25 import SparseBM25
-from .codetokens import STOPWORDS, code_tokens
+from .codetokens import STOPWORDS, code_tokens, query_variants
 from .index import ANALYZER, build_search_index, resolve_repo
 from .questiontype import classify_question, question_identifiers
 from .store import Store
@@ -310,7 +310,7 @@ def retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) 
     index = load_index(store, repo_row)
     if not index.docs or k <= 0:
         return []
-    terms = code_tokens(question)
+    terms = query_variants(code_tokens(question))
     idents = question_identifiers(question)
     demote_tests = not _TEST_WORDS.search(question)
     bm25_list, bm25 = _bm25(index, terms, demote_tests)

@@ -11,7 +11,7 @@ import core.retrieve as retrieve_module
 from core.baseline import baseline_retrieve
 from core.bm25 import SparseBM25
 from core.chunking import WINDOW_LINES
-from core.codetokens import code_tokens, plain_tokens, split_identifier
+from core.codetokens import code_tokens, plain_tokens, query_variants, split_identifier
 from core.index import document_terms, index_repository
 from core.questiontype import classify_question, question_identifiers
 from core.retrieve import load_index, retrieve
@@ -31,6 +31,8 @@ def test_code_tokens_split_identifiers_and_keep_them_whole():
     assert split_identifier("HTTPServerRequest") == ("httpserverrequest", "http", "server", "request")
     assert code_tokens("How does json.dumps encode floats?") == ["json", "dump", "encode", "float"]
     assert plain_tokens("parse_file(x)") == ["parse_file", "x"]
+    assert query_variants(["saved", "parsing", "bundle"]) == ["saved", "parsing", "bundle", "save", "sav", "pars",
+                                                             "parse"]
 
 
 def test_question_types_and_identifiers():
@@ -61,8 +63,8 @@ def test_retrieval_bm25_scores_are_the_reference_numbers(store):
     by_rowid = {r["rowid"]: r for r in docs}
     corpus = [document_terms(by_rowid[m.rowid]["file_path"], m.symbol_name, by_rowid[m.rowid]["text"])
               for m in index.docs]
-    question = "parse the weight of a parcel"
-    reference = BM25Okapi(corpus).get_scores(code_tokens(question))
+    question = "parsing the weight of a parcel"
+    reference = BM25Okapi(corpus).get_scores(query_variants(code_tokens(question)))
     for hit in retrieve(store, question, k=20):
         if "bm25" in hit.method_scores:
             d = index.by_chunk[hit.chunk_id]
