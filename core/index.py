@@ -30,7 +30,8 @@ from .repofiles import list_files, read_text_file
 from .store import Store, utc_now
 from .tokens import get_tokenizer
 
-ANALYZER = "codetokens/2"  # names the BM25 term analyzer; a stored index made by another one is rebuilt
+ANALYZER = "codetokens/2"
+SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked  # names the BM25 term analyzer; a stored index made by another one is rebuilt
 PARALLEL_MIN_FILES = 200  # below this, worker start-up costs more than it saves
 
 
@@ -45,6 +46,7 @@ class IndexReport:
     files_removed: int
     chunks: int
     seconds: float
+    files_skipped: int = 0  # binary (a NUL byte) or over 1 MB: listed, not chunked
 
 
 @dataclass
@@ -69,12 +71,12 @@ def document_counts(file_path: str, symbol_name: str | None, text: str) -> tuple
     return Counter(terms), len(terms)
 
 
-def _process(job: tuple[str, str, int, int, str]) -> _FileResult | None:
+def _process(job: tuple[str, str, int, int, str]) -> _FileResult:
     """Read, chunk, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
     rel, full, size, mtime_ns, tokenizer_id = job
     got = read_text_file(full)
-    if got is None:
-        return None
+    if got is None:  # binary or huge: remembered without chunks, so it is not read again while unchanged
+        return _FileResult(rel, size, mtime_ns, "", SKIPPED, [], [], [])
     data, text = got
     chunks = chunk_text(rel, text)
     encoding = get_tokenizer(tokenizer_id).encoding
@@ -117,7 +119,7 @@ def resolve_repo(store: Store, name: str | None) -> dict:
 
 
 def _process_all(jobs: list[tuple[str, str, int, int, str]],
-                 progress: Callable[[str], None]) -> list[_FileResult | None]:
+                 progress: Callable[[str], None]) -> list[_FileResult]:
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         out = []
         for job in jobs:
@@ -126,7 +128,7 @@ def _process_all(jobs: list[tuple[str, str, int, int, str]],
         return out
     # fork: workers need only this module, and forking avoids re-importing the caller's __main__
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    results: list[_FileResult | None] = []
+    results: list[_FileResult] = []
     with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 2), mp_context=context) as pool:
         for job, result in zip(jobs, pool.map(_process, jobs, chunksize=32)):
             results.append(result)
@@ -146,7 +148,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     repo = repo[0] if repo else None
     force = repo is not None and repo["tokenizer"] != tok.id  # counts under another tokenizer: redo every file
     old = {} if repo is None else {r["path"]: r for r in store.query(
-        "SELECT id, path, size, mtime_ns, sha256 FROM files WHERE repo_id = ?", (repo["id"],))}
+        "SELECT id, path, size, mtime_ns, sha256, language FROM files WHERE repo_id = ?", (repo["id"],))}
 
     paths = list_files(root_path)
     total = len(paths)
@@ -158,7 +160,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         if progress:
             progress(done, total, path)
 
-    jobs, unchanged = [], 0
+    jobs, unchanged, skipped = [], 0, 0
     for rel in paths:
         full = str(root_path / rel)
         try:
@@ -167,7 +169,10 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
             continue
         prev = old.get(rel)
         if prev and not force and prev["size"] == st.st_size and prev["mtime_ns"] == st.st_mtime_ns:
-            unchanged += 1
+            if prev["language"] == SKIPPED:
+                skipped += 1
+            else:
+                unchanged += 1
             tick(rel)
             continue
         jobs.append((rel, full, st.st_size, st.st_mtime_ns, tok.id))
@@ -177,17 +182,16 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     touched: list[_FileResult] = []  # same bytes, new mtime: update the row only
     changed: list[_FileResult] = []
     for result in results:
-        if result is None:
-            continue
         kept.add(result.path)
         prev = old.get(result.path)
+        if result.language == SKIPPED:
+            skipped += 1
         if prev and not force and prev["sha256"] == result.sha256:
             touched.append(result)
-            unchanged += 1
+            unchanged += result.language != SKIPPED
         else:
             changed.append(result)
-    skipped = {job[0] for job, result in zip(jobs, results) if result is None}
-    removed = [row for path, row in old.items() if path not in kept or path in skipped]
+    removed = [row for path, row in old.items() if path not in kept]
 
     with store.transaction():
         repo_id = _upsert_repo(store, repo, name, root_path, tok.id, bool(changed or removed or force))
@@ -225,8 +229,9 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         if stale:
             build_search_index(store, repo_id, known_terms)
         n_chunks = store.scalar("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,))
-    return IndexReport(repo_id, name, str(root_path), total, len(changed), unchanged, len(removed), n_chunks,
-                       round(time.perf_counter() - started, 3))
+    indexed = sum(1 for r in changed if r.language != SKIPPED)
+    return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
+                       round(time.perf_counter() - started, 3), skipped)
 
 
 def _version(store: Store, repo_id: int) -> int:

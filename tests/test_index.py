@@ -43,9 +43,12 @@ def test_walk_respects_gitignore_vendored_binaries_and_symlinks(repo):
 
 def test_index_skips_binary_and_huge_files(repo, store):
     report = index_repository(store, repo)
-    paths = {r["path"] for r in store.query("SELECT path FROM files")}
-    assert "image.bin" not in paths and "huge.txt" not in paths and "notes.txt" in paths
-    assert report.files_indexed == len(paths)
+    paths = {r["path"] for r in store.query("SELECT path FROM files WHERE language != 'skipped'")}
+    skipped = {r["path"] for r in store.query("SELECT path FROM files WHERE language = 'skipped'")}
+    assert skipped == {"image.bin", "huge.txt"} and "notes.txt" in paths
+    assert not store.query("SELECT 1 FROM chunks WHERE file_path IN ('image.bin', 'huge.txt')")
+    assert report.files_indexed == len(paths) and report.files_skipped == 2
+    assert report.files_seen == report.files_indexed + report.files_skipped
 
 
 def test_git_checkout_uses_git_ls_files(repo):
@@ -118,7 +121,7 @@ def test_incremental_reindex(repo, store, monkeypatch):
     second = index_repository(store, repo)
     assert second.files_indexed == 0 and second.files_removed == 0
     assert second.files_unchanged == first.files_indexed
-    assert not [p for p in reads if not p.endswith(("image.bin", "huge.txt"))]  # indexed files are not read again
+    assert reads == [] and second.files_skipped == 2  # nothing unchanged is read again, binaries neither
     version = resolve_repo(store, None)["index_version"]
     assert resolve_repo(store, None)["index_version"] == version  # nothing changed: same version
 

@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(vars(report))
     else:
         print(f"{report.name}: {report.files_seen} files seen, {report.files_indexed} indexed, "
-              f"{report.files_unchanged} unchanged, {report.files_removed} removed; {report.chunks} chunks "
+              f"{report.files_unchanged} unchanged, {report.files_skipped} skipped (binary or over 1 MB), "
+              f"{report.files_removed} removed; {report.chunks} chunks "
               f"({report.seconds:.1f} s)")
     return 0
