@@ -28,7 +28,7 @@ from .codetokens import code_tokens
 from .errors import UserError
 from .repofiles import list_files, read_text_file
 from .store import Store, utc_now
-from .tokens import get_tokenizer
+from .tokens import get_tokenizer, normalize_id
 
 ANALYZER = "codetokens/2"
 SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked  # names the BM25 term analyzer; a stored index made by another one is rebuilt
@@ -142,11 +142,11 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     root_path = Path(root).expanduser().resolve()
     if not root_path.is_dir():
         raise UserError(f"{root}: not a folder")
-    tok = get_tokenizer(tokenizer)
+    tokenizer_id = normalize_id(tokenizer)  # loading the encoding waits until a file needs counting
     name = name or root_path.name
     repo = store.query("SELECT * FROM repos WHERE name = ?", (name,))
     repo = repo[0] if repo else None
-    force = repo is not None and repo["tokenizer"] != tok.id  # counts under another tokenizer: redo every file
+    force = repo is not None and repo["tokenizer"] != tokenizer_id  # counts under another tokenizer: redo every file
     old = {} if repo is None else {r["path"]: r for r in store.query(
         "SELECT id, path, size, mtime_ns, sha256, language FROM files WHERE repo_id = ?", (repo["id"],))}
 
@@ -175,7 +175,9 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
                 unchanged += 1
             tick(rel)
             continue
-        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tok.id))
+        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tokenizer_id))
+    if jobs:
+        get_tokenizer(tokenizer_id)  # loaded before the workers fork, so they share it
     results = _process_all(jobs, tick)
 
     kept = {rel for rel in paths if rel in old}
@@ -194,7 +196,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     removed = [row for path, row in old.items() if path not in kept]
 
     with store.transaction():
-        repo_id = _upsert_repo(store, repo, name, root_path, tok.id, bool(changed or removed or force))
+        repo_id = _upsert_repo(store, repo, name, root_path, tokenizer_id, bool(changed or removed or force))
         conn = store.conn
         for row in removed:
             conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
@@ -216,7 +218,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
                 occurrences[key] = occurrences.get(key, 0) + 1
                 cid = chunk_id(name, r.path, c, digest, occurrences[key])
                 chunk_rows.append((cid, repo_id, file_id, r.path, c.start_line, c.end_line, c.symbol_name, c.kind,
-                                   digest, c.text, n_tokens, tok.id))
+                                   digest, c.text, n_tokens, tokenizer_id))
                 ref_rows.extend((cid, repo_id, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
                 known_terms[cid] = terms
         conn.executemany(
