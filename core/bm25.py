@@ -63,6 +63,44 @@ class SparseBM25:
         tf_arr = np.asarray(tfs, dtype=np.int32)[order]
         return cls(list(vocab), _idf(df.tolist(), n_docs), indptr, docs, tf_arr, np.asarray(lengths, dtype=np.float64))
 
+    def updated(self, keep: np.ndarray, added: Iterable[tuple[dict[str, int], int]]) -> SparseBM25:
+        """This index with only the documents where `keep` is true, then the `added` ones, without re-tokenizing.
+
+        Terms left in no document leave the vocabulary (rank_bm25's idf table has only terms of the corpus). The
+        numbers are a fresh build's except the epsilon floor's average idf, which sums the vocabulary in another
+        order (a difference in the last bits of a float)."""
+        term_of = np.repeat(np.arange(len(self.vocab), dtype=np.int64), np.diff(self.indptr))
+        new_index = np.cumsum(keep) - 1  # old document → its position among the kept ones
+        mask = keep[self.docs]
+        tids, docs, tfs = term_of[mask], new_index[self.docs[mask]], self.tfs[mask].astype(np.int64)
+        lengths = list(self.doc_len[keep])
+        vocab = dict(self.term_ids)
+        more_t, more_d, more_tf = [], [], []
+        for d, (counts, length) in enumerate(added, start=int(keep.sum())):
+            lengths.append(length)
+            for term, tf in counts.items():
+                tid = vocab.get(term)
+                if tid is None:
+                    tid = vocab[term] = len(vocab)
+                more_t.append(tid)
+                more_d.append(d)
+                more_tf.append(tf)
+        tids = np.concatenate([tids, np.asarray(more_t, dtype=np.int64)])
+        docs = np.concatenate([docs, np.asarray(more_d, dtype=np.int64)])
+        tfs = np.concatenate([tfs, np.asarray(more_tf, dtype=np.int64)])
+        df = np.bincount(tids, minlength=len(vocab))
+        alive = np.flatnonzero(df > 0)
+        remap = np.full(len(vocab), -1, dtype=np.int64)
+        remap[alive] = np.arange(len(alive))
+        tids = remap[tids]
+        order = np.lexsort((docs, tids))
+        indptr = np.zeros(len(alive) + 1, dtype=np.int64)
+        np.cumsum(df[alive], out=indptr[1:])
+        words = list(vocab)
+        return SparseBM25([words[t] for t in alive], _idf(df[alive].tolist(), len(lengths)), indptr,
+                          docs[order].astype(np.int32), tfs[order].astype(np.int32),
+                          np.asarray(lengths, dtype=np.float64))
+
     def scores(self, query: list[str]) -> np.ndarray:
         """A score per document, equal to BM25Okapi(corpus).get_scores(query)."""
         score = np.zeros(self.corpus_size)

@@ -252,21 +252,43 @@ def _upsert_repo(store: Store, repo: dict | None, name: str, root: Path, tokeniz
 
 def build_search_index(store: Store, repo_id: int,
                        known: dict[str, tuple[dict[str, int], int]] | None = None) -> None:
-    """(Re)build the repo's BM25 postings, documents in chunk rowid order; `known` has the terms of new chunks, so
-    only unchanged chunks are read and tokenized again."""
-    known = known or {}
+    """(Re)build the repo's BM25 postings. `known` has the terms of the chunks this run inserted: then the stored
+    index is updated (deleted chunks out, new ones in) when the change is small, instead of re-tokenizing every
+    chunk; otherwise, or without `known`, it is built afresh from the stored chunks."""
     rows = store.conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
                               (repo_id,)).fetchall()
-    missing = [cid for _, cid in rows if cid not in known]
+    old = store.conn.execute("SELECT analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
+                             (repo_id,)).fetchone()
+    if known is not None and old is not None and old[0] == ANALYZER and len(known) * 2 < len(rows):
+        inserted = {rowid for rowid, cid in rows if cid in known}  # a deleted chunk's rowid may be reused
+        current = {rowid for rowid, _ in rows}
+        old_rowids = np.frombuffer(old[1], dtype=np.int64)
+        keep = np.asarray([r in current and r not in inserted for r in old_rowids.tolist()], dtype=bool)
+        kept = set(old_rowids[keep].tolist())
+        added = [(rowid, cid) for rowid, cid in rows if rowid not in kept]
+        counts = _counts(store, [cid for _, cid in added], known)
+        bm25 = SparseBM25.from_bytes(old[2]).updated(keep, (counts[cid] for _, cid in added))
+        doc_rowids = old_rowids[keep].tolist() + [rowid for rowid, _ in added]
+    else:
+        counts = _counts(store, [cid for _, cid in rows], known or {})
+        bm25 = SparseBM25.build_from_counts(counts[cid] for _, cid in rows)
+        doc_rowids = [rowid for rowid, _ in rows]
+    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
+    store.conn.execute(
+        "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
+        "VALUES (?, ?, ?, ?, ?, ?)", (repo_id, _version(store, repo_id), ANALYZER, utc_now(),
+                                      np.asarray(doc_rowids, dtype=np.int64).tobytes(), bm25.to_bytes()))
+
+
+def _counts(store: Store, chunk_ids: list[str],
+            known: dict[str, tuple[dict[str, int], int]]) -> dict[str, tuple[dict[str, int], int]]:
+    """BM25 term counts of these chunks: from `known`, else tokenized from their stored text."""
+    out = {cid: known[cid] for cid in chunk_ids if cid in known}
+    missing = [cid for cid in chunk_ids if cid not in out]
     for start in range(0, len(missing), 500):
         batch = missing[start:start + 500]
         for cid, path, symbol, text in store.conn.execute(
                 f"SELECT chunk_id, file_path, symbol_name, text FROM chunks WHERE chunk_id IN "
                 f"({','.join('?' * len(batch))})", batch):
-            known[cid] = document_counts(path, symbol, text)
-    bm25 = SparseBM25.build_from_counts(known[cid] for _, cid in rows)
-    rowids = np.asarray([r[0] for r in rows], dtype=np.int64).tobytes()
-    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
-    store.conn.execute(
-        "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
-        "VALUES (?, ?, ?, ?, ?, ?)", (repo_id, _version(store, repo_id), ANALYZER, utc_now(), rowids, bm25.to_bytes()))
+            out[cid] = document_counts(path, symbol, text)
+    return out

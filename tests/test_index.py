@@ -209,3 +209,43 @@ def test_nested_gitignore_and_negation_without_git(tmp_path):
     assert "other/generated/deep.py" in files  # "/generated/" is anchored to the root
     for ignored in ("drop.tmp", "generated/out.py", "pkg/local_cfg.py"):
         assert ignored not in files
+
+
+def test_incremental_search_index_equals_a_fresh_build(repo, store, monkeypatch):
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    from core.bm25 import SparseBM25
+    from core.codetokens import code_tokens
+    from core.index import build_search_index, document_terms
+
+    for n in range(6):  # enough unchanged chunks that a one-file change updates the index in place
+        (repo / f"extra{n}.py").write_text(f"def extra_{n}(parcel):\n    return parcel * {n}\n")
+    index_repository(store, repo)
+    with open(repo / "routing.py", "a") as fh:
+        fh.write("\n\ndef reroute_parcel(parcel):\n    return route_everything([parcel])\n")
+    (repo / "extra0.py").unlink()
+    calls = []
+    real = SparseBM25.updated
+    monkeypatch.setattr(SparseBM25, "updated", lambda self, *a: calls.append(1) or real(self, *a))
+    index_repository(store, repo)
+    assert calls == [1]  # updated in place, not rebuilt
+
+    def stored() -> tuple[list[int], SparseBM25]:
+        rowids, data = store.conn.execute("SELECT doc_rowids, data FROM search_index").fetchone()
+        return np.frombuffer(rowids, dtype=np.int64).tolist(), SparseBM25.from_bytes(data)
+
+    rowids, updated = stored()
+    texts = {r["rowid"]: r for r in store.query("SELECT rowid, file_path, symbol_name, text FROM chunks")}
+    assert sorted(rowids) == sorted(texts)
+    reference = BM25Okapi([document_terms(texts[r]["file_path"], texts[r]["symbol_name"], texts[r]["text"])
+                           for r in rowids])
+    with store.transaction():
+        build_search_index(store, 1)
+    fresh_rowids, fresh = stored()
+    by_rowid = dict(zip(fresh_rowids, range(len(fresh_rowids))))
+    for question in ("reroute a parcel", "parse_weight zone", "extra parcel"):
+        query = code_tokens(question)
+        got = updated.scores(query)
+        assert np.allclose(got, reference.get_scores(query), rtol=0, atol=1e-12)
+        assert np.allclose(got, fresh.scores(query)[[by_rowid[r] for r in rowids]], rtol=0, atol=1e-12)
