@@ -1,9 +1,11 @@
 """Index a repository into store.db: files, symbol-aware chunks with exact token counts, call/import refs, BM25 index.
 
-Incremental: a file whose size and mtime are unchanged is not read again; one whose bytes hash the same is not
-re-chunked. Several repositories live in one store (repos.name). Chunking runs in two worker processes when many
-files changed; token counting uses tiktoken's threaded batch encoder; everything a run writes (chunks, refs and the
-BM25 postings that retrieval loads) is one transaction, so a store never holds half an index.
+Incremental: a file whose size and mtime are unchanged is not read again (binary and huge files are remembered as
+skipped); one whose bytes hash the same is not re-chunked; a small change updates the stored BM25 postings in place.
+Several repositories live in one store (repos.name). Reading, chunking, exact token counting and BM25 terms run in two
+forked worker processes when many files changed (fork: only when >= PARALLEL_MIN_FILES changed, so a small re-index
+from a threaded app stays in-process). Everything a run writes (files, chunks, refs and the postings retrieval loads)
+is one transaction, so a store never holds half an index.
 """
 
 from __future__ import annotations
