@@ -40,28 +40,7 @@ class SparseBM25:
     def build_from_counts(cls, corpus: Iterable[tuple[dict[str, int], int]]) -> SparseBM25:
         """From (term → frequency in first-occurrence order, document length) per document."""
         vocab: dict[str, int] = {}
-        doc_ids: list[int] = []
-        term_ids: list[int] = []
-        tfs: list[int] = []
-        lengths: list[int] = []
-        for d, (counts, length) in enumerate(corpus):
-            lengths.append(length)
-            for term, tf in counts.items():
-                tid = vocab.get(term)
-                if tid is None:
-                    tid = vocab[term] = len(vocab)
-                term_ids.append(tid)
-                doc_ids.append(d)
-                tfs.append(tf)
-        n_docs, n_terms = len(lengths), len(vocab)
-        t_arr = np.asarray(term_ids, dtype=np.int64)
-        order = np.argsort(t_arr, kind="stable")  # postings by term, documents ascending within a term
-        df = np.bincount(t_arr, minlength=n_terms)
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        docs = np.asarray(doc_ids, dtype=np.int32)[order]
-        tf_arr = np.asarray(tfs, dtype=np.int32)[order]
-        return cls(list(vocab), _idf(df.tolist(), n_docs), indptr, docs, tf_arr, np.asarray(lengths, dtype=np.float64))
+        return cls._assemble(vocab, *_collect(corpus, vocab, 0))
 
     def updated(self, keep: np.ndarray, added: Iterable[tuple[dict[str, int], int]]) -> SparseBM25:
         """This index with only the documents where `keep` is true, then the `added` ones, without re-tokenizing.
@@ -72,22 +51,17 @@ class SparseBM25:
         term_of = np.repeat(np.arange(len(self.vocab), dtype=np.int64), np.diff(self.indptr))
         new_index = np.cumsum(keep) - 1  # old document → its position among the kept ones
         mask = keep[self.docs]
-        tids, docs, tfs = term_of[mask], new_index[self.docs[mask]], self.tfs[mask].astype(np.int64)
-        lengths = list(self.doc_len[keep])
         vocab = dict(self.term_ids)
-        more_t, more_d, more_tf = [], [], []
-        for d, (counts, length) in enumerate(added, start=int(keep.sum())):
-            lengths.append(length)
-            for term, tf in counts.items():
-                tid = vocab.get(term)
-                if tid is None:
-                    tid = vocab[term] = len(vocab)
-                more_t.append(tid)
-                more_d.append(d)
-                more_tf.append(tf)
-        tids = np.concatenate([tids, np.asarray(more_t, dtype=np.int64)])
-        docs = np.concatenate([docs, np.asarray(more_d, dtype=np.int64)])
-        tfs = np.concatenate([tfs, np.asarray(more_tf, dtype=np.int64)])
+        tids, docs, tfs, lengths = _collect(added, vocab, int(keep.sum()))
+        return self._assemble(vocab, np.concatenate([term_of[mask], tids]),
+                              np.concatenate([new_index[self.docs[mask]], docs]),
+                              np.concatenate([self.tfs[mask].astype(np.int64), tfs]),
+                              np.concatenate([self.doc_len[keep], lengths]))
+
+    @classmethod
+    def _assemble(cls, vocab: dict[str, int], tids: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
+                  lengths: np.ndarray) -> SparseBM25:
+        """Postings sorted by term then document; terms in no document dropped, the rest keep their order."""
         df = np.bincount(tids, minlength=len(vocab))
         alive = np.flatnonzero(df > 0)
         remap = np.full(len(vocab), -1, dtype=np.int64)
@@ -97,9 +71,8 @@ class SparseBM25:
         indptr = np.zeros(len(alive) + 1, dtype=np.int64)
         np.cumsum(df[alive], out=indptr[1:])
         words = list(vocab)
-        return SparseBM25([words[t] for t in alive], _idf(df[alive].tolist(), len(lengths)), indptr,
-                          docs[order].astype(np.int32), tfs[order].astype(np.int32),
-                          np.asarray(lengths, dtype=np.float64))
+        return cls([words[t] for t in alive], _idf(df[alive].tolist(), len(lengths)), indptr,
+                    docs[order].astype(np.int32), tfs[order].astype(np.int32), lengths.astype(np.float64))
 
     def scores(self, query: list[str]) -> np.ndarray:
         """A score per document, equal to BM25Okapi(corpus).get_scores(query)."""
@@ -139,6 +112,26 @@ class SparseBM25:
         text = z["vocab"].tobytes().decode("utf-8")
         vocab = text.split("\n") if text else []
         return cls(vocab, z["idf"], z["indptr"], z["docs"], z["tfs"], z["doc_len"])
+
+
+def _collect(corpus: Iterable[tuple[dict[str, int], int]], vocab: dict[str, int],
+             first_doc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(term ids, document ids, frequencies, document lengths) of a corpus; new terms join `vocab` in order."""
+    term_ids: list[int] = []
+    doc_ids: list[int] = []
+    tfs: list[int] = []
+    lengths: list[int] = []
+    for d, (counts, length) in enumerate(corpus, start=first_doc):
+        lengths.append(length)
+        for term, tf in counts.items():
+            tid = vocab.get(term)
+            if tid is None:
+                tid = vocab[term] = len(vocab)
+            term_ids.append(tid)
+            doc_ids.append(d)
+            tfs.append(tf)
+    return (np.asarray(term_ids, dtype=np.int64), np.asarray(doc_ids, dtype=np.int64),
+            np.asarray(tfs, dtype=np.int64), np.asarray(lengths, dtype=np.float64))
 
 
 def _idf(df: list[int], n_docs: int) -> np.ndarray:
