@@ -8,7 +8,7 @@ primary budget), with realistic sizes: code snippets cut from the CPython standa
 5 raw hits per raw answer, 3-5 bundle snippets per bundled answer, a judge grade for every answer, and 2,000 human
 grades. The measurement runs in a fresh process (so peak RSS is the desk's, not the builder's), opens the real
 DeskApp with `run_test()`, and reports:
-  open       process start of the app → first item on screen (store checks, Textual start, first keyset query)
+  open       importing the desk → first item shown (store checks, Textual start, desk_state resume, first item)
   next       key `j` pressed → next item shown (store thread query + item load + widgets updated), p50/p95,
              and → the screen's next compositor refresh after that (what the terminal gets)
   ungraded   key `n` (next ungraded) likewise
@@ -44,7 +44,6 @@ POOL = 3000
 
 def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
     """(path, text, start, end, tokens): slices of 8-40 lines of real stdlib code, with exact token counts."""
-    from core.bundle import content_hash  # noqa: F401  (same package the store uses)
     from core.tokens import get_tokenizer
 
     tok = get_tokenizer("o200k_base")
@@ -150,12 +149,16 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def measure(path: Path, steps: int) -> dict:
-    from tui.app import DeskApp, DeskConfig
-    from core.bench import resolve_run
+    from core import review
     from core.store import open_store
+
+    with open_store(path, create=False) as store:  # the grader resumes inside the graded part, the same every run
+        review.save_desk_state(store, "bench", 1, HUMAN_GRADED // 4, {})
+    t0 = time.perf_counter()  # from here: importing the desk, checking the store, starting Textual, first item
+    from core.bench import resolve_run
+    from tui.app import DeskApp, DeskConfig
     from tui.screens.grading import GradingScreen
 
-    t0 = time.perf_counter()
     with open_store(path, create=False) as store:  # what run_desk checks before the screen opens
         run_id = resolve_run(store, "latest")
     shown: list[float] = []
@@ -231,7 +234,7 @@ def main() -> int:
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     answers = args.answers
     print(f"desk scale: {answers:,} answers ({answers // 4:,} questions), store {path.stat().st_size / 2**20:,.0f} MiB")
-    print(f"  open (start → first item shown):   {1000 * figures['open_s']:.0f} ms   (goal ≤ 1000 ms)")
+    print(f"  open (import → first item shown):  {1000 * figures['open_s']:.0f} ms   (goal ≤ 1000 ms)")
     for name in ("next", "ungraded"):
         ms = figures[f"{name}_ms"]
         paint = figures[f"{name}_paint_ms"]

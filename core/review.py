@@ -1,13 +1,10 @@
-"""The grading desk's data layer: the queue, one item, and the person's grade events. No textual here.
+"""The grading desk's queue: which answers a run shows, filters, keyset paging, moving between items, progress,
+recheck samples and where each grader stopped (desk_state). No textual here.
 
-An *item* is one question of a run: its raw answer beside its bundled answer at the run's primary budget. The queue is
-the stream of those answers in (question, method) order, read with keyset queries (`WHERE key > last LIMIT n`) over the
-answers' unique index, so a store of a million answers is never loaded whole.
-
-Human grades are append-only events. A `set` event carries the person's whole current state for an answer (grade,
-failure label, four dimension scores, note), so the newest one not taken back by an `undo` event is the current grade.
-Events made in a recheck pass (mode 'recheck', a blind re-grade of items graded before) measure self-consistency and
-never replace the grade they re-check (the `current_human_grades` view leaves them out).
+An *item* is one question of a run: its raw answer beside its bundled answer at the run's primary budget
+(core/review_item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
+queries (`WHERE key > last LIMIT n`) over the answers' unique index, so a store of a million answers is never loaded
+whole. Grade events live in core/human_grades.py.
 """
 
 from __future__ import annotations
@@ -16,21 +13,17 @@ import getpass
 import json
 import os
 import random
-import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import UserError
-from .grades import DIMENSIONS, FAILURE_LABELS, GRADES, METHODS, PASS_GRADE
+from .grades import GRADES, METHODS
 from .store import Store, utc_now
 
 STATUSES = ("all", "graded", "ungraded", "disagreeing")
-PREFERENCES = ("raw", "bundle", "tie")
-MODES = ("blind", "open", "recheck")
-MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 
 # The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
-_SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
+SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 _MACHINE = "(SELECT m.{col} FROM machine_grades m WHERE m.answer_id = a.id)"
@@ -197,7 +190,7 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
         FROM answers a
         JOIN questions q ON q.id = a.question_pk
         LEFT JOIN machine_grades m ON m.answer_id = a.id
-        WHERE {_SHOWN} AND {keyset} AND {cond}
+        WHERE {SHOWN} AND {keyset} AND {cond}
         ORDER BY a.question_pk, a.method LIMIT :limit"""
     out = []
     for r in store.conn.execute(sql, params):
@@ -216,21 +209,29 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: Filters, questio
     else:
         keyset = f"a.question_pk {'>' if forward else '<'} :cur"
         params["cur"] = question_pk
-    sql = (f"SELECT a.question_pk FROM answers a WHERE {_SHOWN} AND {keyset} AND {cond} "
+    sql = (f"SELECT a.question_pk FROM answers a WHERE {SHOWN} AND {keyset} AND {cond} "
            f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
     return store.scalar(sql, params)
+
+
+def has_question(store: Store, run: RunInfo, question_pk: int) -> bool:
+    return store.scalar("SELECT 1 FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
+                        (run.id, question_pk)) is not None
 
 
 def find_question(store: Store, run: RunInfo, text: str) -> int | None:
     """The question of this run whose benchmark id is `text` (or, failing that, whose row id is)."""
     text = text.strip()
-    row = store.scalar(
-        "SELECT a.question_pk FROM answers a JOIN questions q ON q.id = a.question_pk "
-        "WHERE a.run_id = ? AND q.question_id = ? LIMIT 1", (run.id, text))
-    if row is None and text.isdigit():
-        row = store.scalar("SELECT question_pk FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
-                           (run.id, int(text)))
-    return row
+    # (benchmark, question_id) is indexed; questions of a run come from its benchmark, imports may mix: then scan
+    for where, params in (("q.benchmark = ? AND q.question_id = ?", (run.benchmark, text)),
+                          ("q.question_id = ?", (text,))):
+        pk = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
+                          f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
+        if pk is not None:
+            return pk
+    if text.isdigit() and has_question(store, run, int(text)):
+        return int(text)
+    return None
 
 
 def run_categories(store: Store, run_id: int) -> list[str]:
@@ -257,358 +258,6 @@ def most_useful_questions(store: Store, run: RunInfo, grader: str, limit: int = 
     return list(seen)
 
 
-# One item --------------------------------------------------------------------------------------------------------------
-
-@dataclass
-class Snippet:
-    """One piece of evidence: a bundle snippet, or a raw hit normalized from the answer's evidence JSON."""
-    position: int
-    file_path: str | None
-    start_line: int | None
-    end_line: int | None
-    symbol_name: str | None
-    retrieval_method: str | None
-    relevance_score: float | None
-    retrieval_rank: int | None
-    selection_reason: str | None
-    evidence_role: str | None
-    text: str
-    token_count: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # any other fields the producer stored
-
-    @property
-    def location(self) -> str:
-        where = self.file_path or "(no file)"
-        if self.start_line is not None and self.end_line is not None:
-            where += f":{self.start_line}-{self.end_line}"
-        return where
-
-
-_HIT_ALIASES = {
-    "file_path": ("file_path", "path", "file"),
-    "start_line": ("start_line", "start"),
-    "end_line": ("end_line", "end"),
-    "symbol_name": ("symbol_name", "symbol"),
-    "retrieval_method": ("retrieval_method", "method", "source"),
-    "relevance_score": ("relevance_score", "score", "fused_score"),
-    "retrieval_rank": ("retrieval_rank", "rank"),
-    "selection_reason": ("selection_reason", "reason"),
-    "evidence_role": ("evidence_role", "role"),
-    "text": ("text", "content", "snippet"),
-    "token_count": ("token_count", "tokens"),
-}
-_NUMERIC = {"start_line": int, "end_line": int, "retrieval_rank": int, "token_count": int, "relevance_score": float}
-
-
-def snippet_from_hit(position: int, hit: Any) -> Snippet:
-    """A raw hit as a Snippet, whatever subset of fields it has; unknown fields are kept in `extra`."""
-    if not isinstance(hit, dict):
-        return Snippet(position, None, None, None, None, None, None, None, None, None,
-                       hit if isinstance(hit, str) else json.dumps(hit, ensure_ascii=False))
-    values: dict[str, Any] = {}
-    used: set[str] = set()
-    for name, aliases in _HIT_ALIASES.items():
-        for alias in aliases:
-            if alias in hit and hit[alias] is not None:
-                value = hit[alias]
-                if name in _NUMERIC:
-                    try:
-                        value = _NUMERIC[name](value)
-                    except (TypeError, ValueError):
-                        continue
-                elif not isinstance(value, str):
-                    value = json.dumps(value, ensure_ascii=False)
-                values[name] = value
-                used.add(alias)
-                break
-    extra = {k: v for k, v in hit.items() if k not in used}
-    return Snippet(position, values.get("file_path"), values.get("start_line"), values.get("end_line"),
-                   values.get("symbol_name"), values.get("retrieval_method"), values.get("relevance_score"),
-                   values.get("retrieval_rank"), values.get("selection_reason"), values.get("evidence_role"),
-                   values.get("text", ""), values.get("token_count"), extra)
-
-
-def parse_evidence(evidence: str | None) -> tuple[list[Snippet], str | None]:
-    """(snippets, problem): a raw answer's evidence JSON as snippets; `problem` says why it could not be read."""
-    if not evidence:
-        return [], None
-    try:
-        data = json.loads(evidence)
-    except json.JSONDecodeError as exc:
-        return [], f"evidence is not JSON ({exc.msg}); shown as stored"
-    if isinstance(data, dict):  # {"hits": [...]} or a single hit
-        data = data.get("hits", [data])
-    if not isinstance(data, list):
-        return [], "evidence is not a list of hits; shown as stored"
-    return [snippet_from_hit(i, hit) for i, hit in enumerate(data, start=1)], None
-
-
-@dataclass
-class BundleInfo:
-    id: int
-    question_type: str
-    total_tokens: int
-    token_budget: int
-    tokenizer: str
-    compiler_version: str
-    strategies: list[str]
-    coverage_notes: list[str]
-    warnings: list[str]
-    snippets: list[Snippet]
-    record: dict[str, Any]  # the bundle as stored, for the raw JSON view
-
-
-def _json_list(text: str | None) -> list[str]:
-    try:
-        data = json.loads(text or "[]")
-    except json.JSONDecodeError:
-        return [text or ""]
-    return [d if isinstance(d, str) else json.dumps(d, ensure_ascii=False) for d in data] if isinstance(data, list) \
-        else [json.dumps(data, ensure_ascii=False)]
-
-
-def load_bundle(store: Store, bundle_id: int) -> BundleInfo | None:
-    rows = store.query("SELECT * FROM bundles WHERE id = ?", (bundle_id,))
-    if not rows:
-        return None
-    b = rows[0]
-    snippet_rows = store.query("SELECT * FROM bundle_snippets WHERE bundle_id = ? ORDER BY position", (bundle_id,))
-    snippets = [Snippet(s["position"], s["file_path"], s["start_line"], s["end_line"], s["symbol_name"],
-                        s["retrieval_method"], s["relevance_score"], s["retrieval_rank"], s["selection_reason"],
-                        s["evidence_role"], s["text"], s["token_count"]) for s in snippet_rows]
-    record = {k: b[k] for k in b}
-    for k in ("retrieval_strategies_used", "coverage_notes", "warnings"):
-        record[k] = _json_list(b[k])
-    record["snippets"] = [{k: v for k, v in s.items() if k != "bundle_id"} for s in snippet_rows]
-    return BundleInfo(b["id"], b["question_type"], b["total_tokens"], b["token_budget"], b["tokenizer"],
-                      b["compiler_version"], record["retrieval_strategies_used"], record["coverage_notes"],
-                      record["warnings"], snippets, record)
-
-
-@dataclass(frozen=True)
-class MachineGrade:
-    kind: str  # judge | rule
-    model: str | None
-    grade: str
-    failure_label: str | None
-    confidence: float | None
-    reasoning: str | None
-    rubric_version: str | None
-
-    @property
-    def source(self) -> str:
-        """Who made it, always named: a rule grade is never presented as the judge."""
-        name = MACHINE_NAMES.get(self.kind, self.kind)
-        return f"{name} ({self.model})" if self.model else name
-
-
-@dataclass(frozen=True)
-class HumanGrade:
-    id: int
-    uuid: str
-    answer_id: int
-    grader: str
-    grade: str | None
-    failure_label: str | None
-    correctness: int | None
-    grounding: int | None
-    completeness: int | None
-    conciseness: int | None
-    note: str | None
-    judge_visible: int
-    mode: str
-    is_revision: int
-    rubric_version: str | None
-    created_at: str
-
-    @property
-    def scores(self) -> dict[str, int | None]:
-        return {d: getattr(self, d) for d in DIMENSIONS}
-
-
-_HUMAN_FIELDS = tuple(HumanGrade.__dataclass_fields__)
-
-
-def _human(row: dict | None) -> HumanGrade | None:
-    return HumanGrade(**{k: row[k] for k in _HUMAN_FIELDS}) if row else None
-
-
-@dataclass
-class AnswerView:
-    id: int
-    method: str
-    budget: int
-    status: str
-    text: str | None
-    error: str | None
-    tokens_in: int | None
-    tokens_out: int | None
-    evidence: list[Snippet]
-    evidence_problem: str | None
-    evidence_raw: str | None
-    bundle: BundleInfo | None
-    machine: MachineGrade | None
-    human: HumanGrade | None  # the current grade (or, in a recheck pass, the recheck grade)
-    scores: list[tuple[str, str, float | None]]  # (metric, method, value)
-
-
-@dataclass
-class Item:
-    run_id: int
-    question_pk: int
-    question_id: str
-    benchmark: str
-    category: str
-    question: str
-    gold_answer: str | None
-    left_method: str
-    answers: dict[str, AnswerView]  # by method; a method may be missing
-    preference: str | None  # raw | bundle | tie
-
-    def at(self, side: str) -> AnswerView | None:
-        method = self.left_method if side == "left" else other_method(self.left_method)
-        return self.answers.get(method)
-
-    @property
-    def fully_graded(self) -> bool:
-        return all(a.human is not None and a.human.grade for a in self.answers.values())
-
-
-def other_method(method: str) -> str:
-    return "bundle" if method == "raw" else "raw"
-
-
-def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = False) -> HumanGrade | None:
-    """The grader's current grade of an answer (or, with recheck=True, their newest live recheck event)."""
-    if recheck:
-        rows = store.query(
-            "SELECT * FROM human_grades h WHERE h.answer_id = ? AND h.grader = ? AND h.action = 'set' "
-            "AND h.mode = 'recheck' AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' "
-            "AND u.undoes_uuid = h.uuid) ORDER BY h.id DESC LIMIT 1", (answer_id, grader))
-    else:
-        rows = store.query("SELECT * FROM current_human_grades WHERE answer_id = ? AND grader = ?", (answer_id, grader))
-    return _human(rows[0] if rows else None)
-
-
-def machine_grade(store: Store, answer_id: int) -> MachineGrade | None:
-    rows = store.query("SELECT grader_kind, grader_model, grade, failure_label, confidence, reasoning, rubric_version "
-                       "FROM machine_grades WHERE answer_id = ?", (answer_id,))
-    return MachineGrade(*rows[0].values()) if rows else None
-
-
-def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False) -> Item | None:
-    q = store.query("SELECT * FROM questions WHERE id = ?", (question_pk,))
-    if not q:
-        return None
-    q = q[0]
-    rows = store.query(f"SELECT a.* FROM answers a WHERE {_SHOWN} AND a.question_pk = :q ORDER BY a.method",
-                       {"run": run.id, "budget": run.primary_budget, "q": question_pk})
-    answers: dict[str, AnswerView] = {}
-    for a in rows:
-        evidence, problem = parse_evidence(a["evidence"])
-        bundle = load_bundle(store, a["bundle_id"]) if a["bundle_id"] is not None else None
-        scores = [(s["metric"], s["method"], s["value"]) for s in store.query(
-            "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (a["id"],))]
-        answers[a["method"]] = AnswerView(
-            a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
-            evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"]),
-            current_grade(store, a["id"], grader, recheck=recheck), scores)
-    pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
-                        "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
-    return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],
-                left_method(run.order_seed, question_pk), answers, pref)
-
-
-# Grade events ----------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class GradeChange:
-    """What a key press changes; fields left as ... keep the answer's current value."""
-    grade: Any = ...
-    failure_label: Any = ...
-    scores: dict[str, int | None] | None = None
-    note: Any = ...
-
-
-def _check_change(change: GradeChange) -> None:
-    if change.grade is not ... and change.grade not in GRADES:
-        raise UserError(f"grade: {change.grade!r} is not one of {', '.join(GRADES)}")
-    if change.failure_label not in (..., None) and change.failure_label not in FAILURE_LABELS:
-        raise UserError(f"failure_label: {change.failure_label!r} is not one of {', '.join(FAILURE_LABELS)}")
-    for dim, value in (change.scores or {}).items():
-        if dim not in DIMENSIONS:
-            raise UserError(f"score: {dim!r} is not one of {', '.join(DIMENSIONS)}")
-        if value is not None and (not isinstance(value, int) or not 1 <= value <= 5):
-            raise UserError(f"{dim}: {value!r} is not a score from 1 to 5")
-
-
-def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange, *, mode: str = "blind",
-                 judge_visible: bool = False, rubric_version: str | None = None) -> HumanGrade:
-    """Append a `set` event: the grader's current state for the answer with `change` applied. One transaction.
-
-    `judge_visible` says whether the machine grade was on screen when the person saved; a save that changes an
-    existing grade while the judge is visible is stored as a revision (is_revision=1), so switch rates can be measured.
-    """
-    _check_change(change)
-    if mode not in MODES:
-        raise UserError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
-    recheck = mode == "recheck"
-    with store.transaction():
-        before = current_grade(store, answer_id, grader, recheck=recheck)
-        if before is None and change.grade is ...:
-            raise UserError("grade the answer first (keys 1-4), then add a label, scores or a note")
-        base = {"grade": None, "failure_label": None, "note": None, **{d: None for d in DIMENSIONS}}
-        if before is not None:
-            base.update({k: getattr(before, k) for k in base})
-        if change.grade is not ...:
-            base["grade"] = change.grade
-            if change.grade == PASS_GRADE:  # a failure label cannot describe a fully correct answer
-                base["failure_label"] = None
-        if change.failure_label is not ...:
-            base["failure_label"] = change.failure_label
-        base.update(change.scores or {})
-        if change.note is not ...:
-            base["note"] = change.note or None
-        row = {
-            "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **base,
-            "judge_visible": int(judge_visible), "mode": mode,
-            "is_revision": int(before is not None and judge_visible and not recheck),
-            "rubric_version": rubric_version, "created_at": utc_now(),
-        }
-        store.db["human_grades"].insert(row)
-        rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
-    return _human(rows[0])
-
-
-def undo_last(store: Store, run_id: int, grader: str) -> HumanGrade | None:
-    """Take back the grader's newest live `set` event in the run with an `undo` event; return the event undone."""
-    with store.transaction():
-        rows = store.query(
-            "SELECT h.* FROM human_grades h JOIN answers a ON a.id = h.answer_id "
-            "WHERE h.grader = ? AND a.run_id = ? AND h.action = 'set' AND NOT EXISTS "
-            "(SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid) "
-            "ORDER BY h.id DESC LIMIT 1", (grader, run_id))
-        if not rows:
-            return None
-        target = rows[0]
-        store.db["human_grades"].insert({
-            "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": grader, "action": "undo",
-            "undoes_uuid": target["uuid"], "judge_visible": target["judge_visible"], "mode": target["mode"],
-            "created_at": utc_now(),
-        })
-    return _human(target)
-
-
-def record_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str,
-                      left: str) -> None:
-    if preferred not in PREFERENCES:
-        raise UserError(f"preference: {preferred!r} is not one of {', '.join(PREFERENCES)}")
-    with store.transaction():
-        store.db["human_preferences"].insert({
-            "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
-            "preferred": preferred, "left_method": left, "created_at": utc_now()})
-
-
 # Progress --------------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -633,7 +282,7 @@ class Progress:
 
 def count_shown(store: Store, run: RunInfo) -> int:
     """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
-    return store.scalar(f"SELECT count(*) FROM answers a WHERE {_SHOWN}", {"run": run.id, "budget": run.primary_budget})
+    return store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}", {"run": run.id, "budget": run.primary_budget})
 
 
 def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
@@ -644,7 +293,7 @@ def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             LEFT JOIN machine_grades m ON m.answer_id = h.answer_id
-            WHERE h.grader = :grader AND {_SHOWN}""",
+            WHERE h.grader = :grader AND {SHOWN}""",
         {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
     return Progress(row[0], total, row[1], row[2], row[3])
 
@@ -657,7 +306,7 @@ def recheck_sample(store: Store, run: RunInfo, grader: str, share: float, seed: 
         raise UserError(f"--recheck: {share!r} is not a share between 0 and 1 (e.g. 0.1)")
     pks = [r[0] for r in store.conn.execute(
         f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        f"WHERE h.grader = :grader AND {_SHOWN} ORDER BY a.question_pk",
+        f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
         {"grader": grader, "run": run.id, "budget": run.primary_budget})]
     if not pks:
         return []

@@ -11,6 +11,8 @@ at a bundle whose snippets carry provenance, roles and reasons, and every token 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +74,19 @@ class FixtureInfo:
     run_id: int
     question_pks: list[int]
     answer_ids: dict[tuple[int, str], int]  # (question_pk, method) -> answer id of the shown answers
+
+
+@contextmanager
+def fixture_env(tmp_path: Path) -> Iterator[tuple]:
+    """(store, run info, FixtureInfo) on a fresh fixture store; closes the store after."""
+    from core.review import run_info
+
+    info = build_fixture_store(tmp_path / "store.db")
+    store = open_store(info.path, create=False)
+    try:
+        yield store, run_info(store, info.run_id), info
+    finally:
+        store.close()
 
 
 def _hit(rank: int, path: str, hostile: bool) -> dict:

@@ -364,3 +364,30 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr
 
+
+
+async def test_command_palette_settings_and_orders(fixture_store):
+    info = fixture_store
+    app = make_app(info.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Show the judge from the start", "Hide method names (Answer A / B)", "Order: most useful first",
+                "Recheck: re-grade 10% of graded items blind", "Clear filters"} <= set(commands)
+        commands["Show the judge from the start"].callback()
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
+        commands["Order: most useful first"].callback()
+        await settle(pilot)
+        screen = app.screen
+        assert screen.order == "most_useful" and screen.order_list
+        assert screen.item.question_pk == screen.order_list[0]
+        await pilot.press("j")
+        await settle(pilot)
+        assert screen.item.question_pk == screen.order_list[1]
+        later = {c.title: c for c in app.get_system_commands(app.screen)}
+        later["Order: question order"].callback()
+        await settle(pilot)
+        assert screen.order == "question"

@@ -42,12 +42,12 @@ def test_grading_hostile_text_is_literal(snap_compare, tmp_path):
 
 def test_grading_recheck_pass(snap_compare, tmp_path):
     info = build_fixture_store(tmp_path / "store.db")
-    from core import review
+    from core import human_grades
     from core.store import open_store
 
     with open_store(info.path) as store:
-        review.record_grade(store, info.answer_ids[(info.question_pks[0], "raw")], "alice",
-                            review.GradeChange(grade="wrong"))
+        human_grades.record_grade(store, info.answer_ids[(info.question_pks[0], "raw")], "alice",
+                                  human_grades.GradeChange(grade="wrong"))
     app = make_app(info.path, recheck=1.0)
 
     async def run_before(pilot) -> None:

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.review import AnswerView, Snippet
+from core.review_item import AnswerView, Snippet
 
 from ..widgets.answer_pane import snippet_block
 from ..widgets.literal import clean, literal, token_bar

@@ -21,9 +21,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from core import review
+from core import human_grades, review, review_item
 from core.grades import DIMENSIONS, GRADE_LABELS, GRADES
-from core.review import Filters, GradeChange, Item, RunInfo
+from core.human_grades import GradeChange
+from core.review import Filters, RunInfo
+from core.review_item import Item
 
 from ..widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from ..widgets.literal import highlight_code, literal
@@ -126,9 +128,9 @@ class GradingScreen(Screen):
             if cfg.recheck:
                 order, order_list = "recheck", review.recheck_sample(store, run, grader, cfg.recheck)
                 pk = order_list[0] if order_list else None
-            elif pk is None or review.find_question(store, run, str(pk)) is None:
+            elif pk is None or not review.has_question(store, run, pk):
                 pk = review.neighbour(store, run, grader, filters, None)
-            item = review.load_item(store, run, grader, pk, recheck=order == "recheck") if pk is not None else None
+            item = review_item.load_item(store, run, grader, pk, recheck=order == "recheck") if pk is not None else None
             return run, settings, filters, order, order_list, item
 
         self.desk.submit("open the run", open_desk, self._opened)
@@ -161,10 +163,10 @@ class GradingScreen(Screen):
     def mode(self) -> str:
         return "recheck" if self.recheck else ("open" if self.show_judge else "blind")
 
-    def answer_at(self, side: str) -> review.AnswerView | None:
+    def answer_at(self, side: str) -> review_item.AnswerView | None:
         return self.item.at(side) if self.item else None
 
-    def judge_visible(self, answer: review.AnswerView | None) -> bool:
+    def judge_visible(self, answer: review_item.AnswerView | None) -> bool:
         if answer is None or answer.machine is None or self.recheck:
             return False
         return self.show_judge or answer.human is not None
@@ -275,8 +277,8 @@ class GradingScreen(Screen):
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
         self._redraw()
-        if item is not None:
-            self._highlight(item)
+        if item is not None:  # after the plain text is painted, so highlighting never delays it
+            self.call_after_refresh(self._highlight, item)
             if self.run is not None:  # save where the grader is once they pause, not on every key
                 if self._state_timer is not None:
                     self._state_timer.stop()
@@ -310,7 +312,7 @@ class GradingScreen(Screen):
 
         def fn(store):
             pk = find(store)
-            return None if pk is None else review.load_item(store, run, grader, pk, recheck=recheck)
+            return None if pk is None else review_item.load_item(store, run, grader, pk, recheck=recheck)
 
         def done(item: Item | None) -> None:
             if seq != self._seq:
@@ -369,7 +371,7 @@ class GradingScreen(Screen):
         def find(store):
             for offset in range(1, len(pks) + 1):
                 i = (start + offset) % len(pks)
-                item = review.load_item(store, run, grader, pks[i], recheck=recheck)
+                item = review_item.load_item(store, run, grader, pks[i], recheck=recheck)
                 if item is not None and wanted(item):
                     return pks[i]
             return None
@@ -437,11 +439,11 @@ class GradingScreen(Screen):
         grader, mode, visible = self.desk.config.grader, self.mode, self.judge_visible(a)
         self.desk.submit(
             "save grade",
-            lambda store: review.record_grade(store, a.id, grader, change, mode=mode, judge_visible=visible,
+            lambda store: human_grades.record_grade(store, a.id, grader, change, mode=mode, judge_visible=visible,
                                               rubric_version=run.rubric_version),
             self._saved)
 
-    def _saved(self, saved: review.HumanGrade) -> None:
+    def _saved(self, saved: human_grades.HumanGrade) -> None:
         self.desk.report(f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else ""))
         self.reload()
         self.refresh_progress()
@@ -489,10 +491,10 @@ class GradingScreen(Screen):
         if which == "tie":
             preferred = "tie"
         else:
-            preferred = item.left_method if which == "left" else review.other_method(item.left_method)
+            preferred = item.left_method if which == "left" else review_item.other_method(item.left_method)
         grader = self.desk.config.grader
         self.desk.submit("save preference",
-                         lambda store: review.record_preference(store, run.id, item.question_pk, grader, preferred,
+                         lambda store: human_grades.record_preference(store, run.id, item.question_pk, grader, preferred,
                                                                 item.left_method),
                          lambda _: (self.desk.report(f"preference saved: {which}"), self.reload()))
 
@@ -502,7 +504,7 @@ class GradingScreen(Screen):
             return
 
         def fn(store):
-            undone = review.undo_last(store, run.id, grader)
+            undone = human_grades.undo_last(store, run.id, grader)
             if undone is None:
                 return None
             return undone, store.scalar("SELECT question_pk FROM answers WHERE id = ?", (undone.answer_id,))

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from core import review
+from core import review, review_item
 from core.review import Filters, QueueRow, RunInfo
 
 from ..widgets.answer_pane import grade_text
@@ -120,7 +120,7 @@ class QueueScreen(Screen):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
             machine = grade_text(row.machine_grade)
-            by = Text(review.MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
+            by = Text(review_item.MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
             conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
         return [status, literal(row.question_id), literal(row.category), answer, grade_text(row.human_grade),
                 machine, by, conf]

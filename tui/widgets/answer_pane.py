@@ -9,7 +9,8 @@ from rich.rule import Rule
 from rich.text import Text
 
 from core.grades import DIMENSIONS, GRADE_LABELS
-from core.review import AnswerView, HumanGrade, MachineGrade, Snippet
+from core.human_grades import HumanGrade
+from core.review_item import AnswerView, MachineGrade, Snippet
 
 from .block_view import BlockView
 from .literal import code, literal, token_bar
