@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError, UserError
+from .jsonl import json_lines, read_lines
 from .store import Store, utc_now
 
 REQUIRED_TEXT = ("id", "question", "category", "gold_answer")
@@ -53,14 +54,7 @@ def parse_questions(text_lines: list[str], source: str) -> list[Question]:
     problems: list[str] = []
     out: list[Question] = []
     first_line: dict[str, int] = {}
-    for lineno, line in enumerate(text_lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{source}:{lineno}: (json): malformed JSON: {exc.msg} at column {exc.colno}")
-            continue
+    for lineno, data in json_lines(text_lines, source, problems):
         bad = _check_line(data)
         problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
         if bad:
@@ -77,20 +71,6 @@ def parse_questions(text_lines: list[str], source: str) -> list[Question]:
     if not out:
         raise UserError(f"{source}: no questions in the file")
     return out
-
-
-def read_lines(path: str | Path) -> list[str]:
-    """A text file's lines; non-UTF-8 is reported with the line it is on."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
-    try:
-        return raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        lineno = raw[: exc.start].count(b"\n") + 1
-        raise InputError([f"{p}:{lineno}: (encoding): not UTF-8 (byte {exc.start})"]) from None
 
 
 def load_questions(path: str | Path) -> list[Question]:

@@ -33,7 +33,7 @@ from .bench import bundle_from_store, save_bundle
 from .bundle import EvidenceBundle, EvidenceSnippet, content_hash
 from .errors import InputError, UserError
 from .grades import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR, METHODS
-from .questions import read_lines
+from .jsonl import json_lines, read_lines
 from .store import Store, utc_now
 from .tokens import DEFAULT_ENCODING, get_tokenizer
 
@@ -331,14 +331,7 @@ def parse_runlog(lines: list[str], source: str) -> tuple[list[LogLine], list[str
     good: list[LogLine] = []
     problems: list[str] = []
     seen: dict[tuple[str, str], int] = {}
-    for lineno, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{source}:{lineno}: (json): malformed JSON: {exc.msg} at column {exc.colno}")
-            continue
+    for lineno, data in json_lines(lines, source, problems):
         line, bad = parse_line(data, lineno)
         if bad:
             problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
