@@ -81,7 +81,8 @@ def snippet_from_hit(position: int, hit: Any) -> Snippet:
                 values[name] = value
                 used.add(alias)
                 break
-    extra = {k: v for k, v in hit.items() if k not in used}
+    known = {alias for aliases in _HIT_ALIASES.values() for alias in aliases}
+    extra = {k: v for k, v in hit.items() if k not in used and not (k in known and v is None)}
     return Snippet(position, values.get("file_path"), values.get("start_line"), values.get("end_line"),
                    values.get("symbol_name"), values.get("retrieval_method"), values.get("relevance_score"),
                    values.get("retrieval_rank"), values.get("selection_reason"), values.get("evidence_role"),

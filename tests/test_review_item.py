@@ -32,7 +32,7 @@ def test_load_item_has_both_answers_with_evidence_and_machine_source(env):
 
 def test_evidence_of_any_shape_is_shown_robustly():
     snippets, problem = review_item.parse_evidence(json.dumps([{"path": "a.py", "start": "3", "end": 9, "score": 0.5,
-                                                           "content": "x = 1", "custom": [1]}, "plain text"]))
+                                                           "content": "x = 1", "custom": [1], "symbol_name": None}, "plain text"]))
     assert problem is None
     assert (snippets[0].file_path, snippets[0].start_line, snippets[0].relevance_score, snippets[0].text) == \
         ("a.py", 3, 0.5, "x = 1")

@@ -107,7 +107,8 @@ class BundleScreen(Screen):
         if index is None or not self.snippets:
             view.update(Text("No evidence stored for this answer.", style="dim"))
             return
-        view.update(Group(snippet_block(self.snippets[index])))
+        label = "Evidence" if self.answer.bundle else "Hit"
+        view.update(Group(snippet_block(self.snippets[index], label)))
         self.query_one("#snippet-view", VerticalScroll).scroll_home(animate=False)
 
     def action_toggle_json(self) -> None:

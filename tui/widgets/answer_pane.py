@@ -35,8 +35,8 @@ def grade_text(grade: str | None) -> Text:
 
 
 def human_block(h: HumanGrade | None, recheck: bool) -> Text:
-    label = "Your recheck grade: " if recheck else "Your grade: "
-    t = Text(label, style="bold")
+    t = Text()
+    t.append("Your recheck grade: " if recheck else "Your grade: ", style="bold")
     if h is None or not h.grade:
         t.append("not graded — press 1-4", style="dim")
         return t
@@ -45,8 +45,8 @@ def human_block(h: HumanGrade | None, recheck: bool) -> Text:
         t.append("  (revised after reveal)", style="italic")
     t.append("\n  label: ")
     t.append(h.failure_label or "—")
-    t.append("   scores: ")
-    t.append("  ".join(f"{d[:4]} {getattr(h, d) if getattr(h, d) is not None else '—'}" for d in DIMENSIONS))
+    t.append("\n  scores: ")
+    t.append(" · ".join(f"{d} {getattr(h, d) if getattr(h, d) is not None else '—'}" for d in DIMENSIONS))
     if h.note:
         t.append("\n  note: ")
         t.append_text(literal(h.note, "italic"))
@@ -59,7 +59,8 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
     if not visible:
         why = "recheck pass: hidden" if recheck else "hidden until you save your grade (blind first)"
         return Text(f"{m.source}: {why}", style="dim italic")
-    t = Text(f"{m.source}: ", style="bold")
+    t = Text()
+    t.append(f"{m.source}: ", style="bold")
     t.append_text(grade_text(m.grade))
     if m.failure_label:
         t.append(f" · {m.failure_label}")
