@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from core.bundle import content_hash
 from core.store import open_store
 from core.tokens import count_tokens
@@ -87,6 +89,13 @@ def fixture_env(tmp_path: Path) -> Iterator[tuple]:
         yield store, run_info(store, info.run_id), info
     finally:
         store.close()
+
+
+@pytest.fixture(name="env")
+def env_fixture(tmp_path: Path) -> Iterator[tuple]:
+    """The `env` fixture of the core desk tests: (store, run info, FixtureInfo); import it into a test module."""
+    with fixture_env(tmp_path) as parts:
+        yield parts
 
 
 def _hit(rank: int, path: str, hostile: bool) -> dict:

@@ -7,13 +7,7 @@ import pytest
 from core import human_grades, review
 from core.errors import UserError
 from core.human_grades import GradeChange
-from tests.fixtures_store import fixture_env
-
-
-@pytest.fixture
-def env(tmp_path):
-    with fixture_env(tmp_path) as parts:
-        yield parts
+from tests.fixtures_store import env_fixture  # noqa: F401  (the `env` fixture)
 
 
 def _events(store, grader="alice"):

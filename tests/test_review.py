@@ -8,13 +8,7 @@ from core import human_grades, review, review_item
 from core.errors import UserError
 from core.human_grades import GradeChange
 from core.review import Filters
-from tests.fixtures_store import fixture_env
-
-
-@pytest.fixture
-def env(tmp_path):
-    with fixture_env(tmp_path) as parts:
-        yield parts
+from tests.fixtures_store import env_fixture  # noqa: F401  (the `env` fixture)
 
 
 def test_run_info_and_shown_answers(env):

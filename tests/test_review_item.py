@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from core import review_item
-from tests.fixtures_store import fixture_env
-
-
-@pytest.fixture
-def env(tmp_path):
-    with fixture_env(tmp_path) as parts:
-        yield parts
+from tests.fixtures_store import env_fixture  # noqa: F401  (the `env` fixture)
 
 
 def test_load_item_has_both_answers_with_evidence_and_machine_source(env):

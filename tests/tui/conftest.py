@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -34,8 +36,24 @@ async def settle(pilot, timeout: float = 10.0) -> None:
             raise TimeoutError("the desk's store thread did not go idle")
 
 
+async def keys(pilot, *names: str) -> None:
+    """Press each key and wait until the desk has handled it (store jobs included)."""
+    for name in names:
+        await pilot.press(name)
+        await settle(pilot)
+
+
 def make_app(path: Path, run_id: int = 1, grader: str = "alice", **settings) -> DeskApp:
     return DeskApp(DeskConfig(Path(path), run_id, grader, cursor_blink=False, **settings))
+
+
+@asynccontextmanager
+async def running(path: Path, size: tuple[int, int] = (140, 44), **settings) -> AsyncIterator[tuple[DeskApp, object]]:
+    """A desk on `path`, headless, opened and settled: `async with running(path) as (app, pilot):`."""
+    app = make_app(path, **settings)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield app, pilot
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from conftest import make_app, settle
+from conftest import keys, running, settle
 from core.errors import UserError
 from core.grades import DIMENSIONS, FAILURE_LABELS
 from core.review import left_method
@@ -23,7 +23,6 @@ from rich.console import Group
 
 from tui.widgets.answer_pane import pane_blocks
 
-SIZE = (140, 44)
 pytestmark = pytest.mark.anyio
 
 
@@ -55,15 +54,12 @@ def left_answer_id(info, pk):
 
 async def test_grade_keys_write_blind_events_and_reveal_the_judge(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
         pk = info.question_pks[0]
         assert app.screen.item.question_pk == pk
         assert "hidden until you save your grade" in pane_text(app, "left")
         assert "judge (gpt-4o-mini): fully correct" not in pane_text(app, "left")
-        await pilot.press("2")
-        await settle(pilot)
+        await keys(pilot, "2")
         [e] = events(info.path)
         assert (e["answer_id"], e["grade"], e["mode"], e["judge_visible"], e["is_revision"], e["action"]) == \
             (left_answer_id(info, pk), "partially_correct", "blind", 0, 0, "set")
@@ -77,17 +73,12 @@ async def test_grade_keys_write_blind_events_and_reveal_the_judge(fixture_store)
 
 async def test_change_after_reveal_is_a_revision_and_undo_is_an_event(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("4")
-        await settle(pilot)
-        await pilot.press("1")
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "4")
+        await keys(pilot, "1")
         first, second = events(info.path)
         assert (second["grade"], second["judge_visible"], second["is_revision"]) == ("fully_correct", 1, 1)
-        await pilot.press("u")
-        await settle(pilot)
+        await keys(pilot, "u")
         evs = events(info.path)
         assert len(evs) == 3 and evs[2]["action"] == "undo" and evs[2]["undoes_uuid"] == second["uuid"]
         assert app.screen.answer_at("left").human.grade == "wrong"  # the earlier grade is current again
@@ -97,23 +88,16 @@ async def test_change_after_reveal_is_a_revision_and_undo_is_an_event(fixture_st
 
 async def test_label_scores_note_and_preference(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
         await pilot.press("f")  # before any grade: refused, nothing written
         await settle(pilot)
         await pilot.press("escape")
         assert "grade the answer first" in app.last_status or not events(info.path)
-        await pilot.press("3")
-        await settle(pilot)
-        await pilot.press("f", "2")
-        await settle(pilot)
-        await pilot.press("s", "4", "5", "3", "2", "enter")
-        await settle(pilot)
-        await pilot.press("e", *"[bold]odd[/]", "enter")
-        await settle(pilot)
-        await pilot.press("right_square_bracket")
-        await settle(pilot)
+        await keys(pilot, "3")
+        await keys(pilot, "f", "2")
+        await keys(pilot, "s", "4", "5", "3", "2", "enter")
+        await keys(pilot, "e", *"[bold]odd[/]", "enter")
+        await keys(pilot, "right_square_bracket")
         last = events(info.path)[-1]
         assert last["grade"] == "unsupported" and last["failure_label"] == FAILURE_LABELS[1]
         assert [last[d] for d in DIMENSIONS] == [4, 5, 3, 2]
@@ -128,13 +112,9 @@ async def test_label_scores_note_and_preference(fixture_store):
 
 async def test_switching_answers_grades_the_other_one(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("tab", "1")
-        await settle(pilot)
-        await pilot.press("h", "4")
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "tab", "1")
+        await keys(pilot, "h", "4")
         pk = info.question_pks[0]
         right = info.answer_ids[(pk, "bundle" if left_method(7, pk) == "raw" else "raw")]
         assert [(e["answer_id"], e["grade"]) for e in events(info.path)] == \
@@ -143,70 +123,50 @@ async def test_switching_answers_grades_the_other_one(fixture_store):
 
 async def test_show_judge_mode_is_recorded(fixture_store):
     info = fixture_store
-    app = make_app(info.path, show_judge=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path, show_judge=True) as (app, pilot):
         assert "hidden until" not in pane_text(app, "left")
-        await pilot.press("1")
-        await settle(pilot)
+        await keys(pilot, "1")
         [e] = events(info.path)
         assert (e["mode"], e["judge_visible"], e["is_revision"]) == ("open", 1, 0)
 
 
 async def test_hidden_method_names_until_both_answers_are_graded(fixture_store):
     info = fixture_store
-    app = make_app(info.path, hide_methods=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path, hide_methods=True) as (app, pilot):
         screen = app.screen
         assert screen.pane_title("left") == "Answer A" and screen.pane_title("right") == "Answer B"
-        await pilot.press("1", "tab", "2")
-        await settle(pilot)
+        await keys(pilot, "1", "tab", "2")
         assert "raw top-k" in screen.pane_title("left") + screen.pane_title("right")
 
 
 async def test_navigation_next_previous_ungraded_disagreement_jump(fixture_store):
     info = fixture_store
     pks = info.question_pks
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("j", "j")
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "j", "j")
         assert app.screen.item.question_pk == pks[2]
-        await pilot.press("k")
-        await settle(pilot)
+        await keys(pilot, "k")
         assert app.screen.item.question_pk == pks[1]
         # grade both answers of the first question against the machine grade, then look for disagreements
-        await pilot.press("k")
-        await settle(pilot)
+        await keys(pilot, "k")
         machine = app.screen.answer_at("left").machine.grade
         other = "wrong" if machine != "wrong" else "fully_correct"
         await pilot.press(str(["fully_correct", "partially_correct", "unsupported", "wrong"].index(other) + 1))
-        await pilot.press("tab", "1")
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
+        await keys(pilot, "tab", "1")
+        await keys(pilot, "n")
         assert app.screen.item.question_pk == pks[1]  # the next one with an ungraded answer
-        await pilot.press("d")
-        await settle(pilot)
+        await keys(pilot, "d")
         assert app.screen.item.question_pk == pks[0]  # wraps round to the disagreement
-        await pilot.press("g", *"q-validate", "enter")
-        await settle(pilot)
+        await keys(pilot, "g", *"q-validate", "enter")
         assert app.screen.item.question_id == "q-validate"
-        await pilot.press("g", *"nope", "enter")
-        await settle(pilot)
+        await keys(pilot, "g", *"nope", "enter")
         assert app.screen.item.question_id == "q-validate" and "no question 'nope'" in app.last_status
 
 
 async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):
     info = fixture_store
     pks = info.question_pks
-    alice = make_app(info.path, grader="alice")
-    bob = make_app(info.path, grader="bob")
-    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
-        await settle(pa)
-        await settle(pb)
+    async with running(info.path, grader="alice") as (alice, pa), running(info.path, grader="bob") as (bob, pb):
         await pa.press("j", "j", "j", "2")
         await pb.press("4")
         await settle(pa)
@@ -216,34 +176,24 @@ async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):
         await settle(pa)
     graders = {(e["grader"], e["grade"]) for e in rows(info.path, "SELECT * FROM human_grades")}
     assert graders == {("alice", "partially_correct"), ("bob", "wrong")}
-    again = make_app(info.path, grader="alice")
-    async with again.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path, grader="alice") as (again, pilot):
         assert again.screen.item.question_pk == pks[3]
         assert again.screen.answer_at("left").human.grade == "partially_correct"
-    fresh = make_app(info.path, grader="carol")
-    async with fresh.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path, grader="carol") as (fresh, pilot):
         assert fresh.screen.item.question_pk == pks[0]
 
 
 async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
         for _ in range(3):
-            await pilot.press("1", "tab", "2", "tab", "j")
-            await settle(pilot)
-    recheck = make_app(info.path, recheck=1.0)
-    async with recheck.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+            await keys(pilot, "1", "tab", "2", "tab", "j")
+    async with running(info.path, recheck=1.0) as (recheck, pilot):
         screen = recheck.screen
         assert screen.mode == "recheck" and screen.item.question_pk in info.question_pks[:3]
         text = pane_text(recheck, "left")
         assert "not graded" in text and "recheck pass: hidden" in text  # earlier grade and judge both hidden
-        await pilot.press("4")
-        await settle(pilot)
+        await keys(pilot, "4")
         last = events(info.path)[-1]
         assert (last["mode"], last["grade"], last["judge_visible"], last["is_revision"]) == ("recheck", "wrong", 0, 0)
         current = rows(info.path, "SELECT count(*) AS n FROM current_human_grades WHERE grade = 'wrong'")
@@ -252,71 +202,53 @@ async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
 
 async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
 
         def broken(store):
             raise RuntimeError("disk on fire")
         app.submit("test job", broken)
         await settle(pilot)
         assert "test job failed: RuntimeError: disk on fire" in app.last_status
-        await pilot.press("1")
-        await settle(pilot)
+        await keys(pilot, "1")
         assert len(events(info.path)) == 1
 
 
 async def test_queue_screen_opens_the_chosen_item(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("1")
-        await settle(pilot)
-        await pilot.press("q")
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "1")
+        await keys(pilot, "q")
         assert isinstance(app.screen, QueueScreen)
         table = app.screen.query_one("DataTable")
         assert table.row_count == 12
         graded_row = [str(c) for c in table.get_row_at(0)] + [str(c) for c in table.get_row_at(1)]
         assert "hidden" in graded_row  # blind first: an ungraded answer's machine grade is hidden
-        await pilot.press("down", "down", "down", "enter")
-        await settle(pilot)
+        await keys(pilot, "down", "down", "down", "enter")
         assert app.screen.item.question_pk == info.question_pks[1]
 
 
 async def test_filters_dialog_applies_and_resets(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "slash")
         dialog = app.screen
         dialog.query_one("#category").value = "relationship"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await keys(pilot, "ctrl+s")
         assert app.screen.filters.category == "relationship"
         assert app.screen.item.category == "relationship"
-        await pilot.press("j")
-        await settle(pilot)
+        await keys(pilot, "j")
         assert app.screen.item.category == "relationship" and "no more items" in app.last_status
-        await pilot.press("slash")
-        await settle(pilot)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
+        await keys(pilot, "slash")
+        await keys(pilot, "ctrl+r")
         assert not app.screen.filters.active
-        await pilot.press("ctrl+q")
-        await settle(pilot)
+        await keys(pilot, "ctrl+q")
     state = rows(info.path, "SELECT settings FROM desk_state")
     assert '"category": null' in state[0]["settings"]
 
 
 async def test_bundle_browser_and_help(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
         await pilot.press("b")
         await pilot.pause()
         assert isinstance(app.screen, BundleScreen)
@@ -331,11 +263,8 @@ async def test_bundle_browser_and_help(fixture_store):
 
 
 async def test_hostile_text_is_shown_literally(hostile_store):
-    app = make_app(hostile_store.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("1", "tab", "1")
-        await settle(pilot)
+    async with running(hostile_store.path) as (app, pilot):
+        await keys(pilot, "1", "tab", "1")
         for side in ("left", "right"):
             text = pane_text(app, side)
             assert "[bold]not bold[/]" in text and "[link=https://example.invalid]" in text
@@ -368,24 +297,20 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
 
 async def test_command_palette_settings_and_orders(fixture_store):
     info = fixture_store
-    app = make_app(info.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(info.path) as (app, pilot):
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
         assert {"Show the judge from the start", "Hide method names (Answer A / B)", "Order: most useful first",
                 "Recheck: re-grade 10% of graded items blind", "Clear filters"} <= set(commands)
         commands["Show the judge from the start"].callback()
         await settle(pilot)
-        await pilot.press("3")
-        await settle(pilot)
+        await keys(pilot, "3")
         assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
         commands["Order: most useful first"].callback()
         await settle(pilot)
         screen = app.screen
         assert screen.order == "most_useful" and screen.order_list
         assert screen.item.question_pk == screen.order_list[0]
-        await pilot.press("j")
-        await settle(pilot)
+        await keys(pilot, "j")
         assert screen.item.question_pk == screen.order_list[1]
         later = {c.title: c for c in app.get_system_commands(app.screen)}
         later["Order: question order"].callback()

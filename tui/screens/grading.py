@@ -29,7 +29,7 @@ from core.review_item import Item
 
 from ..widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from ..widgets.literal import highlight_code, literal
-from .modals import NO_LABEL, LabelModal, ScoresModal, TextModal, open_filters
+from .modals import LabelModal, ScoresModal, TextModal, open_filters
 
 if TYPE_CHECKING:
     from ..app import DeskApp
@@ -451,38 +451,28 @@ class GradingScreen(Screen):
     def action_grade(self, grade: str) -> None:
         self._change(GradeChange(grade=grade))
 
-    def action_label(self) -> None:
-        a = self.answer_at(self.side)
-        if a is None:
-            return
+    def _ask(self, modal, change_for) -> None:
+        """Open a picker for the focused answer; its result (None: cancelled) becomes a grade change."""
+        def picked(value) -> None:
+            if value is not None:
+                self._change(change_for(value))
+        self.app.push_screen(modal, picked)
 
-        def picked(label: str | None) -> None:
-            if label is not None:
-                self._change(GradeChange(failure_label=label if label != NO_LABEL else None))
-        self.app.push_screen(LabelModal(a.human.failure_label if a.human else None), picked)
+    def action_label(self) -> None:
+        if (a := self.answer_at(self.side)) is not None:
+            self._ask(LabelModal(a.human.failure_label if a.human else None),
+                      lambda label: GradeChange(failure_label=label or None))  # NO_LABEL ("") clears it
 
     def action_scores(self) -> None:
-        a = self.answer_at(self.side)
-        if a is None:
-            return
-        current = a.human.scores if a.human else {d: None for d in DIMENSIONS}
-
-        def picked(scores: dict | None) -> None:
-            if scores is not None:
-                self._change(GradeChange(scores=scores))
-        self.app.push_screen(ScoresModal(current), picked)
+        if (a := self.answer_at(self.side)) is not None:
+            current = a.human.scores if a.human else {d: None for d in DIMENSIONS}
+            self._ask(ScoresModal(current), lambda scores: GradeChange(scores=scores))
 
     def action_note(self) -> None:
-        a = self.answer_at(self.side)
-        if a is None:
-            return
-
-        def picked(note: str | None) -> None:
-            if note is not None:
-                self._change(GradeChange(note=note))
-        self.app.push_screen(TextModal("Note on this answer (Enter saves, empty clears)",
-                                       a.human.note or "" if a.human else "", blink=self.desk.config.cursor_blink),
-                             picked)
+        if (a := self.answer_at(self.side)) is not None:
+            self._ask(TextModal("Note on this answer (Enter saves, empty clears)",
+                                a.human.note or "" if a.human else "", blink=self.desk.config.cursor_blink),
+                      lambda note: GradeChange(note=note))
 
     def action_prefer(self, which: str) -> None:
         item, run = self.item, self.run
