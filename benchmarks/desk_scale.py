@@ -200,9 +200,11 @@ async def measure(path: Path, steps: int) -> dict:
                     await asyncio.sleep(0.0005)
                     first_paint = next((p for p in painted if p > shown[before]), None)
                 paints.append(first_paint - t)
-                painted.clear()
-                while not app.idle:
+                while not app.idle:  # let the item finish (highlighting, the rest of the panes), as while reading
                     await asyncio.sleep(0.001)
+                await pilot.pause()
+                await asyncio.sleep(0.05)
+                painted.clear()
             out[f"{name}_ms"] = [1000 * x for x in times]
             out[f"{name}_paint_ms"] = [1000 * x for x in paints]
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

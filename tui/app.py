@@ -84,13 +84,13 @@ class DeskApp(App):
             self.exit()
 
     def on_worker_state_changed(self, event) -> None:
-        if event.worker.error is not None and event.worker.name == "store":
-            self.report(f"the store could not be used: {event.worker.error}", error=True)
+        if event.state == WorkerState.ERROR:
+            what = "the store could not be used" if event.worker.name == "store" else f"{event.worker.name} failed"
+            self.report(f"{what}: {event.worker.error}", error=True)
 
     def report(self, text: str, *, error: bool = False) -> None:
         """The one place messages and errors are shown: the status line, and a notification for errors."""
         self.last_status = text
-        self.sub_title = text
         try:
             status = self.screen.query_one("#progress")
         except Exception:  # a modal or another screen is on top: the notification is enough
@@ -116,7 +116,9 @@ class DeskApp(App):
     def idle(self) -> bool:
         """No store job queued or running, and no other worker (highlighting) busy: tests and benchmarks wait on it."""
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
-        return self.store_thread.idle and not any(w.state in busy for w in self.workers if w.name != "store")
+        waiting = any(getattr(screen, "highlight_pending", False) for screen in self.screen_stack)
+        return self.store_thread.idle and not waiting and not any(
+            w.state in busy for w in self.workers if w.name != "store")
 
     # Hooks for other screens -----------------------------------------------------------------------------------------
 

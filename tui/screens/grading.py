@@ -19,6 +19,7 @@ from textual import work
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.worker import get_current_worker
 from textual.widgets import Footer, Static
 
 from core import human_grades, review, review_item
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 SIDES = ("left", "right")
 ORDERS = ("question", "most_useful", "recheck")
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
+HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
 
 
 def _grade_bindings() -> list[Binding]:
@@ -98,6 +100,8 @@ class GradingScreen(Screen):
         self._had_no_item = True
         self._shown_pk: int | None = None
         self._state_timer: Timer | None = None
+        self._highlight_timer: Timer | None = None
+        self.highlight_pending = False  # an item waits for its code to be highlighted (App.idle reads it)
 
     @property
     def desk(self) -> DeskApp:
@@ -223,11 +227,18 @@ class GradingScreen(Screen):
             super().__init__()
             self.question_pk = question_pk
 
-    @work(thread=True, exclusive=True, group="highlight", exit_on_error=False)
+    def _start_highlight(self, item: Item) -> None:
+        self.highlight_pending = False
+        self._highlight(item)
+
+    @work(thread=True, exclusive=True, group="highlight", name="highlight code", exit_on_error=False)
     def _highlight(self, item: Item) -> None:
         """Highlight the item's code off the UI thread (pure text work: no store, no widgets)."""
+        worker = get_current_worker()
         for a in item.answers.values():
             for s in snippets_of(a):
+                if worker.is_cancelled:  # the person moved on: a newer item is being highlighted
+                    return
                 highlight_code(s.text, s.file_path, s.start_line)
         self.post_message(self.Highlighted(item.question_pk))
 
@@ -277,8 +288,11 @@ class GradingScreen(Screen):
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
         self._redraw()
-        if item is not None:  # after the plain text is painted, so highlighting never delays it
-            self.call_after_refresh(self._highlight, item)
+        if item is not None:  # once the plain text is painted, so highlighting never competes with the paint
+            if self._highlight_timer is not None:
+                self._highlight_timer.stop()
+            self.highlight_pending = True
+            self._highlight_timer = self.set_timer(HIGHLIGHT_DELAY, lambda: self._start_highlight(item))
             if self.run is not None:  # save where the grader is once they pause, not on every key
                 if self._state_timer is not None:
                     self._state_timer.stop()
