@@ -23,10 +23,9 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from ..demo import build_demo_store
-    from .output import info, print_json
-    from .run_cmd import progress_bar
+    from .output import info, print_json, progress_bars
 
-    with progress_bar() as bar:
+    with progress_bars() as bar:
         report = build_demo_store(args.store, progress=bar)
     if args.json:
         print_json(asdict(report))

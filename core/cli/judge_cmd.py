@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from ..judge import judge_consistency, judge_run
     from ..providers import make_provider
     from ..store import open_store
-    from .grade_offline_cmd import grading_progress, offline_line
-    from .output import info, print_json
+    from .grade_offline_cmd import offline_line
+    from .output import info, print_json, progress_bars
 
     if args.repeat < 1:
         raise UserError("--repeat: must be at least 1")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         answer_model = store.scalar("SELECT model FROM runs WHERE id = ?", (run_id,))
-        with grading_progress() as bar:
+        with progress_bars() as bar:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
                                progress=bar) if provider else None

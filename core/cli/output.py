@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+# What each phase of long work is called on the progress bar (runs, the demo, offline grading, the judge).
+PHASE_LABELS = {
+    "index": "indexing", "retrieve": "retrieving", "answer": "answering",
+    "retrieval": "retrieval evals", "rules": "rule grader", "scores": "offline scores", "judge": "LLM judge",
+}
 
 
 def print_json(data: Any) -> None:
@@ -32,3 +39,23 @@ def _cell(value: Any) -> str:
 
 def info(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+@contextmanager
+def progress_bars() -> Iterator[Callable[..., None]]:
+    """Rich progress bars on stderr (only on a terminal), one per phase, as a callback (phase, done, total[, failed])."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[failed]}", markup=False), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int, failed: int = 0) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(PHASE_LABELS.get(phase, phase), total=total, failed="")
+            bar.update(tasks[phase], completed=done, total=total, failed=f"{failed} failed" if failed else "")
+
+        yield update

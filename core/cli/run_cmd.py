@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
-PHASES = {"index": "indexing", "retrieve": "retrieving", "answer": "answering"}
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -51,33 +48,12 @@ def questions_path(given: str | None) -> str:
     return str(Path(core.__file__).resolve().parent.parent / DEFAULT_QUESTIONS)
 
 
-@contextmanager
-def progress_bar() -> Iterator:
-    """A rich progress bar on stderr, as a progress callback (phase, done, total[, failed]); one bar per phase."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[failed]}", markup=False), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(phase: str, done: int, total: int, failed: int = 0) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(PHASES.get(phase, phase), total=total, failed="")
-            bar.update(tasks[phase], completed=done, total=total,
-                       failed=f"{failed} failed" if phase == "answer" else "")
-
-        yield update
-
-
 def run(args: argparse.Namespace) -> int:
     from ..bench import run_benchmark
     from ..errors import UserError
     from ..providers import make_provider
     from ..store import open_store
-    from .output import info, print_json
+    from .output import info, print_json, progress_bars
 
     if args.concurrency < 1:
         raise UserError("--concurrency: must be at least 1")
@@ -87,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                              # a model's own usage counts win; when absent, its own encoding (else o200k_base)
                              tokenizer=None if args.model else args.tokenizer)
     path = questions_path(args.questions)
-    with open_store(args.store) as store, progress_bar() as bar:
+    with open_store(args.store) as store, progress_bars() as bar:
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                 tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
                                 progress=bar)
