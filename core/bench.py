@@ -316,6 +316,12 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
         asyncio.run(_answer_all(provider, tasks, concurrency, done))
     except KeyboardInterrupt:
         summary.interrupted = True
+    except UserError:
+        if created and not (summary.answered_now or summary.failed_now):
+            # e.g. a mistyped --base-url: a run with nothing in it would become `latest` and hide the real one
+            with store.transaction():
+                store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        raise
     return summary
 
 

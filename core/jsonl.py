@@ -10,14 +10,21 @@ from .errors import InputError, UserError
 
 
 def read_lines(path: str | Path) -> list[str]:
-    """A text file's lines; non-UTF-8 is reported with the line it is on."""
+    """A text file's lines; non-UTF-8 is reported with the line it is on.
+
+    Lines end at \\n only (a trailing \\r is dropped): str.splitlines would also cut at U+2028, U+0085 and other
+    characters that JSON strings may hold unescaped (`json.dumps(..., ensure_ascii=False)` writes them). A leading
+    UTF-8 byte order mark, as some Windows editors write, is skipped.
+    """
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise UserError(f"{p}: cannot read ({exc.strerror})") from None
     try:
-        return raw.decode("utf-8").splitlines()
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        lines = [line.removesuffix("\r") for line in text.split("\n")]
+        return lines[:-1] if lines and not lines[-1] else lines
     except UnicodeDecodeError as exc:
         lineno = raw[: exc.start].count(b"\n") + 1
         raise InputError([f"{p}:{lineno}: (encoding): not UTF-8 (byte {exc.start})"]) from None

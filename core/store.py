@@ -55,6 +55,7 @@ class Store:
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
         self._depth = 0
+        self.created = False  # made by this open: removed again if the command fails on the user's input
 
     def close(self) -> None:
         self.conn.close()
@@ -62,8 +63,12 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self.close()
+        if self.created and exc_type is not None and issubclass(exc_type, UserError):
+            # a bad file or flag must leave nothing behind, not even an empty store
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
@@ -110,6 +115,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 def open_store(path: str | os.PathLike | None = None, *, create: bool = True) -> Store:
     """Open (and with create=True make or upgrade) the store at `path` (default: $GRADEDESK_STORE or ./store.db)."""
     p = Path(path or default_store_path())
+    created = not p.exists()
     if not p.exists() and not create:
         raise StoreError(f"{p}: no such store; build one with `gradedesk demo`, `gradedesk run` or `gradedesk import`")
     if p.exists() and p.is_dir():
@@ -130,6 +136,7 @@ def open_store(path: str | os.PathLike | None = None, *, create: bool = True) ->
         conn.close()
         raise StoreError(f"{p}: an SQLite file that is not a gradedesk store")
     store = Store(p, conn)
+    store.created = created
     conn.execute("PRAGMA journal_mode = WAL")
     if version < SCHEMA_VERSION:
         # the whole schema in one transaction: a store is either fully made or not at all

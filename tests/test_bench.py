@@ -193,14 +193,15 @@ def test_retryable_faults_are_retried_inside_one_run(project, chat_server):
         assert store.scalar("SELECT sum(attempts) FROM answers") == 9
 
 
-def test_unreachable_endpoint_stops_the_run_with_one_line_and_leaves_answers_pending(project):
+def test_unreachable_endpoint_stops_the_run_with_one_line_and_leaves_no_empty_run(project):
     db, questions = project
     provider = OpenAICompatibleProvider("m", "http://127.0.0.1:9/v1", max_retries=0, backoff_base=0.005)
     with open_store(db) as store:
         with pytest.raises(EndpointUnreachable, match=r"127\.0\.0\.1:9/v1: cannot connect"):
             run_benchmark(store, str(questions), provider, budgets=[500])
-        assert store.scalar("SELECT count(*) FROM answers WHERE status = 'ok'") == 0
-        assert store.scalar("SELECT count(*) FROM answers WHERE status = 'pending'") == 6
+        # a new run that got no answer is not kept: it would become `latest` (a mistyped --base-url)
+        assert store.scalar("SELECT count(*) FROM runs") == 0
+        assert store.scalar("SELECT count(*) FROM answers") == 0
 
 
 def test_questions_file_inside_the_repository_is_never_evidence(tmp_path):
