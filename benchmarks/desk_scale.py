@@ -13,7 +13,7 @@ DeskApp with `run_test()`, and reports:
              and → the screen's next compositor refresh after that (what the terminal gets)
   ungraded   key `n` (next ungraded) likewise
   peak RSS   of the measuring process (ru_maxrss)
-Goals (issue 6): open ≤ 1 s, next item ≤ 50 ms p95, memory ≤ 300 MB.
+Goals (issue 6): open ≤ 1 s, next item shown and painted ≤ 50 ms p95, memory ≤ 300 MB.
 """
 
 from __future__ import annotations
@@ -243,7 +243,7 @@ def main() -> int:
         print(f"  {name:<9} key → item shown:      p50 {statistics.median(ms):.1f} ms   "
               f"p95 {percentile(ms, 0.95):.1f} ms   (n={len(ms)}; goal p95 ≤ 50 ms)")
         print(f"  {name:<9} key → screen painted:  p50 {statistics.median(paint):.1f} ms   "
-              f"p95 {percentile(paint, 0.95):.1f} ms")
+              f"p95 {percentile(paint, 0.95):.1f} ms   (goal p95 ≤ 50 ms)")
     print(f"  peak RSS of the desk process:      {figures['peak_rss_mb']:.0f} MB   (goal ≤ 300 MB)")
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import subprocess
 import sys
@@ -161,6 +162,26 @@ async def test_navigation_next_previous_ungraded_disagreement_jump(fixture_store
         assert app.screen.item.question_id == "q-validate"
         await keys(pilot, "g", *"nope", "enter")
         assert app.screen.item.question_id == "q-validate" and "no question 'nope'" in app.last_status
+
+
+async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store):
+    """A full collection (~100 ms at scale) landing between `j` and the repaint was the desk's repaint tail."""
+    pks = fixture_store.question_pks
+    async with running(fixture_store.path) as (app, pilot):
+        screen = app.screen
+        assert gc.isenabled()
+        paints: list[tuple[int | None, bool]] = []
+        original = screen._compositor_refresh
+
+        def refresh() -> None:
+            paints.append((screen.item.question_pk if screen.item else None, gc.isenabled()))
+            original()
+
+        screen._compositor_refresh = refresh
+        await keys(pilot, "j")
+        first = next(enabled for pk, enabled in paints if pk == pks[1])
+        assert first is False  # the item's first paint happened with the collector paused
+        assert gc.isenabled()  # and it is back on once painted
 
 
 async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):

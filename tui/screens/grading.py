@@ -28,6 +28,7 @@ from core.human_grades import GradeChange
 from core.review import Filters, RunInfo
 from core.review_item import Item
 
+from ..collector import CollectorPause, freeze_startup
 from ..widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from ..widgets.literal import highlight_code, literal
 from .modals import LabelModal, ScoresModal, TextModal, open_filters
@@ -39,6 +40,7 @@ SIDES = ("left", "right")
 ORDERS = ("question", "most_useful", "recheck")
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
+COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
 
 
 def _grade_bindings() -> list[Binding]:
@@ -102,6 +104,8 @@ class GradingScreen(Screen):
         self._state_timer: Timer | None = None
         self._highlight_timer: Timer | None = None
         self.highlight_pending = False  # an item waits for its code to be highlighted (App.idle reads it)
+        self._collector = CollectorPause()  # no garbage collection between a key and its repaint (tui/collector.py)
+        self._collector_timer: Timer | None = None
 
     @property
     def desk(self) -> DeskApp:
@@ -149,6 +153,7 @@ class GradingScreen(Screen):
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
         self._show(item)
+        self.call_after_refresh(freeze_startup)
         self.refresh_progress()
         self.query_one("#left", AnswerPane).focus()
         self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted)
@@ -321,6 +326,7 @@ class GradingScreen(Screen):
         """
         if self.run is None:
             return
+        self._pause_collector()
         self._seq += 1
         seq, run, grader, recheck = self._seq, self.run, self.desk.config.grader, self.recheck
 
@@ -329,16 +335,30 @@ class GradingScreen(Screen):
             return None if pk is None else review_item.load_item(store, run, grader, pk, recheck=recheck)
 
         def done(item: Item | None) -> None:
-            if seq != self._seq:
+            if seq != self._seq:  # a newer request is on its way: the collector stays paused for it
                 return
             if item is None:
+                self._resume_collector()
                 self.desk.report(empty)
                 return
             self._show(item)
+            self.call_after_refresh(self._resume_collector)
             if after:
                 after()
 
         self.desk.submit("load item", fn, done)
+
+    def _pause_collector(self) -> None:
+        self._collector.pause()
+        if self._collector_timer is not None:
+            self._collector_timer.stop()
+        self._collector_timer = self.set_timer(COLLECTOR_PAUSE_MAX, self._resume_collector)
+
+    def _resume_collector(self) -> None:
+        self._collector.resume()
+
+    def on_unmount(self) -> None:
+        self._collector.resume()
 
     def show_question(self, question_pk: int, side: str | None = None) -> None:
         def focus() -> None:
