@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -124,8 +124,55 @@ class Violation:
     chunk_id: str | None = None
 
     def __str__(self) -> str:
-        where = f"evidence {self.snippet} ({self.chunk_id})" if self.snippet else "bundle"
+        where = "bundle"
+        if self.snippet:
+            where = f"evidence {self.snippet}" + (f" ({self.chunk_id})" if self.chunk_id else "")
         return f"{where}: {self.rule}: {self.message}"
+
+
+def _type_problem(value: Any, annotation: str) -> str | None:
+    """Why `value` (from JSON) does not fit a field annotated `annotation`, or None when it does."""
+    if annotation.endswith(" | None"):
+        if value is None:
+            return None
+        annotation = annotation.removesuffix(" | None")
+    fits = {"str": lambda v: isinstance(v, str),
+            "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+            "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}.get(annotation)
+    return None if fits is None or fits(value) else f"must be {annotation}, got {type(value).__name__}"
+
+
+def _field_problems(data: dict, cls: type, skip: set[str]) -> list[tuple[str, str]]:
+    out = []
+    for f in fields(cls):
+        if f.name in skip:
+            continue
+        if f.name not in data:
+            required = f.default is MISSING and f.default_factory is MISSING
+            if required:
+                out.append((f.name, "missing"))
+        elif why := _type_problem(data[f.name], str(f.type)):
+            out.append((f.name, why))
+    return out
+
+
+def schema_violations(data: Any) -> list[Violation]:
+    """Missing or mistyped fields of a bundle read from JSON (checked before `from_dict`, which trusts its input)."""
+    if not isinstance(data, dict):
+        return [Violation("schema", f"expected a JSON object, got {type(data).__name__}")]
+    out = [Violation("schema", f"{name}: {why}") for name, why in _field_problems(data, EvidenceBundle, {"snippets"})]
+    snippets = data.get("snippets", [])
+    if not isinstance(snippets, list):
+        return out + [Violation("schema", f"snippets: must be a list, got {type(snippets).__name__}")]
+    for i, s in enumerate(snippets, start=1):
+        if not isinstance(s, dict):
+            out.append(Violation("schema", f"must be an object, got {type(s).__name__}", i))
+            continue
+        chunk_id = s.get("chunk_id") if isinstance(s.get("chunk_id"), str) else None
+        out += [Violation("schema", f"{name}: {why}", i, chunk_id)
+                for name, why in _field_problems(s, EvidenceSnippet, set())]
+    return out
 
 
 def validate(bundle: EvidenceBundle) -> list[Violation]:

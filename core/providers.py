@@ -423,12 +423,28 @@ def make_provider(model: str | None, base_url: str | None, *, api_key_env: str =
         return OfflineExtractiveProvider(tokenizer or DEFAULT_ENCODING)
     if model is None:
         raise UserError(f"--base-url {base_url} needs --model (the model name the endpoint serves)")
+    check_endpoint_flags(base_url, timeout, max_retries)
     prices = load_prices(prices_file)
     if price is not None:
         prices[model] = parse_price(price)
     return OpenAICompatibleProvider(model, base_url, api_key_env=api_key_env, timeout=timeout,
                                     max_retries=max_retries, concurrency=concurrency, prices=prices,
                                     tokenizer=tokenizer, backoff_base=backoff_base)
+
+
+def check_endpoint_flags(base_url: str | None, timeout: float, max_retries: int) -> None:
+    """Flags that would otherwise fail every call (stored as errors, retried with backoff) are refused up front."""
+    from urllib.parse import urlsplit
+
+    if base_url is not None:
+        url = urlsplit(base_url)
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise UserError(f"--base-url: {base_url!r} is not an http:// or https:// URL, "
+                            f"e.g. http://localhost:11434/v1")
+    if not timeout > 0:
+        raise UserError(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    if max_retries < 0:
+        raise UserError(f"--max-retries: must be 0 or more, got {max_retries}")
 
 
 def parse_price(text: str) -> tuple[float, float]:

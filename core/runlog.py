@@ -257,9 +257,31 @@ def _marked_grades(data: dict, method: str, p: _Problems) -> list[dict]:
             p.add(where, "grader is missing")
         elif g.get("grade") not in GRADES:
             p.add(where, f"grade {g.get('grade')!r} is not one of {', '.join(GRADES)}")
+        elif why := _grade_field_problem(g):
+            p.add(where, why)
         else:
             out.append(g)
     return out
+
+
+def _grade_field_problem(g: dict) -> str | None:
+    """The first optional field of a marked grade that could not be stored as it is, or None."""
+    def whole(v: Any, low: int, high: int | None = None) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
+
+    labels = FAILURE_LABELS + (GRADING_ERROR,)
+    checks: list[tuple[str, bool, str]] = [
+        ("failure_label", g.get("failure_label") in (None, *labels), f"must be one of {', '.join(labels)}"),
+        ("confidence", g.get("confidence") is None or (isinstance(g["confidence"], (int, float))
+                                                     and not isinstance(g["confidence"], bool)
+                                                     and 0 <= g["confidence"] <= 1), "must be a number from 0 to 1"),
+        ("repeat_index", g.get("repeat_index") is None or whole(g["repeat_index"], 0), "must be a whole number from 0"),
+        ("mode", g.get("mode") in (None, "blind", "open", "recheck"), "must be blind, open or recheck"),
+        *[(d, g.get(d) is None or whole(g[d], 1, 5), "must be a whole number from 1 to 5") for d in DIMENSIONS],
+        *[(k, g.get(k) is None or isinstance(g[k], str), "must be a string")
+          for k in ("uuid", "note", "reasoning", "rubric_version", "created_at")],
+    ]
+    return next((f"{name} {g.get(name)!r}: {why}" for name, ok, why in checks if not ok), None)
 
 
 def _comparison(data: dict, p: _Problems) -> list[LogAnswer]:

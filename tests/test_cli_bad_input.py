@@ -87,3 +87,65 @@ def test_export_then_import_keeps_text_with_line_separators(project, tmp_path, c
     with open_store(tmp_path / "other.db") as store:
         assert store.scalar("SELECT count(*) FROM questions") == len(rows)
         assert store.scalar("SELECT count(*) FROM questions WHERE question LIKE ?", ("%\u2028(see\x85below)",)) == 1
+
+
+def test_validate_bundle_names_missing_and_mistyped_fields(tmp_path, capsys):
+    from core.bundle import EvidenceBundle, EvidenceSnippet, content_hash
+    from core.tokens import count_tokens
+
+    text = "def f():\n    return 1"
+    s = EvidenceSnippet("c1", content_hash(text), text, count_tokens(text), "a.py", 1, 2, "f", "bm25", 2.0, 1,
+                        "Defines f.", "definition")
+    good = EvidenceBundle("What is f?", "code_lookup", [s], 0, 500, ["bm25"], ["definition of f found"]).recount()
+    data = good.to_dict()
+    data["token_budget"] = None
+    data["snippets"][0].update(text=5, relevance_score="high")
+    del data["coverage_notes"]
+    data["snippets"].append(7)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code = main(["validate-bundle", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err
+    assert out.splitlines() == [f"{path}: bundle: schema: token_budget: must be int, got NoneType",
+                                f"{path}: bundle: schema: coverage_notes: missing",
+                                f"{path}: evidence 1 (c1): schema: text: must be str, got int",
+                                f"{path}: evidence 1 (c1): schema: relevance_score: must be float, got str",
+                                f"{path}: evidence 2: schema: must be an object, got int"]
+    path.write_text(good.to_json(), encoding="utf-8")
+    assert main(["validate-bundle", str(path)]) == 0
+
+
+def test_import_names_mistyped_fields_of_marked_grades(tmp_path, capsys):
+    def line(qid: str, **grade) -> str:
+        g = {"grader_kind": "judge", "grader": "m", "grade": "wrong", **grade}
+        return json.dumps({"question_id": qid, "question": "q", "bundle_answer": "a", "grades": {"bundle": [g]}})
+
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join([line("a", repeat_index="z"), line("b", confidence="high"),
+                               line("c", grader_kind="human", mode=5), line("d", correctness=9),
+                               line("e", confidence=0.5, repeat_index=1)]) + "\n", encoding="utf-8")
+    store = tmp_path / "s.db"
+    code, err = _run(capsys, "import", str(path), "--store", str(store))
+    assert code == 2 and not store.exists()
+    assert err.splitlines()[:4] == [f"{path}:1: grades.bundle[1]: repeat_index 'z': must be a whole number from 0",
+                                    f"{path}:2: grades.bundle[1]: confidence 'high': must be a number from 0 to 1",
+                                    f"{path}:3: grades.bundle[1]: mode 5: must be blind, open or recheck",
+                                    f"{path}:4: grades.bundle[1]: correctness 9: must be a whole number from 1 to 5"]
+    assert main(["import", str(path), "--skip-invalid", "--store", str(store)]) == 0
+    with open_store(store) as s:
+        assert s.query("SELECT confidence, repeat_index FROM auto_grades") == [{"confidence": 0.5, "repeat_index": 1}]
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--base-url", "localhost:8000/v1"], "--base-url: 'localhost:8000/v1' is not an http:// or https:// URL"),
+    (["--base-url", "http://127.0.0.1:9/v1", "--timeout", "-1"], "--timeout: must be a positive number of seconds"),
+    (["--base-url", "http://127.0.0.1:9/v1", "--max-retries", "-1"], "--max-retries: must be 0 or more, got -1"),
+])
+def test_endpoint_flags_that_would_fail_every_call_are_refused_up_front(project, capsys, flags, message):
+    db, questions = map(str, project)
+    for command in (["run", "--questions", questions], ["judge"]):
+        code, err = _run(capsys, *command, "--model", "m", *flags, "--store", db)
+        assert code == 2 and err.startswith(f"gradedesk: error: {message}") and len(err.splitlines()) == 1
+    with open_store(db) as store:
+        assert store.scalar("SELECT count(*) FROM runs") == 0

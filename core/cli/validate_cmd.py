@@ -16,21 +16,21 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bundle import EvidenceBundle, validate
+    from ..bundle import EvidenceBundle, schema_violations, validate
     from ..errors import UserError
     from .output import print_json
 
     try:
         with open(args.file, encoding="utf-8") as fh:
             data = json.load(fh)
-        bundle = EvidenceBundle.from_dict(data)
     except OSError as exc:
         raise UserError(f"{args.file}: cannot read ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{args.file}: not a JSON file ({exc})") from None
-    except (TypeError, AttributeError) as exc:
-        raise UserError(f"{args.file}: not an evidence bundle ({exc})") from None
-    violations = validate(bundle)
+    violations = schema_violations(data)
+    bundle = None if violations else EvidenceBundle.from_dict(data)
+    if bundle is not None:
+        violations = validate(bundle)
     if args.json:
         print_json([{"rule": v.rule, "message": v.message, "snippet": v.snippet, "chunk_id": v.chunk_id}
                     for v in violations])
@@ -38,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
         for v in violations:
             print(f"{args.file}: {v}")
         if not violations:
+            assert bundle is not None
             print(f"{args.file}: ok ({len(bundle.snippets)} snippets, {bundle.total_tokens} tokens)")
     return 1 if violations else 0
