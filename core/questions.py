@@ -82,9 +82,15 @@ def benchmark_name(path: str | Path) -> str:
 
 
 def store_questions(store: Store, benchmark: str, questions: list[Question]) -> dict[str, int]:
-    """Upsert questions of one benchmark in one transaction; returns {question id: questions.id}."""
+    """Upsert questions of one benchmark in one transaction; returns {question id: questions.id}.
+
+    The benchmark is named after the file, so two files with one name (say two repositories' questions.jsonl) meet
+    here: a question that already has answers is not given a different question text, or the earlier runs would be
+    graded against the other file's question and gold answer. Fixing a gold answer or labels is an update.
+    """
     ids: dict[str, int] = {}
     now = utc_now()
+    _refuse_rewording_answered(store, benchmark, questions)
     with store.transaction():
         for q in questions:
             row = {
@@ -101,6 +107,18 @@ def store_questions(store: Store, benchmark: str, questions: list[Question]) -> 
                 store.db["questions"].update(existing, row)
                 ids[q.id] = existing
     return ids
+
+
+def _refuse_rewording_answered(store: Store, benchmark: str, questions: list[Question]) -> None:
+    stored = {r["question_id"]: r for r in store.query(
+        "SELECT q.question_id, q.question, group_concat(DISTINCT a.run_id) AS runs FROM questions q "
+        "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
+    problems = [f"benchmark {benchmark!r}: question {q.id!r}: run(s) {stored[q.id]['runs']} answered a different "
+                f"question under this id ({stored[q.id]['question'][:60]!r}); give this file another name, "
+                f"or the question another id"
+                for q in questions if q.id in stored and stored[q.id]["question"] != q.question]
+    if problems:
+        raise InputError(problems)
 
 
 def question_from_row(row: dict) -> Question:

@@ -136,6 +136,7 @@ class LogAnswer:
     failure_label: str | None = None
     notes: str | None = None
     bundle_tokens: int | None = None
+    bundle_budget: int | None = None
     bundle_coverage: list[str] = field(default_factory=list)
     graded: list[dict] = field(default_factory=list)  # a comparison file's marked grades
 
@@ -303,6 +304,11 @@ def _comparison(data: dict, p: _Problems) -> list[LogAnswer]:
                 p.add("bundle_tokens", "must be a whole number of tokens")
             else:
                 answer.bundle_tokens = tokens
+            budget = data.get("bundle_budget")
+            if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
+                p.add("bundle_budget", "must be a whole number of tokens")
+            else:
+                answer.bundle_budget = budget or None  # 0: not known (an export of an imported run)
             coverage = data.get("bundle_coverage") or []
             coverage = [coverage] if isinstance(coverage, str) else coverage
             if not isinstance(coverage, list) or not all(isinstance(c, str) for c in coverage):
@@ -409,7 +415,7 @@ def _imported_bundle(line: LogLine, a: LogAnswer) -> EvidenceBundle:
                             compiler_version="imported", tokenizer=tok.id)
     counted = tok.count(bundle.to_prompt_context())
     bundle.total_tokens = a.bundle_tokens if a.bundle_tokens is not None else counted
-    bundle.token_budget = bundle.total_tokens
+    bundle.token_budget = a.bundle_budget or bundle.total_tokens
     return bundle
 
 
@@ -460,11 +466,15 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
     now = utc_now()
     grader_model = f"import:{p.name}"
     answers = grades = humans = 0
+    # the desk shows the bundles of the run's one primary budget: keep the log's budget when all its bundles share it
+    budgets = {a.bundle_budget for ln in good for a in ln.answers if a.method == "bundle"}
+    budget = budgets.pop() if len(budgets) == 1 and None not in budgets else 0
     with store.transaction():
         run_id = int(store.db["runs"].insert({
             "created_at": now, "source": "import", "label": label or p.name, "provider": IMPORTED_PROVIDER,
             "model": next((ln.model for ln in good if ln.model), None), "benchmark": good[0].benchmark or p.stem,
-            "budgets": "[]", "primary_budget": 0, "order_seed": random.randrange(2**31),
+            "budgets": json.dumps([budget] if budget else []), "primary_budget": budget,
+            "order_seed": random.randrange(2**31),
             "config": json.dumps({"key": key, "file": str(p), "lines": len(good), "skipped": len(problems)}),
         }).last_pk)
         for line in good:
@@ -474,7 +484,8 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
                 if a.method == "bundle" and (a.chunks or a.bundle_tokens is not None or a.bundle_coverage):
                     bundle_id = save_bundle(store, _imported_bundle(line, a))
                 answer_id = store.db["answers"].insert({
-                    "run_id": run_id, "question_pk": qpk, "method": a.method, "budget": 0, "status": "ok",
+                    "run_id": run_id, "question_pk": qpk, "method": a.method,
+                    "budget": budget if a.method == "bundle" else 0, "status": "ok",
                     "text": a.text, "evidence": json.dumps(a.chunks, ensure_ascii=False) if a.chunks else None,
                     "evidence_files": json.dumps(a.evidence_files), "bundle_id": bundle_id,
                     "created_at": now, "answered_at": line.timestamp or now}).last_pk

@@ -149,3 +149,52 @@ def test_endpoint_flags_that_would_fail_every_call_are_refused_up_front(project,
         assert code == 2 and err.startswith(f"gradedesk: error: {message}") and len(err.splitlines()) == 1
     with open_store(db) as store:
         assert store.scalar("SELECT count(*) FROM runs") == 0
+
+
+def test_another_file_with_the_same_name_does_not_reword_answered_questions(project, tmp_path, capsys):
+    db, questions = map(str, project)
+    assert main(["run", "--questions", questions, "--budgets", "500", "--store", db]) == 0
+    first = json.loads(open(questions, encoding="utf-8").readline())
+    other = tmp_path / "elsewhere" / "shop-questions.jsonl"  # same file name, so the same benchmark name
+    other.parent.mkdir()
+    other.write_text(json.dumps({**first, "question": "Something else entirely?", "gold_answer": "x"}) + "\n",
+                     encoding="utf-8")
+    code, err = _run(capsys, "run", "--questions", str(other), "--budgets", "500", "--store", db)
+    assert code == 2 and f"question {first['id']!r}: run(s) 1 answered a different question" in err
+    with open_store(db) as store:
+        assert store.scalar("SELECT question FROM questions WHERE question_id = ?", (first["id"],)) == first["question"]
+        assert store.scalar("SELECT count(*) FROM runs") == 1
+    # fixing a gold answer in the same file is still an update
+    fixed = tmp_path / "fixed" / "shop-questions.jsonl"
+    fixed.parent.mkdir()
+    fixed.write_text(json.dumps({**first, "gold_answer": "a better gold answer"}) + "\n", encoding="utf-8")
+    assert main(["questions", "load", str(fixed), "--store", db]) == 0
+    with open_store(db) as store:
+        assert store.scalar("SELECT gold_answer FROM questions WHERE question_id = ?", (first["id"],)) == \
+            "a better gold answer"
+
+
+def test_an_exported_run_imports_with_its_bundle_budget(project, tmp_path, capsys):
+    db, questions = map(str, project)
+    assert main(["run", "--questions", questions, "--budgets", "300,700", "--store", db]) == 0
+    out = tmp_path / "run.jsonl"
+    assert main(["export", "latest", "--jsonl", "-o", str(out), "--store", db]) == 0
+    other = tmp_path / "other.db"
+    assert main(["import", str(out), "--store", str(other)]) == 0
+    with open_store(other) as store:
+        assert store.scalar("SELECT primary_budget FROM runs") == 700
+        assert {r["budget"] for r in store.query("SELECT budget FROM answers WHERE method = 'bundle'")} == {700}
+        assert {r["token_budget"] for r in store.query("SELECT token_budget FROM bundles")} == {700}
+    # a log whose bundles had different budgets keeps them under one unknown budget (0), all shown at the desk
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    lines[0]["bundle_budget"] = 300
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    assert main(["import", str(mixed), "--store", str(other)]) == 0
+    with open_store(other) as store:
+        assert store.scalar("SELECT primary_budget FROM runs WHERE id = 2") == 0
+        assert store.scalar("SELECT count(DISTINCT budget) FROM answers WHERE run_id = 2") == 1
+    lines[0]["bundle_budget"] = "lots"
+    mixed.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    code, err = _run(capsys, "import", str(mixed), "--store", str(other))
+    assert code == 2 and f"{mixed}:1: bundle_budget: must be a whole number of tokens" in err
