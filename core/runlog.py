@@ -2,10 +2,10 @@
 
 Export (`export_run`): one line per question with the seed field names: question_id, question, category, raw_answer,
 raw_chunks, raw_evidence_files, bundle_answer, bundle_chunks, bundle_evidence_files, bundle_tokens, bundle_budget,
-bundle_coverage, raw_grade, bundle_grade, grading_notes, timestamp; plus run_id, benchmark, provider, model and the
-budget sweep. raw_grade / bundle_grade are the headline grades (a person's current grade, else the machine grade), each
-named by `*_grade_by`; once grades exist, `grades` carries every human, judge, rule and imported grade of both answers,
-each marked with its grader.
+bundle_coverage, raw_grade, bundle_grade, grading_notes, timestamp; plus run_id, benchmark, provider, model, the
+budget sweep and the question's gold_answer (which import gives a question it creates). raw_grade / bundle_grade are
+the headline grades (a person's current grade, else the machine grade), each named by `*_grade_by`; once grades
+exist, `grades` carries every human, judge, rule and imported grade of both answers, each marked with its grader.
 
 Import (`import_runlog`) reads two shapes, line by line:
 - comparison lines (as exported): raw_answer and/or bundle_answer with their chunks, tokens, coverage and grades;
@@ -81,7 +81,8 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
     """One dict per question of the run (in question order)."""
     run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
     primary = run["primary_budget"] or 0
-    answers = store.query("SELECT a.*, q.question_id AS qid, q.question AS qtext, q.category, q.benchmark "
+    answers = store.query("SELECT a.*, q.question_id AS qid, q.question AS qtext, q.category, q.benchmark, "
+                          "q.gold_answer "
                           "FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? "
                           "ORDER BY a.question_pk, a.method DESC, a.budget", (run_id,))
     by_question: dict[int, list[dict]] = {}
@@ -95,7 +96,7 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         line: dict[str, Any] = {
             "run_id": run_id, "benchmark": first["benchmark"], "provider": run["provider"], "model": run["model"],
             "question_id": first["qid"], "question": first["qtext"], "category": first["category"],
-            "raw_answer": raw and raw["text"], "raw_chunks": _chunks(store, raw),
+            "gold_answer": first["gold_answer"], "raw_answer": raw and raw["text"], "raw_chunks": _chunks(store, raw),
             "raw_evidence_files": json.loads(raw["evidence_files"] or "[]") if raw else [],
             "bundle_answer": bundle and bundle["text"], "bundle_chunks": _chunks(store, bundle),
             "bundle_evidence_files": json.loads(bundle["evidence_files"] or "[]") if bundle else [],
@@ -151,6 +152,7 @@ class LogLine:
     timestamp: str | None
     model: str | None
     answers: list[LogAnswer]
+    gold_answer: str | None = None  # a new store's question gets it (an exported run carries it)
 
 
 class _Problems:
@@ -342,6 +344,7 @@ def parse_line(data: Any, lineno: int) -> tuple[LogLine | None, list[tuple[str, 
     benchmark = _text(data, "benchmark", p, required=False)
     timestamp = _text(data, "timestamp", p, required=False)
     model = _text(data, "model", p, required=False)
+    gold = _text(data, "gold_answer", p, required=False)
     if "answer" in data:
         answers = _harness(data, p)
     elif "raw_answer" in data or "bundle_answer" in data:
@@ -351,7 +354,7 @@ def parse_line(data: Any, lineno: int) -> tuple[LogLine | None, list[tuple[str, 
         answers = []
     if p.items:
         return None, p.items
-    return LogLine(lineno, qid, question, category, benchmark, timestamp, model, answers), []
+    return LogLine(lineno, qid, question, category, benchmark, timestamp, model, answers, gold), []
 
 
 def parse_runlog(lines: list[str], source: str) -> tuple[list[LogLine], list[str]]:
@@ -400,8 +403,8 @@ def _question_pk(store: Store, benchmark: str, line: LogLine, now: str) -> int:
         return int(pk)
     return int(store.db["questions"].insert({
         "benchmark": benchmark, "question_id": line.question_id, "question": line.question,
-        "category": line.category, "gold_answer": None, "expected_files": None, "expected_symbols": None,
-        "created_at": now}).last_pk)
+        "category": line.category, "gold_answer": line.gold_answer, "expected_files": None,
+        "expected_symbols": None, "created_at": now}).last_pk)
 
 
 def _imported_bundle(line: LogLine, a: LogAnswer) -> EvidenceBundle:

@@ -198,3 +198,17 @@ def test_an_exported_run_imports_with_its_bundle_budget(project, tmp_path, capsy
     mixed.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     code, err = _run(capsys, "import", str(mixed), "--store", str(other))
     assert code == 2 and f"{mixed}:1: bundle_budget: must be a whole number of tokens" in err
+
+
+def test_an_exported_run_brings_its_gold_answers_to_a_new_store(project, tmp_path, capsys):
+    db, questions = map(str, project)
+    assert main(["run", "--questions", questions, "--budgets", "500", "--store", db]) == 0
+    out = tmp_path / "run.jsonl"
+    assert main(["export", "latest", "--jsonl", "-o", str(out), "--store", db]) == 0
+    other = tmp_path / "other.db"
+    assert main(["import", str(out), "--store", str(other)]) == 0
+    with open_store(db) as a, open_store(other) as b:
+        gold = "SELECT question_id, gold_answer FROM questions ORDER BY question_id"
+        assert a.query(gold) == b.query(gold) and all(r["gold_answer"] for r in b.query(gold))
+    # and grading offline then works in the new store (the rule grader needs a gold answer)
+    assert main(["grade-offline", "--store", str(other)]) == 0
