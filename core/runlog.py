@@ -459,8 +459,10 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
     good, problems = parse_runlog(lines, str(p))
     if problems and not skip_invalid:
         raise InputError(problems)
-    if not good:
-        raise UserError(f"{p}: no importable lines" + (f" ({len(problems)} skipped)" if problems else ""))
+    if not good:  # with --skip-invalid too: say what is wrong with each line, not only how many
+        if problems:
+            raise InputError([*problems, f"{p}: no importable lines"])
+        raise UserError(f"{p}: no importable lines")
     key = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
     existing = store.scalar("SELECT id FROM runs WHERE source = 'import' AND json_extract(config, '$.key') = ?",
                             (key,))

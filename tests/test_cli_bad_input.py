@@ -212,3 +212,14 @@ def test_an_exported_run_brings_its_gold_answers_to_a_new_store(project, tmp_pat
         assert a.query(gold) == b.query(gold) and all(r["gold_answer"] for r in b.query(gold))
     # and grading offline then works in the new store (the rule grader needs a gold answer)
     assert main(["grade-offline", "--store", str(other)]) == 0
+
+
+def test_skip_invalid_with_no_good_line_says_what_is_wrong_with_each(tmp_path, capsys):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"question_id": "x", "question": "q", "answer": 5}\n{"question_id": "y"}\n', encoding="utf-8")
+    code, err = _run(capsys, "import", str(path), "--skip-invalid", "--store", str(tmp_path / "s.db"))
+    assert code == 2 and err.splitlines() == [
+        f"{path}:1: answer: must be a string, got int", f"{path}:2: question: missing",
+        f"{path}:2: answer: missing: a harness line needs answer, a comparison line raw_answer or bundle_answer",
+        f"{path}: no importable lines", "gradedesk: 4 problem(s); nothing was stored"]
+    assert not (tmp_path / "s.db").exists()
