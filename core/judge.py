@@ -237,7 +237,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
                 json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
                 r = await provider.complete(messages, json_mode=False)
         except ProviderError as exc:
-            return Outcome(task, error=f"{exc} (after {exc.attempts} attempts)")
+            return Outcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
         return Outcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms)
 
     def done(task: Task, outcome: Outcome) -> None:
@@ -265,7 +265,8 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None) -> di
     """Share of answers whose repeated judge grades are identical, and the ones that changed.
 
     Only answers graded at least twice by the same judge model under the same rubric count; a grading error is an
-    outcome of its own ("grading_error"), so an error in one repeat counts as a change.
+    outcome of its own ("grading_error"), so an error in one repeat counts as a change; an answer whose every repeat
+    is a grading error was never judged and is counted apart (`all_errors`), not as consistent.
     """
     rows = store.query(
         "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
@@ -278,13 +279,16 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None) -> di
         groups.setdefault((r["answer_id"], r["grader_model"], r["rubric_version"]), []).append(r)
     repeated = {k: v for k, v in groups.items() if len(v) >= 2}
     changed = []
+    all_errors = 0
     for (_, judge_model, rubric), rs in repeated.items():
         outcomes = [GRADING_ERROR if r["failure_label"] == GRADING_ERROR else r["grade"] for r in rs]
-        if len(set(outcomes)) > 1:
+        if set(outcomes) == {GRADING_ERROR}:
+            all_errors += 1
+        elif len(set(outcomes)) > 1:
             first = rs[0]
             changed.append({"answer_id": first["answer_id"], "question_id": first["question_id"],
                             "category": first["category"], "method": first["method"], "budget": first["budget"],
                             "judge_model": judge_model, "rubric_version": rubric, "grades": outcomes})
-    n = len(repeated)
-    return {"answers_repeated": n, "identical": n - len(changed),
+    n = len(repeated) - all_errors
+    return {"answers_repeated": n, "identical": n - len(changed), "all_errors": all_errors,
             "share_identical": None if n == 0 else (n - len(changed)) / n, "changed": changed}

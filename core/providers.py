@@ -190,7 +190,7 @@ class OpenAICompatibleProvider:
                 if not exc.retryable or attempt > self.max_retries:
                     if exc.kind == "connection":
                         raise EndpointUnreachable(f"{self.endpoint}: cannot connect ({exc}) "
-                                                  f"after {attempt} attempts") from None
+                                                  f"after {attempt} attempt{'' if attempt == 1 else 's'}") from None
                     raise
                 await asyncio.sleep(self._backoff(attempt))
 

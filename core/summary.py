@@ -200,7 +200,7 @@ def _warnings(info: dict, graders: list[dict], grade_table: list[dict], answer_t
     errors = sum(r[GRADING_ERROR] for r in grade_table)
     if errors:
         out.append(f"{errors} grade(s) are grading errors (unusable judge replies or failed calls); "
-                   f"run `gradedesk judge` again to retry failed calls")
+                   f"`gradedesk judge` again retries the failed calls, unusable replies are kept as they are")
     failed = sum(a["error"] for a in answer_table)
     if failed:
         out.append(f"{failed} answer(s) failed and are not graded; run the same `gradedesk run` again to retry")

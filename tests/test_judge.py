@@ -158,3 +158,13 @@ def test_endpoint_without_json_mode_is_asked_again_without_it(run_store, chat_se
     assert (report.grades_done, report.failed_calls) == (3, 0)
     assert "response_format" in chat_server.requests[0]
     assert all("response_format" not in b for b in chat_server.requests[1:])
+
+
+def test_answers_with_only_grading_errors_are_not_counted_as_consistent(run_store, chat_server):
+    store, run, ids = run_store
+    chat_server.responder = lambda body: "not json at all"  # every reply unusable, in every repeat
+    p = provider(chat_server)
+    p.concurrency = 1
+    judge_run(store, run, p, repeat=2, scores=False)
+    c = judge_consistency(store, run)
+    assert (c["answers_repeated"], c["all_errors"], c["share_identical"]) == (0, 3, None)

@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
             for c in consistency["changed"]:
                 print(f"  changed: {c['question_id']} {method_label(c['method'], c['budget'])}: "
                       f"{' -> '.join(c['grades'])}")
+        if consistency and consistency["all_errors"]:
+            print(f"judge consistency: {consistency['all_errors']} answer(s) got only grading errors in every "
+                  f"repeat and are not counted")
     for failure in (report.failures if report else [])[:20]:
         info(f"gradedesk: {failure}")
     if report and report.failed_calls:
