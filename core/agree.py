@@ -174,7 +174,7 @@ def binary_rates(row_name: str = "person") -> list[Measure]:
     """TPR and TNR of the machine on a 2x2 [pass, fail] matrix, the person's grade taken as the truth."""
     return [
         Measure("tpr", partial(_recall, k=0), _why_empty_or(f"the {row_name} passed no item")),
-        Measure("tnr", partial(_recall, k=1), _why_empty_or(f"the {row_name} failed every item")),
+        Measure("tnr", partial(_recall, k=1), _why_empty_or(f"the {row_name} failed no item")),
     ]
 
 

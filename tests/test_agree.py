@@ -70,6 +70,11 @@ def test_precision_recall_and_binary_rates():
     rates = agree.estimates(agree.collapse_binary(cm), agree.binary_rates(), boot=0)
     assert rates["tpr"].value == pytest.approx(8 / 10)
     assert rates["tnr"].value == pytest.approx(8 / 10)  # 10 failed by the person, 2 of them passed by the judge
+    # a person who passed every item leaves TNR undefined, and the reason says so
+    only_passes = agree.estimates(np.array([[3, 1], [0, 0]]), agree.binary_rates(), boot=0)
+    assert only_passes["tnr"].value is None and only_passes["tnr"].reason == "the person failed no item"
+    only_fails = agree.estimates(np.array([[0, 0], [2, 1]]), agree.binary_rates(), boot=0)
+    assert only_fails["tpr"].reason == "the person passed no item"
 
 
 def test_bootstrap_interval_is_seeded_and_contains_value():
