@@ -12,8 +12,9 @@ import re
 from .codetokens import STOPWORDS
 
 _RELATIONSHIP = re.compile(
-    r"\b(calls?|called|callers?|callees?|invok\w*|imports?|imported|importing|uses|used by|using|depends?( on)?|"
-    r"dependen\w*|references?|referenced|relationship|related to|interacts?|subclass\w*|inherit\w*|overrid\w*)\b", re.I)
+    r"\b(calls?|called|callers?|callees?|invok\w*|imports?|imported|importing|uses|used by|depends?( on)?|"
+    r"dependen\w*|referenced by|references (to|of)|(what|who|which)( \w+)? references?|relationship|related to|"
+    r"interacts?|subclass\w*|inherit\w*|overrid\w*)\b", re.I)  # bare "using"/"references" are too common
 _LOOKUP = re.compile(r"\b(where (is|are|does|do)|which (file|module|class|function|method)|defined|definition|"
                      r"signature|find|locate|what (file|module)|return type|default value)\b", re.I)
 _ARCHITECTURE = re.compile(r"\b(architecture|overall|structure[ds]?|design|components?|layers?|organi[sz]ed|"

@@ -40,6 +40,10 @@ def test_question_types_and_identifiers():
     assert classify_question("Where is ParcelStore defined?") == "code_lookup"
     assert classify_question("How does shipping work?") == "explanation"
     assert classify_question("Give an overview of the architecture") == "architecture"
+    # "references" and "using" as plain words do not make a relationship question; asking what references X does
+    assert classify_question("How are circular references detected?") == "explanation"
+    assert classify_question("How is the cache built using a dict?") == "explanation"
+    assert classify_question("Which functions reference parse_args?") == "relationship"
     assert classify_question("parcel weights") == "general"
     assert question_identifiers("Where is `ship_parcel` used by ParcelStore.add() and json.dumps?") == [
         "ship_parcel", "ParcelStore.add", "json.dumps"]
