@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from .endpoint import add_endpoint_arguments
+
 ORDER = 41
 
 
@@ -19,18 +21,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "offline graders. Running it again grades only what is missing and retries failed calls. "
                     "Without --model/--base-url only the offline graders run (same as grade-offline).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
-    p.add_argument("--model", default=None, help="judge model (use a different model from the one that answered)")
-    p.add_argument("--base-url", default=None, metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                   help="environment variable holding the API key (never stored; optional for local endpoints)")
+    add_endpoint_arguments(p, "judge model (use a different model from the one that answered)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="grade each answer N times and report the judge's consistency (default 1)")
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per request (default 60)")
-    p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries per call (default 4)")
-    p.add_argument("--prices", default=None, metavar="FILE.json",
-                   help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
     p.set_defaults(handler=run)
 
 
@@ -42,19 +36,15 @@ def run(args: argparse.Namespace) -> int:
     from ..grade import method_label
     from ..grade_offline import grade_offline
     from ..judge import judge_consistency, judge_run
-    from ..providers import make_provider
     from ..store import open_store
+    from .endpoint import provider_from_args
     from .grade_offline_cmd import offline_line
     from .output import info, print_json, progress_bars
 
     if args.repeat < 1:
         raise UserError("--repeat: must be at least 1")
-    if args.concurrency < 1:
-        raise UserError("--concurrency: must be at least 1")
     endpoint = args.model is not None or args.base_url is not None
-    provider = make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
-                             max_retries=args.max_retries, concurrency=args.concurrency,
-                             prices_file=args.prices) if endpoint else None
+    provider = provider_from_args(args) if endpoint else None
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         answer_model = store.scalar("SELECT model FROM runs WHERE id = ?", (run_id,))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .endpoint import add_endpoint_arguments
+
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
 
@@ -18,21 +20,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--questions", default=None, metavar="FILE.jsonl",
                    help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}, else gradedesk's own)")
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
-    p.add_argument("--model", default=None, help="model name at the endpoint (e.g. gpt-4o-mini)")
-    p.add_argument("--base-url", default=None, metavar="URL",
-                   help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default with --model: OpenAI)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                   help="environment variable holding the API key (never stored; optional for local endpoints)")
+    add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)")
     p.add_argument("--budgets", default="1000,2000,4000", help="token budgets of the bundled answers")
     p.add_argument("--tokenizer", default=None,
                    help="tokenizer for budgets (default: the one the repository was indexed with)")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per request (default 60)")
-    p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries per call (default 4)")
-    p.add_argument("--prices", default=None, metavar="FILE.json",
-                   help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
-    p.add_argument("--price", default=None, metavar="IN,OUT",
-                   help="price of --model in USD per 1M input and output tokens, e.g. 0.15,0.60")
     p.add_argument("--label", default=None, help="a name for the run (a different label makes a different run)")
     p.set_defaults(handler=run)
 
@@ -50,18 +41,12 @@ def questions_path(given: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..bench import run_benchmark
-    from ..errors import UserError
-    from ..providers import make_provider
     from ..store import open_store
+    from .endpoint import provider_from_args
     from .output import info, print_json, progress_bars
 
-    if args.concurrency < 1:
-        raise UserError("--concurrency: must be at least 1")
-    provider = make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
-                             max_retries=args.max_retries, concurrency=args.concurrency, prices_file=args.prices,
-                             price=args.price,
-                             # a model's own usage counts win; when absent, its own encoding (else o200k_base)
-                             tokenizer=None if args.model else args.tokenizer)
+    # a model's own usage counts win; when absent, its own encoding (else o200k_base)
+    provider = provider_from_args(args, tokenizer=None if args.model else args.tokenizer)
     path = questions_path(args.questions)
     with open_store(args.store) as store, progress_bars() as bar:
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
