@@ -13,7 +13,7 @@ from core.tokens import count_tokens
 
 def gradedesk(*args: str, cwd=None, env=None) -> subprocess.CompletedProcess:
     exe = shutil.which("gradedesk") or ""
-    cmd = [exe] if exe else [sys.executable, "-m", "core.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "tui"]
     return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
 
 

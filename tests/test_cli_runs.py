@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli import main
+from tui.cli import main
 from core.store import open_store
 from test_bench import QUESTIONS, project  # noqa: F401  (the shared fixture)
 
@@ -129,7 +129,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server,
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # the child gets the default SIGINT disposition: one inherited as ignored (other tests in this process may set
     # that) would make Python ignore Ctrl-C entirely
-    proc = subprocess.Popen([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tui", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60

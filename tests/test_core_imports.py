@@ -31,10 +31,19 @@ def test_importing_every_core_module_leaves_textual_out():
 
 def test_help_and_version_do_not_import_textual():
     code = (
-        "import sys\nfrom core.cli import main\n"
+        "import sys\nfrom tui.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('textual', 'numpy', 'sqlite_utils', 'openai') if m in sys.modules]\n"
         "print(heavy or 'clean', file=sys.stderr)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "clean" in out.stderr and "usage: gradedesk" in out.stdout
+
+
+def test_no_core_source_mentions_the_ui_in_an_import():
+    # not even inside a function: the commands that open the desk live in tui/commands (tui/cli.py joins the halves)
+    import re
+
+    pattern = re.compile(r"^\s*(from|import)\s+(textual|tui)\b", re.M)
+    offenders = [str(p) for p in Path(core.__file__).parent.rglob("*.py") if pattern.search(p.read_text("utf-8"))]
+    assert offenders == []

@@ -1,9 +1,10 @@
-"""The `gradedesk` command. Thin: parse, call core, print. Data goes to stdout, progress and errors to stderr.
+"""The `gradedesk` command's core half. Thin: parse, call core, print. Data goes to stdout, progress and errors to stderr.
 
-Each sub-command lives in its own module here and registers itself through `register(subparsers, common)`; a module named `*_cmd.py` is found
-without a central list, and its ORDER sets its place in --help. Modules import
-only argparse-light code at top level and the heavy parts inside their handlers, so `--help` and `--version` stay fast and
-no command but `grade`/`demo` ever imports textual.
+Each sub-command lives in its own module here and registers itself through `register(subparsers, common)`; a module
+named `*_cmd.py` is found without a central list, and its ORDER sets its place in --help. Modules import only
+argparse-light code at top level and the heavy parts inside their handlers, so `--help` and `--version` stay fast.
+The commands that open the desk (`grade`, `demo`) live in tui/commands and are handed in by tui/cli.py, the console
+script: core never imports the UI.
 """
 
 from __future__ import annotations
@@ -12,18 +13,18 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from collections.abc import Sequence
+from types import ModuleType
 
 from .. import __version__
 from ..errors import InputError, UserError
 from ..store import default_store_path
 
 
-
-def command_modules() -> list:
-    """Every `*_cmd` module in this package, ordered by its ORDER (the order in --help)."""
-    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name.endswith("_cmd")]
-    modules = [importlib.import_module(f"{__name__}.{n}") for n in names]
-    return sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
+def command_modules(package: str = __name__, path: list[str] | None = None) -> list:
+    """Every `*_cmd` module of a package (by default this one), in import order."""
+    names = [m.name for m in pkgutil.iter_modules(path or __path__) if m.name.endswith("_cmd")]
+    return [importlib.import_module(f"{package}.{n}") for n in names]
 
 
 def _common() -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra_modules: Sequence[ModuleType] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradedesk",
         description="Grade and inspect the answers of a retrieval-augmented code assistant: "
@@ -43,13 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gradedesk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = _common()
-    for module in command_modules():
+    modules = [*command_modules(), *extra_modules]
+    for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__)):  # ORDER: place in --help
         module.register(sub, common)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()) -> int:
+    parser = build_parser(extra_modules)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
@@ -72,7 +74,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `gradedesk export ... | head`
         sys.stderr.close()
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -309,7 +309,7 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
     info = build_fixture_store(tmp_path / "ok.db")
     with pytest.raises(UserError, match="no run 9"):
         run_desk(info.path, run=9)
-    out = subprocess.run([sys.executable, "-m", "core.cli", "grade", "--store", str(tmp_path / "missing.db")],
+    out = subprocess.run([sys.executable, "-m", "tui", "grade", "--store", str(tmp_path / "missing.db")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr

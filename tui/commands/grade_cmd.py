@@ -1,10 +1,10 @@
-"""gradedesk grade: open the grading desk on a run (textual is imported only here, inside the handler)."""
+"""gradedesk grade: open the grading desk on a run (textual is imported only inside the handler)."""
 
 from __future__ import annotations
 
 import argparse
 
-ORDER = 40
+ORDER = 39
 
 
 def _share(text: str) -> float:
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.app import run_desk
+    from ..app import run_desk
 
     run_desk(args.store, args.run, args.grader, show_judge=args.show_judge, hide_methods=args.hide_methods,
              recheck=args.recheck)

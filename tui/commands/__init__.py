@@ -1,0 +1,1 @@
+"""The commands that open the desk (`grade`, `demo`): argparse-light at import, textual only inside their handlers."""
