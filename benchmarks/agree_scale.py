@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.agreement import agreement_report  # noqa: E402
-from core.grades import GRADES  # noqa: E402
-from core.merge import merge_store  # noqa: E402
-from core.priority import most_useful_order  # noqa: E402
-from core.store import open_store  # noqa: E402
+from gradedesk.core.agreement.report import agreement_report  # noqa: E402
+from gradedesk.core.grading.vocabulary import GRADES  # noqa: E402
+from gradedesk.core.exchange.merge import merge_store  # noqa: E402
+from gradedesk.core.agreement.priority import most_useful_order  # noqa: E402
+from gradedesk.core.store.connection import open_store  # noqa: E402
 
 CREATED = "2026-01-01T00:00:00+00:00"
 

@@ -44,7 +44,7 @@ POOL = 3000
 
 def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
     """(path, text, start, end, tokens): slices of 8-40 lines of real stdlib code, with exact token counts."""
-    from core.tokens import get_tokenizer
+    from gradedesk.core.text.tokens import get_tokenizer
 
     tok = get_tokenizer("o200k_base")
     stdlib = Path(sysconfig.get_paths()["stdlib"])
@@ -64,8 +64,8 @@ def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
 
 
 def build(path: Path, answers: int) -> None:
-    from core.bundle import content_hash
-    from core.store import open_store
+    from gradedesk.core.evidence.bundle import content_hash
+    from gradedesk.core.store.connection import open_store
 
     questions = answers // 4
     pool = snippet_pool()
@@ -149,15 +149,15 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def measure(path: Path, steps: int) -> dict:
-    from core import review
-    from core.store import open_store
+    from gradedesk.core.review import queue as review
+    from gradedesk.core.store.connection import open_store
 
     with open_store(path, create=False) as store:  # the grader resumes inside the graded part, the same every run
         review.save_desk_state(store, "bench", 1, HUMAN_GRADED // 4, {})
     t0 = time.perf_counter()  # from here: importing the desk, checking the store, starting Textual, first item
-    from core.bench import resolve_run
-    from tui.app import DeskApp, DeskConfig
-    from tui.screens.grading import GradingScreen
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.tui.app import DeskApp, DeskConfig
+    from gradedesk.tui.screens.grading import GradingScreen
 
     with open_store(path, create=False) as store:  # what run_desk checks before the screen opens
         run_id = resolve_run(store, "latest")

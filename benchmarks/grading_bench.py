@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.grade_offline import grade_offline
-from core.store import open_store, utc_now
+from gradedesk.core.grading.offline import grade_offline
+from gradedesk.core.store.connection import open_store, utc_now
 
 GOAL = 50.0
 

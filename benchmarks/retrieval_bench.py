@@ -33,10 +33,10 @@ def percentile(values: list[float], q: float) -> float:
 
 def baseline_files(store, question: str, budget: int, tokenizer: str, excluded: set[str]) -> set[str]:
     """Files in the baseline's context: windows in rank order as `File:` blocks while the exact total fits."""
-    from core.answer import raw_block
-    from core.baseline import baseline_retrieve
-    from core.bundle import SNIPPET_SEPARATOR
-    from core.tokens import get_tokenizer
+    from gradedesk.core.runs.prompts import raw_block
+    from gradedesk.core.retrieval.baseline import baseline_retrieve
+    from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR
+    from gradedesk.core.text.tokens import get_tokenizer
 
     tok = get_tokenizer(tokenizer)
     blocks: list[str] = []
@@ -53,8 +53,8 @@ def baseline_files(store, question: str, budget: int, tokenizer: str, excluded: 
 
 def bundle_files(store, question: str, repo: str, budget: int, tokenizer: str, excluded: set[str]) -> set[str]:
     """Files in the evidence bundle (ask's steps, minus the questions file: it holds the answer key)."""
-    from core.compile import CANDIDATE_HITS, build_bundle, compile_context
-    from core.retrieve import retrieve
+    from gradedesk.core.evidence.compile import CANDIDATE_HITS, build_bundle, compile_context
+    from gradedesk.core.retrieval.hybrid import retrieve
 
     hits = [h for h in retrieve(store, question, repo=repo, k=CANDIDATE_HITS + 10) if h.file_path not in excluded]
     bundle = build_bundle(compile_context(question, hits[:CANDIDATE_HITS], budget, tokenizer))
@@ -82,15 +82,15 @@ def main() -> int:
 
     from rank_bm25 import BM25Okapi
 
-    from core.baseline import _windows
-    from core.codetokens import plain_tokens
-    from core.answer import RAW_K, raw_context
-    from core.compile import ask
-    from core.index import index_repository, resolve_repo
-    from core.questions import load_questions
-    from core.retrieve import _CACHE, retrieve
-    from core.store import open_store
-    from core.tokens import count_tokens
+    from gradedesk.core.retrieval.baseline import _windows
+    from gradedesk.core.text.codeterms import plain_tokens
+    from gradedesk.core.runs.prompts import RAW_K, raw_context
+    from gradedesk.core.evidence.compile import ask
+    from gradedesk.core.index.indexer import index_repository, resolve_repo
+    from gradedesk.core.runs.questions import load_questions
+    from gradedesk.core.retrieval.hybrid import _CACHE, retrieve
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.text.tokens import count_tokens
 
     questions = [q for q in load_questions(args.questions) if q.expected_files]
     tmp = tempfile.TemporaryDirectory()

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from chat_server import ChatServer  # noqa: E402
 
-from core.providers import OpenAICompatibleProvider, run_bounded  # noqa: E402
+from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, run_bounded  # noqa: E402
 
 
 def serve(delay: float, conn) -> None:

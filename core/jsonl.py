@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import InputError, UserError
+from gradedesk.core.errors import InputError, UserError
 
 
 def read_lines(path: str | Path) -> list[str]:

@@ -1,4 +1,4 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures (their data and helpers live in tests/fixtures)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,26 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat_server import ChatServer
+from tests.fixtures.chat_server import ChatServer
+from tests.fixtures.desk_store import fixture_env
+from tests.fixtures.shop import build_project
 
 
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
-    """A local OpenAI-compatible chat-completions server (see tests/chat_server.py) on 127.0.0.1, a free port."""
+    """A local OpenAI-compatible chat-completions server (see tests/fixtures/chat_server.py) on 127.0.0.1, a free port."""
     with ChatServer() as server:
         yield server
+
+
+@pytest.fixture
+def project(tmp_path):
+    """(store path, questions path): the shop repository indexed into a fresh store, and its benchmark file."""
+    return build_project(tmp_path)
+
+
+@pytest.fixture
+def env(tmp_path) -> Iterator[tuple]:
+    """The core desk tests' store: (store, run info, FixtureInfo)."""
+    with fixture_env(tmp_path) as parts:
+        yield parts

@@ -20,13 +20,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import WorkerState
 
-from core.errors import UserError
-from core.store import Store
+from gradedesk.core.errors import UserError
+from gradedesk.core.store.connection import Store
 
-from .db import Job, JobDone, JobFailed, StoreThread
-from .widgets.literal import literal
+from gradedesk.tui.db import Job, JobDone, JobFailed, StoreThread
+from gradedesk.tui.widgets.literal import literal
 
-AGREEMENT_MODULE = "tui.screens.agreement"  # the agreement engineer's AgreementScreen(store_path, run_id)
+AGREEMENT_MODULE = "gradedesk.tui.screens.agreement"  # the agreement engineer's AgreementScreen(store_path, run_id)
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class DeskApp(App):
         self.quitting = False
 
     def on_mount(self) -> None:
-        from .screens.grading import GradingScreen
+        from gradedesk.tui.screens.grading import GradingScreen
 
         self._run_store_thread()
         self.push_screen(GradingScreen())
@@ -105,7 +105,7 @@ class DeskApp(App):
 
     async def action_quit(self) -> None:
         """Store where the grader stopped, then leave (grades are already committed, one per key press)."""
-        from .screens.grading import GradingScreen
+        from gradedesk.tui.screens.grading import GradingScreen
 
         self.quitting = True
         desk = next((s for s in self.screen_stack if isinstance(s, GradingScreen)), None)
@@ -130,12 +130,12 @@ class DeskApp(App):
         return getattr(module, "AgreementScreen", None)
 
     def most_useful_available(self) -> bool:
-        return importlib.util.find_spec("core.priority") is not None
+        return importlib.util.find_spec("gradedesk.core.agreement.priority") is not None
 
     # Help and command palette ----------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from gradedesk.tui.screens.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -153,9 +153,9 @@ class DeskApp(App):
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None) -> None:
     """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
-    from core import review
-    from core.bench import resolve_run
-    from core.store import open_store
+    from gradedesk.core.review import queue as review
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.connection import open_store
 
     if recheck is not None and not 0 < recheck <= 1:
         raise UserError(f"--recheck: {recheck!r} is not a share between 0 and 1 (e.g. 0.1)")

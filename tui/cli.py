@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from core.cli import command_modules
-from core.cli import main as core_main
+from gradedesk.core.cli import command_modules
+from gradedesk.core.cli import main as core_main
 
-from . import commands
+from gradedesk.tui import commands
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from core.store import Store, open_store
+from gradedesk.core.store.connection import Store, open_store
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from .. import __version__
-from ..errors import InputError, UserError
-from ..store import default_store_path
+from gradedesk.core import __version__
+from gradedesk.core.errors import InputError, UserError
+from gradedesk.core.store.connection import default_store_path
 
 
 def command_modules(package: str = __name__, path: list[str] | None = None) -> list:

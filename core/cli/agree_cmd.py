@@ -24,13 +24,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..agree import DEFAULT_BOOT, DEFAULT_SEED
-    from ..agreement import Settings, agreement_report
-    from ..agreement_tables import headline, report_tables
-    from ..bench import resolve_run
-    from ..errors import UserError
-    from ..store import open_store
-    from .output import info, print_json, print_table
+    from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
+    from gradedesk.core.agreement.report import Settings, agreement_report
+    from gradedesk.core.agreement.tables import headline, report_tables
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info, print_json, print_table
 
     boot = DEFAULT_BOOT if args.bootstrap is None else args.bootstrap
     if boot < 0:

@@ -18,9 +18,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..compile import ask
-    from ..store import open_store
-    from .output import print_json
+    from gradedesk.core.evidence.compile import ask
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import print_json
 
     with open_store(args.store, create=False) as store:
         bundle = ask(store, args.question, repo=args.repo, budget=args.budget)

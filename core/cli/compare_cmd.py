@@ -20,9 +20,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..store import open_store
-    from ..summary import compare
-    from .output import print_json, print_table
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.runs.summary import compare
+    from gradedesk.core.cli.output import print_json, print_table
 
     with open_store(args.store, create=False) as store:
         c = compare(store, args.run_a, args.run_b, args.grader)

@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from ..errors import UserError
-    from ..policy import ContextPackPolicy, build_budgeted_pack, evidence_from_retrieval
-    from .output import print_json
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.evidence.policy import ContextPackPolicy, build_budgeted_pack, evidence_from_retrieval
+    from gradedesk.core.cli.output import print_json
 
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     if not raw.strip():

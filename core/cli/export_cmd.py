@@ -23,11 +23,11 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from ..bench import resolve_run
-    from ..errors import UserError
-    from ..runlog import export_run
-    from ..store import open_store
-    from .output import info
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.exchange.runlog import export_run
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info
 
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)

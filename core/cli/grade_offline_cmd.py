@@ -27,10 +27,10 @@ def offline_line(report) -> str:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from ..bench import resolve_run
-    from ..grade_offline import grade_offline
-    from ..store import open_store
-    from .output import print_json, progress_bars
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.grading.offline import grade_offline
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import print_json, progress_bars
 
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)

@@ -22,9 +22,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runlog import import_runlog
-    from ..store import open_store
-    from .output import info, print_json
+    from gradedesk.core.exchange.runlog import import_runlog
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info, print_json
 
     with open_store(args.store) as store:
         report = import_runlog(store, args.file, skip_invalid=args.skip_invalid, label=args.label)

@@ -38,9 +38,9 @@ def _progress() -> Callable[[int, int, str], None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..index import index_repository
-    from ..store import open_store
-    from .output import print_json
+    from gradedesk.core.index.indexer import index_repository
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import print_json
 
     with open_store(args.store) as store:
         report = index_repository(store, args.path, name=args.name, tokenizer=args.tokenizer, progress=_progress())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from .endpoint import add_endpoint_arguments
+from gradedesk.core.cli.endpoint import add_endpoint_arguments
 
 ORDER = 41
 
@@ -31,15 +31,15 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from ..bench import resolve_run
-    from ..errors import UserError
-    from ..grade import method_label
-    from ..grade_offline import grade_offline
-    from ..judge import judge_consistency, judge_run
-    from ..store import open_store
-    from .endpoint import provider_from_args
-    from .grade_offline_cmd import offline_line
-    from .output import info, print_json, progress_bars
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.grading.retrieval_evals import method_label
+    from gradedesk.core.grading.offline import grade_offline
+    from gradedesk.core.grading.judge import judge_consistency, judge_run
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.endpoint import provider_from_args
+    from gradedesk.core.cli.grade_offline_cmd import offline_line
+    from gradedesk.core.cli.output import info, print_json, progress_bars
 
     if args.repeat < 1:
         raise UserError("--repeat: must be at least 1")

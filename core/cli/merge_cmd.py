@@ -19,9 +19,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..merge import merge_store
-    from ..store import open_store
-    from .output import print_json, print_table
+    from gradedesk.core.exchange.merge import merge_store
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import print_json, print_table
 
     with open_store(args.store, create=False) as store:
         report = merge_store(store, args.other, dry_run=args.dry_run)

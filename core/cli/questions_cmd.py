@@ -19,9 +19,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..questions import benchmark_name, load_questions, store_questions
-    from ..store import open_store
-    from .output import info, print_json
+    from gradedesk.core.runs.questions import benchmark_name, load_questions, store_questions
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info, print_json
 
     questions = load_questions(args.file)
     name = args.benchmark or benchmark_name(args.file)

@@ -20,19 +20,19 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import UserError
-    from ..store import open_store
-    from .output import print_json, print_table
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import print_json, print_table
 
     if args.k < 1:
         raise UserError(f"--k: must be at least 1, got {args.k}")
     with open_store(args.store, create=False) as store:
         if args.baseline:
-            from ..baseline import baseline_retrieve
+            from gradedesk.core.retrieval.baseline import baseline_retrieve
 
             hits = baseline_retrieve(store, args.question, repo=args.repo, k=args.k)
         else:
-            from ..retrieve import retrieve
+            from gradedesk.core.retrieval.hybrid import retrieve
 
             hits = retrieve(store, args.question, repo=args.repo, k=args.k)
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .endpoint import add_endpoint_arguments
+from gradedesk.core.cli.endpoint import add_endpoint_arguments
 
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
@@ -34,16 +34,16 @@ def questions_path(given: str | None) -> str:
         return given
     if Path(DEFAULT_QUESTIONS).exists():
         return DEFAULT_QUESTIONS
-    import core
+    from gradedesk.core.runs.questions import bundled_questions_path
 
-    return str(Path(core.__file__).resolve().parent.parent / DEFAULT_QUESTIONS)
+    return str(bundled_questions_path())
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench import run_benchmark
-    from ..store import open_store
-    from .endpoint import provider_from_args
-    from .output import info, print_json, progress_bars
+    from gradedesk.core.runs.runner import run_benchmark
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.endpoint import provider_from_args
+    from gradedesk.core.cli.output import info, print_json, progress_bars
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
     provider = provider_from_args(args, tokenizer=None if args.model else args.tokenizer)

@@ -15,9 +15,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench import list_runs
-    from ..store import open_store
-    from .output import info, print_json, print_table
+    from gradedesk.core.runs.runner import list_runs
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info, print_json, print_table
 
     with open_store(args.store, create=False) as store:
         runs = list_runs(store)

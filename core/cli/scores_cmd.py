@@ -21,11 +21,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from ..bench import resolve_run
-    from ..errors import UserError
-    from ..scores_export import export_scores
-    from ..store import open_store
-    from .output import info
+    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.exchange.scores import export_scores
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.output import info
 
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)

@@ -33,9 +33,9 @@ def grade_rows(rows: list[dict], keys: tuple[str, ...]) -> list[list]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..store import open_store
-    from ..summary import summarize
-    from .output import print_json, print_table
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.runs.summary import summarize
+    from gradedesk.core.cli.output import print_json, print_table
 
     with open_store(args.store, create=False) as store:
         s = summarize(store, args.run)

@@ -16,9 +16,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bundle import EvidenceBundle, schema_violations, validate
-    from ..errors import UserError
-    from .output import print_json
+    from gradedesk.core.evidence.bundle import EvidenceBundle, schema_violations, validate
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.cli.output import print_json
 
     try:
         with open(args.file, encoding="utf-8") as fh:

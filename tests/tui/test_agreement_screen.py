@@ -12,13 +12,13 @@ from rich.console import Console
 from textual.app import App
 from textual.widgets import Static
 
-from core.agreement import Settings
-from core.grades import GRADES
-from core.store import open_store
-from tests.agree_fixtures import add_human
-from tests.fixtures_store import HOSTILE, build_fixture_store
-from tests.tui.conftest import make_app, settle
-from tui.screens.agreement import AgreementScreen
+from gradedesk.core.agreement.report import Settings
+from gradedesk.core.grading.vocabulary import GRADES
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.agreement import add_human
+from tests.fixtures.desk_store import HOSTILE, build_fixture_store
+from tests.fixtures.desk import make_app, settle
+from gradedesk.tui.screens.agreement import AgreementScreen
 
 FAST = Settings(boot=200, seed=1)
 SIZE = (110, 60)

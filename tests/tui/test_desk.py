@@ -10,19 +10,19 @@ import sys
 import pytest
 from rich.console import Console
 
-from conftest import keys, running, settle
-from core.errors import UserError
-from core.grades import DIMENSIONS, FAILURE_LABELS
-from core.review import left_method
-from core.store import StoreError
-from tests.fixtures_store import build_fixture_store
-from tui.app import run_desk
-from tui.screens.bundle import BundleScreen
-from tui.screens.help import HelpScreen
-from tui.screens.queue import QueueScreen
+from tests.fixtures.desk import keys, running, settle
+from gradedesk.core.errors import UserError
+from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
+from gradedesk.core.review.queue import left_method
+from gradedesk.core.store.connection import StoreError
+from tests.fixtures.desk_store import build_fixture_store
+from gradedesk.tui.app import run_desk
+from gradedesk.tui.screens.bundle import BundleScreen
+from gradedesk.tui.screens.help import HelpScreen
+from gradedesk.tui.screens.queue import QueueScreen
 from rich.console import Group
 
-from tui.widgets.answer_pane import pane_blocks
+from gradedesk.tui.widgets.answer_pane import pane_blocks
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +44,7 @@ def pane_text(app, side: str) -> str:
     screen = app.screen
     console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
     answer = screen.answer_at(side)
-    from tui.widgets.answer_pane import PaneView
+    from gradedesk.tui.widgets.answer_pane import PaneView
     console.print(Group(*pane_blocks(PaneView(answer, "", screen.judge_visible(answer), screen.recheck))))
     return console.export_text()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_app, settle
-from tests.fixtures_store import build_fixture_store
+from tests.fixtures.desk import make_app, settle
+from tests.fixtures.desk_store import build_fixture_store
 
 SIZE = (120, 40)
 
@@ -42,8 +42,8 @@ def test_grading_hostile_text_is_literal(snap_compare, tmp_path):
 
 def test_grading_recheck_pass(snap_compare, tmp_path):
     info = build_fixture_store(tmp_path / "store.db")
-    from core import human_grades
-    from core.store import open_store
+    from gradedesk.core.grading import human_grades
+    from gradedesk.core.store.connection import open_store
 
     with open_store(info.path) as store:
         human_grades.record_grade(store, info.answer_ids[(info.question_pks[0], "raw")], "alice",

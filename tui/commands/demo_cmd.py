@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from core.cli.output import info, print_json, progress_bars
-    from core.demo import build_demo_store
+    from gradedesk.core.cli.output import info, print_json, progress_bars
+    from gradedesk.core.demo import build_demo_store
 
     with progress_bars() as bar:
         report = build_demo_store(args.store, progress=bar)
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
              f"{report.run.answers_total} answers ({report.run.answered_now} new), {report.chunks} chunks indexed")
     if args.no_desk:
         return 0
-    from ..app import run_desk
+    from gradedesk.tui.app import run_desk
 
     run_desk(args.store, run=report.run.run_id)
     return 0

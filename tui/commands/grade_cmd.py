@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..app import run_desk
+    from gradedesk.tui.app import run_desk
 
     run_desk(args.store, args.run, args.grader, show_judge=args.show_judge, hide_methods=args.hide_methods,
              recheck=args.recheck)

@@ -26,11 +26,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
-from core.agreement import Settings, agreement_report
-from core.agreement_tables import Table, est_text, group_table, headline, switch_table
-from core.grades import GRADE_LABELS, GRADES
+from gradedesk.core.agreement.report import Settings, agreement_report
+from gradedesk.core.agreement.tables import Table, est_text, group_table, headline, switch_table
+from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
-from ..widgets.literal import literal
+from gradedesk.tui.widgets.literal import literal
 
 SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
            ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
@@ -129,7 +129,7 @@ class AgreementScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _load(self) -> None:
-        from core.store import open_store
+        from gradedesk.core.store.connection import open_store
 
         try:
             with open_store(self.store_path, create=False) as store:

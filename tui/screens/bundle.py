@@ -19,10 +19,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.review_item import AnswerView, Snippet
+from gradedesk.core.review.item import AnswerView, Snippet
 
-from ..widgets.answer_pane import snippet_block
-from ..widgets.literal import clean, literal, token_bar
+from gradedesk.tui.widgets.answer_pane import snippet_block
+from gradedesk.tui.widgets.literal import clean, literal, token_bar
 
 
 class BundleScreen(Screen):

@@ -22,19 +22,21 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 from textual.widgets import Footer, Static
 
-from core import human_grades, review, review_item
-from core.grades import DIMENSIONS, GRADE_LABELS, GRADES
-from core.human_grades import GradeChange
-from core.review import Filters, RunInfo
-from core.review_item import Item
+from gradedesk.core.grading import human_grades
+from gradedesk.core.review import queue as review
+from gradedesk.core.review import item as review_item
+from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS, GRADES
+from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.review.queue import Filters, RunInfo
+from gradedesk.core.review.item import Item
 
-from ..collector import CollectorPause, freeze_startup
-from ..widgets.answer_pane import AnswerPane, PaneView, snippets_of
-from ..widgets.literal import highlight_code, literal
-from .modals import LabelModal, ScoresModal, TextModal, open_filters
+from gradedesk.tui.collector import CollectorPause, freeze_startup
+from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
+from gradedesk.tui.widgets.literal import highlight_code, literal
+from gradedesk.tui.screens.modals import LabelModal, ScoresModal, TextModal, open_filters
 
 if TYPE_CHECKING:
-    from ..app import DeskApp
+    from gradedesk.tui.app import DeskApp
 
 SIDES = ("left", "right")
 ORDERS = ("question", "most_useful", "recheck")
@@ -564,7 +566,7 @@ class GradingScreen(Screen):
         open_filters(self.desk, run.id, self.filters, chosen)
 
     def action_queue(self) -> None:
-        from .queue import QueueScreen
+        from gradedesk.tui.screens.queue import QueueScreen
 
         if self.run is None:
             return
@@ -582,7 +584,7 @@ class GradingScreen(Screen):
                                          hide_methods=self.hide_methods), chosen)
 
     def action_bundle(self) -> None:
-        from .bundle import BundleScreen
+        from gradedesk.tui.screens.bundle import BundleScreen
 
         a = self.answer_at(self.side)
         if a is None:

@@ -13,11 +13,11 @@ from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
 
-from core.grades import DIMENSIONS, FAILURE_LABELS, GRADE_LABELS, GRADES
-from core import review
-from core.review import Filters, STATUSES
+from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADE_LABELS, GRADES
+from gradedesk.core.review import queue as review
+from gradedesk.core.review.queue import Filters, STATUSES
 
-from ..widgets.literal import literal
+from gradedesk.tui.widgets.literal import literal
 
 NO_LABEL = ""  # the label picker's "no label" choice (clears the label)
 CONFIDENCE_LIMITS = (0.5, 0.7, 0.9)

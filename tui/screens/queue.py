@@ -15,15 +15,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from core import review, review_item
-from core.review import Filters, QueueRow, RunInfo
+from gradedesk.core.review import queue as review
+from gradedesk.core.review import item as review_item
+from gradedesk.core.review.queue import Filters, QueueRow, RunInfo
 
-from ..widgets.answer_pane import grade_text
-from ..widgets.literal import literal
-from .modals import open_filters
+from gradedesk.tui.widgets.answer_pane import grade_text
+from gradedesk.tui.widgets.literal import literal
+from gradedesk.tui.screens.modals import open_filters
 
 if TYPE_CHECKING:
-    from ..app import DeskApp
+    from gradedesk.tui.app import DeskApp
 
 PAGE = 200
 COLUMNS = ("status", "question", "category", "answer", "your grade", "machine grade", "by", "confidence")

@@ -8,12 +8,12 @@ from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from core.grades import DIMENSIONS, GRADE_LABELS
-from core.human_grades import HumanGrade
-from core.review_item import AnswerView, MachineGrade, Snippet
+from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
+from gradedesk.core.grading.human_grades import HumanGrade
+from gradedesk.core.review.item import AnswerView, MachineGrade, Snippet
 
-from .block_view import BlockView
-from .literal import code, literal, token_bar
+from gradedesk.tui.widgets.block_view import BlockView
+from gradedesk.tui.widgets.literal import code, literal, token_bar
 
 GRADE_STYLE = {"fully_correct": "bold green", "partially_correct": "bold yellow", "unsupported": "bold magenta",
                "wrong": "bold red"}

@@ -1,0 +1,147 @@
+"""The agreement report (core/agreement.py) as plain tables: what `gradedesk agree` prints and the desk shows.
+
+Cells are plain strings or numbers (never markup); an estimate reads '0.712 [0.601, 0.805]' or 'not defined: <reason>'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gradedesk.core.agreement.statistics import Estimate
+from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
+
+PAIR_MEASURES = (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
+                 ("kappa_linear", "weighted kappa (linear)"), ("kappa_quadratic", "weighted kappa (quadratic)"),
+                 ("gwet_ac1", "Gwet's AC1"))
+MAX_FLAGGED = 20  # items listed for re-grading in a table; --json lists them all
+GROUP_MEASURES = (("percent_agreement", "agreement"), ("cohen_kappa", "kappa"), ("gwet_ac1", "AC1"))
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+
+    def __post_init__(self) -> None:
+        if not self.rows:  # say so rather than print a header over nothing
+            self.rows = [["(none)"] + [""] * (len(self.headers) - 1)]
+
+
+def est_text(d: dict | None) -> str:
+    """An estimate dict (Estimate.to_dict()) as text."""
+    if d is None:
+        return "-"
+    return Estimate(**d).text()
+
+
+def _more(d: dict) -> str:
+    more = d.get("more_for_target")
+    return "-" if more is None else str(more)
+
+
+def headline(report: dict) -> str:
+    machine = report["machine"]["label"] or "no machine grader"
+    people = ", ".join(report["people"]) or "nobody"
+    return f"run {report['run_id']}: {report['pairs']} graded pair(s), {people} vs {machine}"
+
+
+def measures_table(report: dict) -> Table:
+    four, binary = report["four_level"], report["binary"]
+    rows = [[label, est_text(four[key]), _more(four[key]), est_text(binary[key]), _more(binary[key])]
+            for key, label in PAIR_MEASURES]
+    rows += [[f"machine {key.upper()}", "", "", est_text(binary[key]), _more(binary[key])] for key in ("tpr", "tnr")]
+    level = int(report["settings"]["level"] * 100)
+    return Table(f"Agreement ({level}% bootstrap intervals; 'more' = graded items still needed for +/-0.05)",
+                 ["measure", "four grades", "more", "pass / not pass", "more"], rows)
+
+
+def confusion_table(report: dict) -> Table:
+    matrix = report["confusion"]["matrix"]
+    rows = [[f"person: {GRADE_LABELS[g]}"] + list(matrix[i]) + [sum(matrix[i])] for i, g in enumerate(GRADES)]
+    rows.append(["total"] + [sum(r[j] for r in matrix) for j in range(len(GRADES))] + [report["pairs"]])
+    return Table("Confusion matrix (rows: person, columns: machine)",
+                 ["", *(GRADE_LABELS[g] for g in GRADES), "total"], rows)
+
+
+def per_class_table(report: dict) -> Table:
+    pc = report["per_class"]
+    rows = [[GRADE_LABELS[g], est_text(pc[f"precision:{g}"]), est_text(pc[f"recall:{g}"])] for g in GRADES]
+    return Table("Per grade: machine precision and recall (the person as reference)",
+                 ["grade", "precision", "recall"], rows)
+
+
+def group_table(title: str, first: str, groups: list[dict]) -> Table:
+    rows = [[g.get("group", g.get("grader")), g["n"], *(est_text(g[k]) for k, _ in GROUP_MEASURES)] for g in groups]
+    return Table(title, [first, "n", *(label for _, label in GROUP_MEASURES)], rows)
+
+
+def people_table(report: dict) -> Table:
+    table = group_table("Each person vs the machine", "person", report["people_agreement"])
+    table.rows.append(["Krippendorff's alpha (ordinal) across people", report["krippendorff_alpha"]["n"],
+                       est_text(report["krippendorff_alpha"]), "", ""])
+    return table
+
+
+def corrected_table(report: dict) -> Table | None:
+    corr = report["corrected_pass_rates"]
+    if corr is None:
+        return None
+    rows = [[a["method"], a["budget"], a["judged"], f"{a['observed_rate']:.3f}", est_text(a["corrected"])]
+            for a in corr["arms"]]
+    diff = corr["bundle_minus_raw"]
+    rows.append([f"bundle - raw (paired, budget {diff['budget']})", "", diff["paired_questions"], "",
+                 est_text(diff["estimate"])])
+    cal = corr["calibration"]
+    title = (f"Corrected pass rates (Rogan-Gladen: the machine pass rate corrected by its TPR {est_text(cal['tpr'])} "
+             f"and TNR {est_text(cal['tnr'])} on {cal['n']} person-graded answers)")
+    return Table(title, ["method", "budget", "judged", "machine pass rate", "corrected pass rate"], rows)
+
+
+def switch_table(report: dict) -> Table:
+    sw = report["switch_rate"]
+    rows = [["changed after the reveal", f"{sw['switched']} of {sw['eligible']}", est_text(sw["rate"])],
+            ["toward the machine grade", sw["toward_machine"], ""],
+            ["away from the machine grade", sw["away_from_machine"], ""],
+            ["sideways (as far as before)", sw["sideways"], ""]]
+    return Table("Switch rate (blind grades changed after the machine grade was shown)", ["", "count", "rate"], rows)
+
+
+def rubric_table(report: dict) -> Table:
+    rub = report["rubrics"]
+    table = group_table(f"Per rubric version (current: {rub['current'] or 'none recorded'})", "rubric",
+                        rub["per_version"])
+    if rub["machine_grades_under_older_rubric"]:
+        table.rows.append([f"machine grades under an older rubric: {rub['machine_grades_under_older_rubric']} "
+                           "(grade again with the current rubric)", "", "", "", ""])
+    flagged = rub["flagged_for_regrading"]
+    for f in flagged[:MAX_FLAGGED]:
+        table.rows.append([f"re-grade: {f['question_id']} {f['method']} ({f['grader']}, rubric {f['rubric_version']})",
+                           "", "", "", ""])
+    if len(flagged) > MAX_FLAGGED:
+        table.rows.append([f"... and {len(flagged) - MAX_FLAGGED} more to re-grade (all of them: --json)", "", "", "", ""])
+    return table
+
+
+def quality_table(report: dict) -> Table:
+    rows = [[q["method"], q["budget"], q["answers"],
+             None if q["mean_tokens_in"] is None else round(q["mean_tokens_in"]),
+             q["machine_pass_rate"], q["human_pass_rate"]] for q in report["quality_by_tokens"]]
+    return Table("Answer quality against prompt tokens (budget sweep)",
+                 ["method", "budget", "answers", "mean prompt tokens", "machine pass rate", "person pass rate"], rows)
+
+
+def report_tables(report: dict, by: list[str]) -> list[Table]:
+    """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
+    tables = [measures_table(report), confusion_table(report), per_class_table(report)]
+    tables += [group_table(f"By {name}", name, report["breakdowns"][name]) for name in by]
+    tables += [people_table(report)]
+    corrected = corrected_table(report)
+    if corrected:
+        tables.append(corrected)
+    tables += [switch_table(report),
+               group_table("Self-consistency (blind re-check vs the earlier grade)", "person",
+                           report["self_consistency"]),
+               rubric_table(report), quality_table(report)]
+    return tables

@@ -1,0 +1,221 @@
+"""Evidence bundles: the formal, provenance-carrying form of a context pack, and the contract every bundle must keep.
+
+A bundle is what the "bundled" answer is made from: each snippet says where it came from (file, lines, symbol), how it
+was found (retrieval method, score, rank), why it was kept (selection reason) and what it is for (evidence role); the
+bundle says what kind of question it serves, what is covered and what is missing, and how many tokens it costs under a
+named tokenizer. `validate` checks the context-pack contract and returns every violation, never just the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any
+
+from gradedesk.core.text.tokens import DEFAULT_ENCODING, get_tokenizer, normalize_id
+
+COMPILER_VERSION = "gradedesk-compiler/1"
+QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
+EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
+SNIPPET_SEPARATOR = "\n\n---\n\n"
+
+
+def normalize_text(text: str) -> str:
+    """What "the same content" means: line endings and trailing spaces do not count, nor blank edges."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
+
+
+def utc_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class EvidenceSnippet:
+    chunk_id: str
+    content_hash: str
+    text: str
+    token_count: int
+    file_path: str
+    start_line: int
+    end_line: int
+    symbol_name: str | None
+    retrieval_method: str
+    relevance_score: float
+    retrieval_rank: int
+    selection_reason: str | None = None
+    evidence_role: str | None = None
+
+    def header(self, index: int) -> str:
+        parts = [f"[Evidence {index}] {self.file_path}"]
+        if self.symbol_name:
+            parts.append(f" :: {self.symbol_name}")
+        if self.start_line and self.end_line:
+            parts.append(f" (lines {self.start_line}-{self.end_line})")
+        parts.append(f" [{self.retrieval_method}, score: {self.relevance_score:.4f}]")
+        return "".join(parts)
+
+    def prompt_block(self, index: int) -> str:
+        lines = [self.header(index)]
+        if self.selection_reason:
+            lines.append(f"Reason included: {self.selection_reason}")
+        lines.append(self.text)
+        return "\n".join(lines)
+
+
+@dataclass
+class EvidenceBundle:
+    question: str
+    question_type: str
+    snippets: list[EvidenceSnippet]
+    total_tokens: int
+    token_budget: int
+    retrieval_strategies_used: list[str]
+    coverage_notes: list[str]
+    created_at: str = field(default_factory=utc_iso)
+    compiler_version: str = COMPILER_VERSION
+    warnings: list[str] = field(default_factory=list)
+    tokenizer: str = field(default_factory=lambda: normalize_id(DEFAULT_ENCODING))
+
+    def to_prompt_context(self) -> str:
+        return prompt_context(self.snippets)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvidenceBundle:
+        known = {f.name for f in fields(EvidenceSnippet)}
+        snippets = [EvidenceSnippet(**{k: v for k, v in s.items() if k in known}) for s in data.get("snippets", [])]
+        names = {f.name for f in fields(cls)} - {"snippets"}
+        return cls(snippets=snippets, **{k: v for k, v in data.items() if k in names})
+
+    @classmethod
+    def from_json(cls, text: str) -> EvidenceBundle:
+        return cls.from_dict(json.loads(text))
+
+    def recount(self) -> EvidenceBundle:
+        """Set every token count (snippets and total) exactly under the bundle's tokenizer."""
+        tok = get_tokenizer(self.tokenizer)
+        for s in self.snippets:
+            s.token_count = tok.count(s.text)
+        self.total_tokens = tok.count(self.to_prompt_context())
+        return self
+
+
+def prompt_context(snippets: list[EvidenceSnippet]) -> str:
+    return SNIPPET_SEPARATOR.join(s.prompt_block(i) for i, s in enumerate(snippets, start=1))
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str  # provenance, token_count, duplicate, content_hash, budget, selection_reason, evidence_role, schema
+    message: str
+    snippet: int | None = None  # 1-based [Evidence i] label, None for the bundle as a whole
+    chunk_id: str | None = None
+
+    def __str__(self) -> str:
+        where = "bundle"
+        if self.snippet:
+            where = f"evidence {self.snippet}" + (f" ({self.chunk_id})" if self.chunk_id else "")
+        return f"{where}: {self.rule}: {self.message}"
+
+
+def _type_problem(value: Any, annotation: str) -> str | None:
+    """Why `value` (from JSON) does not fit a field annotated `annotation`, or None when it does."""
+    if annotation.endswith(" | None"):
+        if value is None:
+            return None
+        annotation = annotation.removesuffix(" | None")
+    fits = {"str": lambda v: isinstance(v, str),
+            "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+            "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}.get(annotation)
+    return None if fits is None or fits(value) else f"must be {annotation}, got {type(value).__name__}"
+
+
+def _field_problems(data: dict, cls: type, skip: set[str]) -> list[tuple[str, str]]:
+    out = []
+    for f in fields(cls):
+        if f.name in skip:
+            continue
+        if f.name not in data:
+            required = f.default is MISSING and f.default_factory is MISSING
+            if required:
+                out.append((f.name, "missing"))
+        elif why := _type_problem(data[f.name], str(f.type)):
+            out.append((f.name, why))
+    return out
+
+
+def schema_violations(data: Any) -> list[Violation]:
+    """Missing or mistyped fields of a bundle read from JSON (checked before `from_dict`, which trusts its input)."""
+    if not isinstance(data, dict):
+        return [Violation("schema", f"expected a JSON object, got {type(data).__name__}")]
+    out = [Violation("schema", f"{name}: {why}") for name, why in _field_problems(data, EvidenceBundle, {"snippets"})]
+    snippets = data.get("snippets", [])
+    if not isinstance(snippets, list):
+        return out + [Violation("schema", f"snippets: must be a list, got {type(snippets).__name__}")]
+    for i, s in enumerate(snippets, start=1):
+        if not isinstance(s, dict):
+            out.append(Violation("schema", f"must be an object, got {type(s).__name__}", i))
+            continue
+        chunk_id = s.get("chunk_id") if isinstance(s.get("chunk_id"), str) else None
+        out += [Violation("schema", f"{name}: {why}", i, chunk_id)
+                for name, why in _field_problems(s, EvidenceSnippet, set())]
+    return out
+
+
+def validate(bundle: EvidenceBundle) -> list[Violation]:
+    """Every violation of the context-pack contract, each with the snippet it concerns."""
+    out: list[Violation] = []
+    try:
+        tok = get_tokenizer(bundle.tokenizer)
+    except Exception as exc:  # an unknown tokenizer makes every count unverifiable: say so once
+        return [Violation("token_count", f"tokenizer {bundle.tokenizer!r} unusable: {exc}")]
+    seen: dict[str, int] = {}
+    for i, s in enumerate(bundle.snippets, start=1):
+
+        def bad(rule: str, message: str) -> None:
+            out.append(Violation(rule, message, i, s.chunk_id))
+
+        if not (s.file_path or "").strip():
+            bad("provenance", "file_path is missing")
+        if not isinstance(s.start_line, int) or not isinstance(s.end_line, int) or s.start_line < 1:
+            bad("provenance", f"line range {s.start_line}-{s.end_line} is not a pair of line numbers from 1")
+        elif s.start_line > s.end_line:
+            bad("provenance", f"line range {s.start_line}-{s.end_line} has start after end")
+        if not (s.retrieval_method or "").strip():
+            bad("provenance", "retrieval_method is missing")
+        actual = tok.count(s.text)
+        if s.token_count != actual:
+            bad("token_count", f"token_count {s.token_count} but the text has {actual} tokens ({tok.id})")
+        expected_hash = content_hash(s.text)
+        if s.content_hash != expected_hash:
+            bad("content_hash", "content_hash does not match the text")
+        if expected_hash in seen:
+            bad("duplicate", f"same content as evidence {seen[expected_hash]}")
+        else:
+            seen[expected_hash] = i
+        if not (s.selection_reason or "").strip():
+            bad("selection_reason", "selection_reason is missing")
+        if not (s.evidence_role or "").strip():
+            bad("evidence_role", "evidence_role is missing")
+        elif s.evidence_role not in EVIDENCE_ROLES:
+            bad("evidence_role", f"evidence_role {s.evidence_role!r} is not one of {', '.join(EVIDENCE_ROLES)}")
+    actual_total = tok.count(bundle.to_prompt_context())
+    if bundle.total_tokens != actual_total:
+        out.append(Violation("token_count", f"total_tokens {bundle.total_tokens} but the prompt context has "
+                                            f"{actual_total} tokens ({tok.id})"))
+    if actual_total > bundle.token_budget:
+        out.append(Violation("budget", f"{actual_total} tokens exceed the budget of {bundle.token_budget}"))
+    return out

@@ -1,0 +1,280 @@
+"""Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
+
+compile_context: hits in rank order; content-level dedup (normalized text hash, not chunk ids); long chunks sliced to
+the contiguous lines that match the question (the line range stays exact, the definition's first line is favoured);
+each snippet gets an evidence role and a selection reason (which methods found it, what matched); snippets are added
+while the exact token count of the prompt context (headers, reasons, separators included) stays within the budget.
+Everything dropped or cut is a warning. build_bundle adds coverage notes that say what is present and what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradedesk.core.evidence.bundle import (COMPILER_VERSION, SNIPPET_SEPARATOR, EvidenceBundle, EvidenceSnippet, content_hash,
+                     prompt_context, validate)
+from gradedesk.core.text.codeterms import code_tokens
+from gradedesk.core.errors import UserError
+from gradedesk.core.text.question import classify_question, question_identifiers
+from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve
+from gradedesk.core.store.connection import Store
+from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
+
+MIN_SLICE_TOKENS = 80  # a cut smaller than this is not worth its header
+CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
+PER_FILE = 2  # snippets of one file before the other files' hits get their turn
+METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph"}
+
+
+@dataclass
+class Dropped:
+    file_path: str
+    start_line: int
+    end_line: int
+    symbol_name: str | None
+    evidence_role: str
+    why: str  # duplicate | budget
+
+
+@dataclass
+class ContextPack:
+    question: str
+    question_type: str
+    snippets: list[EvidenceSnippet]
+    token_budget: int
+    total_tokens: int
+    tokenizer: str
+    retrieval_strategies_used: list[str]
+    targets: list[str]  # identifiers the question names
+    warnings: list[str] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    sliced: int = 0
+
+    def to_prompt_context(self) -> str:
+        return prompt_context(self.snippets)
+
+
+def _last(name: str | None) -> str:
+    return (name or "").rsplit(".", 1)[-1].lower()
+
+
+def evidence_role(hit: Hit, targets: list[str]) -> str:
+    if is_test_path(hit.file_path):
+        return "test"
+    if hit.relation in ("caller", "callee"):
+        return hit.relation
+    if hit.kind in DEFINITION_KINDS:
+        names = {_last(t) for t in targets}
+        if _last(hit.symbol_name) in names or (not targets and hit.rank <= 3):
+            return "definition"
+        return "related"
+    if hit.relation == "importer":
+        return "related"
+    return "context"
+
+
+def selection_reason(hit: Hit, role: str) -> str:
+    parts = []
+    for method in sorted(hit.method_ranks, key=lambda m: hit.method_ranks[m]):
+        rank, note = hit.method_ranks[method], hit.matches.get(method, "")
+        if method == "bm25":
+            parts.append(f"BM25 rank {rank} (score {hit.method_scores.get(method, 0):.2f})"
+                         + (f" on {note}" if note else ""))
+        else:
+            parts.append(f"{METHOD_WORDS.get(method, method)} rank {rank}" + (f": {note}" if note else ""))
+    found = "; ".join(parts) or "retrieved"
+    return f"Fused rank {hit.rank} as {role} evidence, found by {found}."
+
+
+def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: Tokenizer) -> tuple[int, int] | None:
+    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens, or None."""
+    counts = [len(tok.encoding.encode_ordinary(line)) + 1 for line in text_lines]
+    # the symbol's own name is in the snippet header already: lines matter for the other terms they match
+    terms = terms - set(code_tokens(hit.symbol_name or ""))
+    scores: list[float] = [len(terms.intersection(code_tokens(line))) for line in text_lines]
+    if hit.kind in DEFINITION_KINDS:
+        scores[0] += 0.5  # between equal slices, the one with the signature
+    best, best_score, j, window_tokens, window_score = None, -1, -1, 0, 0
+    for i in range(len(text_lines)):
+        if j < i - 1:
+            j, window_tokens, window_score = i - 1, 0, 0
+        while j + 1 < len(text_lines) and window_tokens + counts[j + 1] <= limit:
+            j += 1
+            window_tokens += counts[j]
+            window_score += scores[j]
+        if j >= i and window_score > best_score:
+            best, best_score = (i, j), window_score
+        if j >= i:
+            window_tokens -= counts[i]
+            window_score -= scores[i]
+    if best is None:
+        return None
+    i, j = best
+    while j > i and tok.count("\n".join(text_lines[i:j + 1])) > limit:  # per-line counts are close, not exact
+        j -= 1
+    while i < j and not text_lines[i].strip():
+        i += 1
+    while j > i and not text_lines[j].strip():
+        j -= 1
+    if tok.count("\n".join(text_lines[i:j + 1])) > limit:
+        return None
+    return i, j
+
+
+def _spread(hits: list[Hit]) -> list[Hit]:
+    """Rank order, except that a file's hits beyond its first PER_FILE wait until every file had its turn: a small
+    budget then covers more of the files a question needs instead of one file's many chunks."""
+    first, later, per_file = [], [], {}
+    for hit in sorted(hits, key=lambda h: h.rank):
+        per_file[hit.file_path] = per_file.get(hit.file_path, 0) + 1
+        (first if per_file[hit.file_path] <= PER_FILE else later).append(hit)
+    return first + later
+
+
+def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str, reason: str) -> EvidenceSnippet:
+    return EvidenceSnippet(hit.chunk_id, content_hash(text), text, n_tokens, hit.file_path, start, end,
+                           hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
+
+
+def _drop(pack: ContextPack, item: Hit | EvidenceSnippet, role: str, why: str) -> None:
+    pack.dropped.append(Dropped(item.file_path, item.start_line, item.end_line, item.symbol_name, role, why))
+
+
+def _describe(hit: Hit) -> str:
+    return f"{hit.file_path}:{hit.start_line}-{hit.end_line}" + (f" ({hit.symbol_name})" if hit.symbol_name else "")
+
+
+def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer: str = "o200k_base") -> ContextPack:
+    if token_budget <= 0:
+        raise UserError(f"token budget: must be a positive number of tokens, got {token_budget}")
+    tok = get_tokenizer(tokenizer)
+    targets = question_identifiers(question)
+    terms = set(code_tokens(question))
+    pack = ContextPack(question, classify_question(question), [], token_budget, 0, tok.id, [], targets)
+    separator = tok.count(SNIPPET_SEPARATOR)
+    slice_limit = max(MIN_SLICE_TOKENS * 2, token_budget // 4)  # one long chunk must not crowd out the rest
+    seen: dict[str, str] = {}
+    used = 0
+    budget_dropped: list[Hit] = []
+    for hit in _spread(hits):
+        role = evidence_role(hit, targets)
+        digest = content_hash(hit.text)
+        if digest in seen:
+            _drop(pack, hit, role, "duplicate")
+            pack.warnings.append(f"{_describe(hit)} has the same content as {seen[digest]}; kept once")
+            continue
+        remaining = token_budget - used - (separator if pack.snippets else 0)
+        if remaining < MIN_SLICE_TOKENS:
+            budget_dropped.append(hit)
+            _drop(pack, hit, role, "budget")
+            continue
+        lines = hit.text.split("\n")
+        reason = selection_reason(hit, role)
+        label = len(pack.snippets) + 1
+        overhead = tok.count(_snippet(hit, "", 0, hit.start_line, hit.end_line, role, reason).prompt_block(label))
+        text, start, end = hit.text, hit.start_line, hit.end_line
+        n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(text)
+        limit = min(slice_limit, remaining - overhead - 1)
+        if n_tokens > limit:
+            cut = _slice(hit, lines, terms, limit, tok) if limit >= MIN_SLICE_TOKENS else None
+            if cut is None:
+                budget_dropped.append(hit)
+                _drop(pack, hit, role, "budget")
+                continue
+            i, j = cut
+            text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
+            n_tokens = tok.count(text)
+            reason = reason[:-1] + f"; cut from lines {hit.start_line}-{hit.end_line} to the {end - start + 1} " \
+                                   f"lines that best match the question."
+            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
+            pack.sliced += 1
+        snippet = _snippet(hit, text, n_tokens, start, end, role, reason)
+        if snippet.content_hash in seen:  # a slice can equal a kept snippet even when the whole chunks differ
+            _drop(pack, hit, role, "duplicate")
+            pack.warnings.append(f"{_describe(hit)} cut to the same lines as {seen[snippet.content_hash]}; kept once")
+            continue
+        pack.snippets.append(snippet)
+        seen[digest] = seen[snippet.content_hash] = f"{hit.file_path}:{hit.start_line}-{hit.end_line}"
+        # header and text counted apart add up to within a token or two of the block; the exact total is checked below
+        used += overhead + n_tokens + 1 + (separator if label > 1 else 0)
+    total = tok.count(prompt_context(pack.snippets))
+    while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole
+        gone = pack.snippets.pop()
+        _drop(pack, gone, gone.evidence_role or "related", "budget")
+        pack.warnings.append(f"{gone.file_path}:{gone.start_line}-{gone.end_line} removed to keep the exact total "
+                             f"within {token_budget} tokens")
+        total = tok.count(prompt_context(pack.snippets))
+    if budget_dropped:
+        first = budget_dropped[0]
+        pack.warnings.append(f"{len(budget_dropped)} lower-ranked hit(s) did not fit the {token_budget}-token budget "
+                             f"(best of them: {_describe(first)}, rank {first.rank})")
+    pack.total_tokens = total
+    by_chunk = {h.chunk_id: h for h in hits}
+    methods = {m for s in pack.snippets for m in by_chunk[s.chunk_id].method_ranks}
+    known = ("bm25", "symbol", "path", "graph")
+    pack.retrieval_strategies_used = [m for m in known if m in methods] + sorted(methods - set(known))
+    if len(methods) > 1:
+        pack.retrieval_strategies_used.append("rrf_fusion")
+    return pack
+
+
+def coverage_notes(pack: ContextPack) -> list[str]:
+    """What the evidence covers and what it does not, in plain sentences."""
+    snippets = pack.snippets
+    if not snippets:
+        why = f"; {len(pack.dropped)} hit(s) did not fit the budget" if pack.dropped else ""
+        return [f"no evidence for this question was found in the index{why}"]
+    notes = []
+    for target in pack.targets:
+        name = _last(target)
+        found = [s for s in snippets if s.evidence_role == "definition" and _last(s.symbol_name) == name]
+        if found:
+            s = found[0]
+            notes.append(f"definition of {target} found ({s.file_path}:{s.start_line}-{s.end_line})")
+        elif any(d.evidence_role == "definition" and _last(d.symbol_name) == name for d in pack.dropped):
+            notes.append(f"definition of {target} was retrieved but did not fit the token budget")
+        else:
+            notes.append(f"no definition of {target} found in the evidence")
+    if pack.question_type == "relationship":
+        for role, plural in (("caller", "callers"), ("callee", "callees")):
+            present = [s.symbol_name or f"{s.file_path}:{s.start_line}" for s in snippets if s.evidence_role == role]
+            left_out = sum(1 for d in pack.dropped if d.evidence_role == role and d.why == "budget")
+            if present:
+                notes.append(f"{len(present)} {plural if len(present) > 1 else role} found: {', '.join(present[:6])}"
+                             + (f" ({left_out} more left out for the budget)" if left_out else ""))
+            elif left_out:
+                notes.append(f"{left_out} {plural} found but left out for the token budget")
+            else:
+                notes.append(f"no {plural} found in the index")
+    tests = [s for s in snippets if s.evidence_role == "test"]
+    notes.append(f"{len(tests)} test snippet(s) included" if tests else "no tests in the evidence")
+    files = list(dict.fromkeys(s.file_path for s in snippets))
+    notes.append(f"evidence from {len(files)} file(s): {', '.join(files[:8])}" + (" ..." if len(files) > 8 else ""))
+    if pack.sliced:
+        notes.append(f"{pack.sliced} snippet(s) cut to the lines that match; the rest of those chunks is not shown")
+    left_out = sum(1 for d in pack.dropped if d.why == "budget")
+    if left_out:
+        notes.append(f"{left_out} further hit(s) left out for the {pack.token_budget}-token budget")
+    return notes
+
+
+def build_bundle(pack: ContextPack) -> EvidenceBundle:
+    """The pack as an EvidenceBundle; it always passes core.bundle.validate (anything else is a bug, raised)."""
+    bundle = EvidenceBundle(
+        question=pack.question, question_type=pack.question_type, snippets=list(pack.snippets),
+        total_tokens=pack.total_tokens, token_budget=pack.token_budget,
+        retrieval_strategies_used=list(pack.retrieval_strategies_used), coverage_notes=coverage_notes(pack),
+        compiler_version=COMPILER_VERSION, warnings=list(pack.warnings), tokenizer=pack.tokenizer)
+    problems = validate(bundle)
+    if problems:
+        raise AssertionError("compiler made an invalid bundle: " + "; ".join(str(p) for p in problems))
+    return bundle
+
+
+def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000) -> EvidenceBundle:
+    """retrieve → compile → bundle, under the repository's tokenizer."""
+    from gradedesk.core.index.indexer import resolve_repo
+
+    tokenizer = resolve_repo(store, repo)["tokenizer"]
+    hits = retrieve(store, question, repo=repo, k=CANDIDATE_HITS)
+    return build_bundle(compile_context(question, hits, budget, tokenizer=tokenizer))

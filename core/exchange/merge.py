@@ -1,0 +1,220 @@
+"""`gradedesk merge OTHER.db`: bring another store's human grades and preferences into this one.
+
+Typical use: two people each grade a copy of the same store.db, then one merges the other's copy. Events keep their
+uuid, so merging twice (or merging a store into itself) adds nothing the second time.
+
+Answers are matched across stores by what they are, not by row id (ids differ between stores):
+  run       the same run configuration: runs.config's `key` (what `gradedesk run` resumes by), else, for imported
+            runs, (source, benchmark, provider, model, label, budgets); when several runs qualify, the one with the
+            same created_at and order_seed (a copy of the same run) is taken
+  answer    (question benchmark, question_id, method, budget) inside the matched run, AND the same answer text:
+            a run repeated elsewhere with the same configuration can answer differently, and a grade of one text is
+            not a grade of another
+Everything that cannot be matched is counted by reason and left out; nothing is half-written (one transaction).
+Within one (answer, person) the newest merged event becomes current in this store (events are appended in the other
+store's order); merge a person's grades from one copy only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from gradedesk.core.errors import UserError
+from gradedesk.core.store.connection import SCHEMA_VERSION, Store
+
+UNMATCHED_RUN = "its run is not in this store (no run with the same configuration)"
+UNMATCHED_ANSWER = "its answer is not in the matched run of this store (question, method or budget missing)"
+DIFFERENT_TEXT = "the answer text differs: the same configuration was run again elsewhere and answered differently"
+UNMATCHED_QUESTION = "its question is not in the matched run of this store"
+
+
+@dataclass
+class MergeReport:
+    other: str
+    grades_added: int = 0
+    grades_already_here: int = 0
+    preferences_added: int = 0
+    preferences_already_here: int = 0
+    unmatched_grades: dict[str, int] = field(default_factory=dict)  # reason -> count
+    unmatched_preferences: dict[str, int] = field(default_factory=dict)
+    graders: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def open_other(path: str | Path) -> sqlite3.Connection:
+    """The other store, read-only (merging never changes it)."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{p}: no such store to merge")
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True)
+        conn.row_factory = sqlite3.Row
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{p}: not a gradedesk store ({exc})") from None
+    if "human_grades" not in tables or "answers" not in tables:
+        conn.close()
+        raise UserError(f"{p}: not a gradedesk store (no human_grades table)")
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise UserError(f"{p}: store schema {version}, this gradedesk merges schema {SCHEMA_VERSION} only")
+    return conn
+
+
+_RUN_SQL = ("SELECT id, json_extract(config, '$.key') AS key, source, benchmark, provider, model, label, budgets, "
+            "created_at, order_seed FROM runs")
+
+
+def _run_identity(run: dict) -> tuple:
+    if run["key"]:
+        return ("key", run["key"])
+    return ("fields", run["source"], run["benchmark"], run["provider"], run["model"], run["label"], run["budgets"])
+
+
+def match_runs(here: list[dict], other: list[dict]) -> dict[int, int]:
+    """Other run id -> this store's run id, for runs with the same configuration."""
+    by_identity: dict[tuple, list[dict]] = defaultdict(list)
+    for run in here:
+        by_identity[_run_identity(run)].append(run)
+    out = {}
+    for run in other:
+        candidates = by_identity.get(_run_identity(run), [])
+        if not candidates:
+            continue
+        copy = [c for c in candidates if (c["created_at"], c["order_seed"]) == (run["created_at"], run["order_seed"])]
+        out[run["id"]] = (copy or sorted(candidates, key=lambda c: c["id"]))[-1]["id"]
+    return out
+
+
+_THEIR_ANSWERS_SQL = """
+    SELECT a.id, a.run_id, q.benchmark, q.question_id, a.method, a.budget, a.text
+    FROM answers a JOIN questions q ON q.id = a.question_pk
+    WHERE a.id IN (SELECT answer_id FROM human_grades) AND a.run_id IN ({})
+"""
+_OUR_ANSWER_SQL = """
+    SELECT a.id, a.text FROM answers a JOIN questions q ON q.id = a.question_pk
+    WHERE a.run_id = ? AND q.benchmark = ? AND q.question_id = ? AND a.method = ? AND a.budget = ?
+"""
+
+
+def _placeholders(ids: list[int]) -> str:
+    return ",".join("?" * len(ids)) or "NULL"
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) -> MergeReport:
+    """Copy the other store's human grade events and preferences that are new here; one transaction."""
+    report = MergeReport(other=str(other_path), dry_run=dry_run)
+    other = open_other(other_path)
+    try:
+        run_map = match_runs(store.query(_RUN_SQL), [dict(r) for r in other.execute(_RUN_SQL)])
+        other_ids = list(run_map)
+        theirs = [dict(r) for r in other.execute(_THEIR_ANSWERS_SQL.format(_placeholders(other_ids)), other_ids)]
+        answer_map, answer_miss = _map_answers(store, run_map, theirs)
+        grades = [dict(r) for r in other.execute(
+            "SELECT h.*, a.run_id AS other_run FROM human_grades h JOIN answers a ON a.id = h.answer_id ORDER BY h.id")]
+        preferences = [dict(r) for r in other.execute(
+            "SELECT p.*, q.benchmark, q.question_id FROM human_preferences p JOIN questions q ON q.id = p.question_pk "
+            "ORDER BY p.id")]
+    finally:
+        other.close()
+    grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
+    pref_rows = _plan_preferences(store, preferences, run_map, report)
+    report.graders = sorted({g["grader"] for g in grade_rows} | {p["grader"] for p in pref_rows})
+    if not dry_run and (grade_rows or pref_rows):
+        grade_cols = set(_columns(store.conn, "human_grades")) - {"id"}
+        pref_cols = set(_columns(store.conn, "human_preferences")) - {"id"}
+        with store.transaction():
+            for row in grade_rows:
+                store.db["human_grades"].insert({k: v for k, v in row.items() if k in grade_cols})
+            for row in pref_rows:
+                store.db["human_preferences"].insert({k: v for k, v in row.items() if k in pref_cols})
+    return report
+
+
+def _map_answers(store: Store, run_map: dict[int, int], theirs: list[dict]) -> tuple[dict[int, int], dict[int, str]]:
+    """Other answer id -> this store's answer id; and the reason for each answer that cannot be matched."""
+    mapped, missing = {}, {}
+    for a in theirs:
+        key = (run_map[a["run_id"]], a["benchmark"], a["question_id"], a["method"], a["budget"])
+        mine = store.query(_OUR_ANSWER_SQL, key)
+        if not mine:
+            missing[a["id"]] = UNMATCHED_ANSWER
+        elif (mine[0]["text"] or "") != (a["text"] or ""):
+            missing[a["id"]] = DIFFERENT_TEXT
+        else:
+            mapped[a["id"]] = mine[0]["id"]
+    return mapped, missing
+
+
+def _existing(store: Store, table: str, uuids: list[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(uuids), 500):
+        part = uuids[i:i + 500]
+        found |= {r["uuid"] for r in store.query(f"SELECT uuid FROM {table} WHERE uuid IN ({_placeholders(part)})",
+                                                 tuple(part))}
+    return found
+
+
+def _plan(store: Store, table: str, rows: list[dict], map_row: Callable[[dict], dict | str]) -> tuple[list, int, dict]:
+    """Rows new to this store, mapped to its ids; how many are here already; unmatched counts by reason.
+
+    map_row gives the row to insert, or the reason (a string) it cannot be matched.
+    """
+    present = _existing(store, table, [r["uuid"] for r in rows])
+    misses: Counter[str] = Counter()
+    out = []
+    for row in rows:
+        if row["uuid"] in present:
+            continue
+        mapped = map_row(row)
+        if isinstance(mapped, str):
+            misses[mapped] += 1
+        else:
+            out.append(mapped)
+    return out, len(present), dict(misses)
+
+
+def _plan_grades(store: Store, grades: list[dict], run_map: dict[int, int], answer_map: dict[int, int],
+                 answer_miss: dict[int, str], report: MergeReport) -> list[dict]:
+    def map_row(g: dict) -> dict | str:
+        if g["other_run"] not in run_map:
+            return UNMATCHED_RUN
+        if g["answer_id"] not in answer_map:
+            return answer_miss[g["answer_id"]]
+        return {**g, "answer_id": answer_map[g["answer_id"]]}
+
+    rows, report.grades_already_here, report.unmatched_grades = _plan(store, "human_grades", grades, map_row)
+    report.grades_added = len(rows)
+    return rows
+
+
+def _plan_preferences(store: Store, preferences: list[dict], run_map: dict[int, int],
+                      report: MergeReport) -> list[dict]:
+    def map_row(p: dict) -> dict | str:
+        if p["run_id"] not in run_map:
+            return UNMATCHED_RUN
+        qpk = store.scalar(
+            "SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
+            "AND EXISTS (SELECT 1 FROM answers a WHERE a.run_id = ? AND a.question_pk = q.id)",
+            (p["benchmark"], p["question_id"], run_map[p["run_id"]]))
+        if qpk is None:
+            return UNMATCHED_QUESTION
+        return {**p, "run_id": run_map[p["run_id"]], "question_pk": qpk}
+
+    rows, report.preferences_already_here, report.unmatched_preferences = _plan(
+        store, "human_preferences", preferences, map_row)
+    report.preferences_added = len(rows)
+    return rows

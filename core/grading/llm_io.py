@@ -1,0 +1,71 @@
+"""What the LLM graders (judge, LLM faithfulness, LLM relevance) send and get back.
+
+Everything shown to the model that came from outside (question, gold, answer, evidence) sits between explicit
+BEGIN/END markers, so the model can tell the material it grades from the instructions. Replies must be one JSON object;
+`parse_json_reply` accepts it bare, fenced in ```json, or with prose around it, and raises ReplyError (never returns
+half a result) when there is no usable object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from gradedesk.core.grading.retrieval_evals import EvidenceItem
+
+
+class ReplyError(ValueError):
+    """The model's reply could not be used (not JSON, or not the schema asked for)."""
+
+
+_FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def parse_json_reply(text: str) -> dict:
+    """The JSON object in a model reply; ReplyError when there is none."""
+    candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE_RE.finditer(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            return data
+        raise ReplyError(f"reply is JSON but not an object ({type(data).__name__})")
+    raise ReplyError("reply is not JSON")
+
+
+def section(name: str, text: str) -> str:
+    return f"BEGIN {name}\n{text.strip()}\nEND {name}"
+
+
+def format_evidence(items: list[EvidenceItem]) -> str:
+    """Numbered evidence blocks with their provenance, as the grader model sees them."""
+    if not items:
+        return "(no evidence was retrieved)"
+    blocks = []
+    for n, item in enumerate(items, start=1):
+        where = item.file_path
+        if item.start_line and item.end_line:
+            where += f" (lines {item.start_line}-{item.end_line})"
+        if item.symbol_name:
+            where += f" :: {item.symbol_name}"
+        blocks.append(f"[Evidence {n}] {where}\n{item.text}".rstrip())
+    return "\n\n".join(blocks)
+
+
+def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> object:
+    """A field of a reply, of the right type, or ReplyError naming it (bool is not accepted as a number)."""
+    if key not in data:
+        raise ReplyError(f"{key}: missing")
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
+        raise ReplyError(f"{key}: must be {what}, got {type(value).__name__}")
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)

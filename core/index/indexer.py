@@ -1,0 +1,296 @@
+"""Index a repository into store.db: files, symbol-aware chunks with exact token counts, call/import refs, BM25 index.
+
+Incremental: a file whose size and mtime are unchanged is not read again (binary and huge files are remembered as
+skipped); one whose bytes hash the same is not re-chunked; a small change updates the stored BM25 postings in place.
+Several repositories live in one store (repos.name). Reading, chunking, exact token counting and BM25 terms run in two
+forked worker processes when many files changed (fork: only when >= PARALLEL_MIN_FILES changed, so a small re-index
+from a threaded app stays in-process). Everything a run writes (files, chunks, refs and the postings retrieval loads)
+is one transaction, so a store never holds half an index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gradedesk.core.index.bm25 import SparseBM25
+from gradedesk.core.evidence.bundle import content_hash
+from gradedesk.core.index.chunking import RawChunk, chunk_text, language_of
+from gradedesk.core.text.codeterms import code_tokens
+from gradedesk.core.errors import UserError
+from gradedesk.core.index.repofiles import list_files, read_text_file
+from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.text.tokens import get_tokenizer, normalize_id
+
+ANALYZER = "codetokens/2"
+SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked  # names the BM25 term analyzer; a stored index made by another one is rebuilt
+PARALLEL_MIN_FILES = 200  # below this, worker start-up costs more than it saves
+
+
+@dataclass
+class IndexReport:
+    repo_id: int
+    name: str
+    root: str
+    files_seen: int
+    files_indexed: int
+    files_unchanged: int
+    files_removed: int
+    chunks: int
+    seconds: float
+    files_skipped: int = 0  # binary (a NUL byte) or over 1 MB: listed, not chunked
+
+
+@dataclass
+class _FileResult:
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    language: str
+    chunks: list[RawChunk]
+    token_counts: list[int]  # exact, per chunk
+    terms: list[tuple[dict[str, int], int]]  # BM25 term counts and document length, per chunk
+
+
+def document_terms(file_path: str, symbol_name: str | None, text: str) -> list[str]:
+    """What BM25 indexes for a chunk: its path and symbol name ("json encoder" finds json/encoder.py), its text."""
+    return code_tokens(f"{file_path} {symbol_name or ''}\n{text}")
+
+
+def document_counts(file_path: str, symbol_name: str | None, text: str) -> tuple[dict[str, int], int]:
+    terms = document_terms(file_path, symbol_name, text)
+    return Counter(terms), len(terms)
+
+
+def _process(job: tuple[str, str, int, int, str]) -> _FileResult:
+    """Read, chunk, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
+    rel, full, size, mtime_ns, tokenizer_id = job
+    got = read_text_file(full)
+    if got is None:  # binary or huge: remembered without chunks, so it is not read again while unchanged
+        return _FileResult(rel, size, mtime_ns, "", SKIPPED, [], [], [])
+    data, text = got
+    chunks = chunk_text(rel, text)
+    encoding = get_tokenizer(tokenizer_id).encoding
+    # encode_ordinary == Tokenizer.count (encode with disallowed_special=()): special-token text counts as text
+    counts = [len(encoding.encode_ordinary(c.text)) for c in chunks]
+    terms = [document_counts(rel, c.symbol_name, c.text) for c in chunks]
+    return _FileResult(rel, size, mtime_ns, hashlib.sha256(data).hexdigest(), language_of(rel), chunks, counts, terms)
+
+
+def _git_commit(root: Path) -> str | None:
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.decode().strip() or None
+
+
+def chunk_id(repo_name: str, path: str, chunk: RawChunk, digest: str, occurrence: int) -> str:
+    key = "\0".join([repo_name, path, chunk.kind, chunk.symbol_name or "", digest, str(occurrence)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def resolve_repo(store: Store, name: str | None) -> dict:
+    """The repos row named `name`; with None, the only repository in the store."""
+    rows = store.query("SELECT * FROM repos ORDER BY name")
+    if name is not None:
+        for row in rows:
+            if row["name"] == name:
+                return row
+        known = ", ".join(r["name"] for r in rows) or "none; run `gradedesk index PATH` first"
+        raise UserError(f"{store.path}: no repository named {name!r} (indexed: {known})")
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        raise UserError(f"{store.path}: no repository indexed; run `gradedesk index PATH` first")
+    raise UserError(f"{store.path}: {len(rows)} repositories indexed ({', '.join(r['name'] for r in rows)}); "
+                    f"choose one with --repo")
+
+
+def _process_all(jobs: list[tuple[str, str, int, int, str]],
+                 progress: Callable[[str], None]) -> list[_FileResult]:
+    if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
+        out = []
+        for job in jobs:
+            out.append(_process(job))
+            progress(job[0])
+        return out
+    # fork: workers need only this module, and forking avoids re-importing the caller's __main__
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    results: list[_FileResult] = []
+    with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 2), mp_context=context) as pool:
+        for job, result in zip(jobs, pool.map(_process, jobs, chunksize=32)):
+            results.append(result)
+            progress(job[0])
+    return results
+
+
+def index_repository(store: Store, root: str | os.PathLike, name: str | None = None, tokenizer: str = "o200k_base",
+                     progress: Callable[[int, int, str], None] | None = None) -> IndexReport:
+    started = time.perf_counter()
+    root_path = Path(root).expanduser().resolve()
+    if not root_path.is_dir():
+        raise UserError(f"{root}: not a folder")
+    tokenizer_id = normalize_id(tokenizer)  # loading the encoding waits until a file needs counting
+    name = name or root_path.name
+    repo = store.query("SELECT * FROM repos WHERE name = ?", (name,))
+    repo = repo[0] if repo else None
+    force = repo is not None and repo["tokenizer"] != tokenizer_id  # counts under another tokenizer: redo every file
+    old = {} if repo is None else {r["path"]: r for r in store.query(
+        "SELECT id, path, size, mtime_ns, sha256, language FROM files WHERE repo_id = ?", (repo["id"],))}
+
+    paths = list_files(root_path)
+    total = len(paths)
+    done = 0
+
+    def tick(path: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, path)
+
+    jobs, unchanged, skipped = [], 0, 0
+    for rel in paths:
+        full = str(root_path / rel)
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        prev = old.get(rel)
+        if prev and not force and prev["size"] == st.st_size and prev["mtime_ns"] == st.st_mtime_ns:
+            if prev["language"] == SKIPPED:
+                skipped += 1
+            else:
+                unchanged += 1
+            tick(rel)
+            continue
+        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tokenizer_id))
+    if jobs:
+        get_tokenizer(tokenizer_id)  # loaded before the workers fork, so they share it
+    results = _process_all(jobs, tick)
+
+    kept = {rel for rel in paths if rel in old}
+    touched: list[_FileResult] = []  # same bytes, new mtime: update the row only
+    changed: list[_FileResult] = []
+    for result in results:
+        kept.add(result.path)
+        prev = old.get(result.path)
+        if result.language == SKIPPED:
+            skipped += 1
+        if prev and not force and prev["sha256"] == result.sha256:
+            touched.append(result)
+            unchanged += result.language != SKIPPED
+        else:
+            changed.append(result)
+    removed = [row for path, row in old.items() if path not in kept]
+
+    with store.transaction():
+        repo_id = _upsert_repo(store, repo, name, root_path, tokenizer_id, bool(changed or removed or force))
+        conn = store.conn
+        for row in removed:
+            conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
+        for r in touched:
+            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?",
+                         (r.size, r.mtime_ns, old[r.path]["id"]))
+        chunk_rows, ref_rows = [], []
+        known_terms: dict[str, tuple[dict[str, int], int]] = {}
+        for r in changed:
+            if r.path in old:
+                conn.execute("DELETE FROM files WHERE id = ?", (old[r.path]["id"],))  # cascades to chunks and refs
+            file_id = conn.execute(
+                "INSERT INTO files (repo_id, path, size, mtime_ns, sha256, language) VALUES (?, ?, ?, ?, ?, ?)",
+                (repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)).lastrowid
+            occurrences: dict[tuple, int] = {}
+            for c, n_tokens, terms in zip(r.chunks, r.token_counts, r.terms):
+                digest = content_hash(c.text)
+                key = (c.kind, c.symbol_name, digest)
+                occurrences[key] = occurrences.get(key, 0) + 1
+                cid = chunk_id(name, r.path, c, digest, occurrences[key])
+                chunk_rows.append((cid, repo_id, file_id, r.path, c.start_line, c.end_line, c.symbol_name, c.kind,
+                                   digest, c.text, n_tokens, tokenizer_id))
+                ref_rows.extend((cid, repo_id, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
+                known_terms[cid] = terms
+        conn.executemany(
+            "INSERT INTO chunks (chunk_id, repo_id, file_id, file_path, start_line, end_line, symbol_name, kind, "
+            "content_hash, text, token_count, tokenizer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        conn.executemany("INSERT INTO symbol_refs (chunk_id, repo_id, ref_kind, name, full_name, line) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", ref_rows)
+        stale = store.scalar("SELECT count(*) FROM search_index WHERE repo_id = ? AND index_version = ? "
+                             "AND analyzer = ?", (repo_id, _version(store, repo_id), ANALYZER)) == 0
+        if stale:
+            build_search_index(store, repo_id, known_terms)
+        n_chunks = store.scalar("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,))
+    indexed = sum(1 for r in changed if r.language != SKIPPED)
+    return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
+                       round(time.perf_counter() - started, 3), skipped)
+
+
+def _version(store: Store, repo_id: int) -> int:
+    return store.scalar("SELECT index_version FROM repos WHERE id = ?", (repo_id,))
+
+
+def _upsert_repo(store: Store, repo: dict | None, name: str, root: Path, tokenizer_id: str, changed: bool) -> int:
+    values = {"name": name, "root": str(root), "git_commit": _git_commit(root), "tokenizer": tokenizer_id,
+              "indexed_at": utc_now()}
+    if repo is None:
+        return store.db["repos"].insert({**values, "index_version": 1}).last_pk
+    values["index_version"] = repo["index_version"] + (1 if changed else 0)
+    store.db["repos"].update(repo["id"], values)
+    return repo["id"]
+
+
+def build_search_index(store: Store, repo_id: int,
+                       known: dict[str, tuple[dict[str, int], int]] | None = None) -> None:
+    """(Re)build the repo's BM25 postings. `known` has the terms of the chunks this run inserted: then the stored
+    index is updated (deleted chunks out, new ones in) when the change is small, instead of re-tokenizing every
+    chunk; otherwise, or without `known`, it is built afresh from the stored chunks."""
+    rows = store.conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
+                              (repo_id,)).fetchall()
+    old = store.conn.execute("SELECT analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
+                             (repo_id,)).fetchone()
+    if known is not None and old is not None and old[0] == ANALYZER and len(known) * 2 < len(rows):
+        inserted = {rowid for rowid, cid in rows if cid in known}  # a deleted chunk's rowid may be reused
+        current = {rowid for rowid, _ in rows}
+        old_rowids = np.frombuffer(old[1], dtype=np.int64)
+        keep = np.asarray([r in current and r not in inserted for r in old_rowids.tolist()], dtype=bool)
+        kept = set(old_rowids[keep].tolist())
+        added = [(rowid, cid) for rowid, cid in rows if rowid not in kept]
+        counts = _counts(store, [cid for _, cid in added], known)
+        bm25 = SparseBM25.from_bytes(old[2]).updated(keep, (counts[cid] for _, cid in added))
+        doc_rowids = old_rowids[keep].tolist() + [rowid for rowid, _ in added]
+    else:
+        counts = _counts(store, [cid for _, cid in rows], known or {})
+        bm25 = SparseBM25.build_from_counts(counts[cid] for _, cid in rows)
+        doc_rowids = [rowid for rowid, _ in rows]
+    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
+    store.conn.execute(
+        "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
+        "VALUES (?, ?, ?, ?, ?, ?)", (repo_id, _version(store, repo_id), ANALYZER, utc_now(),
+                                      np.asarray(doc_rowids, dtype=np.int64).tobytes(), bm25.to_bytes()))
+
+
+def _counts(store: Store, chunk_ids: list[str],
+            known: dict[str, tuple[dict[str, int], int]]) -> dict[str, tuple[dict[str, int], int]]:
+    """BM25 term counts of these chunks: from `known`, else tokenized from their stored text."""
+    out = {cid: known[cid] for cid in chunk_ids if cid in known}
+    missing = [cid for cid in chunk_ids if cid not in out]
+    for start in range(0, len(missing), 500):
+        batch = missing[start:start + 500]
+        for cid, path, symbol, text in store.conn.execute(
+                f"SELECT chunk_id, file_path, symbol_name, text FROM chunks WHERE chunk_id IN "
+                f"({','.join('?' * len(batch))})", batch):
+            out[cid] = document_counts(path, symbol, text)
+    return out

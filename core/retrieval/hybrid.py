@@ -1,0 +1,357 @@
+"""Hybrid retrieval over an indexed repository: BM25, fuzzy symbol and path matching, call-graph expansion; fused.
+
+Each method ranks chunks on its own; reciprocal rank fusion (RRF, k=60) merges them, and every hit keeps its rank and
+score under each method that found it plus a short note of what matched, so a bundle can say why it was selected.
+
+- bm25: Okapi BM25 (core.bm25, rank_bm25's numbers) over code-aware terms of path + symbol + text.
+- symbol: identifiers the question names (json.dumps, HTTPServer, parse_args) matched against symbol names, exactly
+  and with rapidfuzz for near misses.
+- path: question words and dotted module names matched against file paths (json.encoder → json/encoder.py).
+- graph: for relationship questions, the callers (and importers) and callees of the matched symbols, from symbol_refs.
+
+The loaded index (BM25 postings, chunk metadata, symbol and path tables) is cached per process by (store path, repo id,
+index version), so a benchmark of many questions loads it once and a re-index is picked up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from gradedesk.core.index.bm25 import SparseBM25
+from gradedesk.core.text.codeterms import STOPWORDS, code_tokens, query_variants
+from gradedesk.core.index.indexer import ANALYZER, build_search_index, resolve_repo
+from gradedesk.core.text.question import classify_question, question_identifiers
+from gradedesk.core.store.connection import Store
+
+RRF_K = 60
+METHOD_ORDER = ("symbol", "bm25", "path", "graph")  # tie-break for "the strongest method"
+CANDIDATES = 50  # per method, before fusion
+WEIGHTS = {"bm25": 1.0, "symbol": 1.0, "path": 0.8, "graph": 1.0}  # a path match alone is weaker evidence
+TEST_WEIGHT = 0.6  # tests match many words of a question; unless it asks about tests, prefer the code under test
+# words that name a kind of thing in every codebase, so a file or folder named after one says nothing about a question
+GENERIC_WORDS = frozenset("class classes module modules function functions method methods file files code test tests "
+                          "type types object objects data value values name names list string int number default "
+                          "defined define work works used return returns read write new old main base util utils "
+                          "error errors".split())
+_TEST_WORDS = re.compile(r"\btest", re.I)
+DEFINITION_KINDS = ("function", "method", "class")
+_GRAPH_WORDS = re.compile(r"\b(call|calls|called|caller|callers|callee|callees|invoke\w*|import\w*|uses|used|using|"
+                          r"depend\w*|reference\w*)\b", re.I)
+_IMPORT_WORDS = re.compile(r"\b(import\w*|uses|used by|depend\w*)\b", re.I)
+# which way to walk the call graph: towards callers ("what calls X", the default), callees ("what does X call")
+_EXPLICIT_CALLER_WORDS = re.compile(r"\b(callers?|called (by|from)|used (by|in)|who calls|what calls)\b", re.I)
+_CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
+                           re.I)
+
+
+@dataclass
+class ChunkLocation:
+    chunk_id: str
+    file_path: str
+    start_line: int
+    end_line: int
+    symbol_name: str | None
+    kind: str
+
+
+@dataclass
+class Hit(ChunkLocation):
+    text: str
+    content_hash: str
+    token_count: int
+    score: float  # fused (RRF)
+    rank: int  # 1-based
+    method: str  # the method that ranked it highest
+    method_ranks: dict[str, int]
+    method_scores: dict[str, float]
+    matches: dict[str, str] = field(default_factory=dict)  # per method: what matched, in words
+    relation: str | None = None  # caller | callee | importer, when the call graph found it
+    tokenizer: str | None = None  # the tokenizer id of token_count (the repo's); compile recounts under another
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class _Meta(ChunkLocation):  # what the loaded index keeps per chunk; the text is read only for hits
+    content_hash: str
+    token_count: int
+    rowid: int
+
+
+@dataclass
+class LoadedIndex:
+    repo_id: int
+    version: int
+    bm25: SparseBM25
+    docs: list[_Meta]
+    by_chunk: dict[str, int]
+    by_symbol: dict[str, list[int]]  # last dotted part, lower-cased → definition docs
+    by_qualified: dict[str, list[int]]  # Class.method, lower-cased → docs
+    symbol_names: list[str]  # keys of by_symbol, for fuzzy matching
+    qualified_names: list[str]  # keys of by_qualified
+    by_file: dict[str, list[int]]
+    by_component: dict[str, set[str]]  # path component (file stem, folder) lower-cased → files
+    components: list[str]
+    prior: np.ndarray  # per document: TEST_WEIGHT for test code, else 1
+
+
+_CACHE: dict[tuple[str, int, int], LoadedIndex] = {}
+_CACHE_SIZE = 4
+
+
+def load_index(store: Store, repo: dict) -> LoadedIndex:
+    key = (str(Path(store.path).resolve()), repo["id"], repo["index_version"])
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
+                             (repo["id"],)).fetchone()
+    if row is None or row[0] != repo["index_version"] or row[1] != ANALYZER:
+        with store.transaction():  # made by an older gradedesk or an interrupted run: rebuild once, keep it
+            build_search_index(store, repo["id"])
+        row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index "
+                                 "WHERE repo_id = ?", (repo["id"],)).fetchone()
+    rowids = np.frombuffer(row[2], dtype=np.int64).tolist()
+    meta = {r[-1]: _Meta(*r) for r in store.conn.execute(
+        "SELECT chunk_id, file_path, start_line, end_line, symbol_name, kind, content_hash, token_count, rowid "
+        "FROM chunks WHERE repo_id = ?", (repo["id"],))}
+    docs = [meta[r] for r in rowids]
+    index = _tables(repo["id"], repo["index_version"], SparseBM25.from_bytes(row[3]), docs)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = index
+    return index
+
+
+def _tables(repo_id: int, version: int, bm25: SparseBM25, docs: list[_Meta]) -> LoadedIndex:
+    by_symbol: dict[str, list[int]] = defaultdict(list)
+    by_qualified: dict[str, list[int]] = defaultdict(list)
+    by_file: dict[str, list[int]] = defaultdict(list)
+    by_component: dict[str, set[str]] = defaultdict(set)
+    for d, m in enumerate(docs):
+        by_file[m.file_path].append(d)
+        if m.symbol_name and m.kind in DEFINITION_KINDS:
+            qualified = m.symbol_name.lower()
+            if not by_qualified[qualified] or m.kind != "class":  # a class's first chunk (its header) stands for it
+                by_qualified[qualified].append(d)
+            by_symbol[qualified.rsplit(".", 1)[-1]].append(d)
+    for path in by_file:
+        for part in _components(path):
+            by_component[part].add(path)
+    test_files = {path for path in by_file if is_test_path(path)}
+    prior = np.asarray([TEST_WEIGHT if m.file_path in test_files else 1.0 for m in docs])
+    return LoadedIndex(repo_id, version, bm25, docs, {m.chunk_id: d for d, m in enumerate(docs)}, dict(by_symbol),
+                       dict(by_qualified), list(by_symbol), list(by_qualified), dict(by_file), dict(by_component),
+                       list(by_component),
+                       prior)
+
+
+def _components(path: str) -> list[str]:
+    p = PurePosixPath(path)
+    parts = [s.lower() for s in p.parts[:-1]]
+    if p.stem != "__init__":
+        parts.append(p.stem.lower())
+    return parts
+
+
+def is_test_path(path: str) -> bool:
+    p = PurePosixPath(path.lower())
+    return (any(part in ("test", "tests", "testing") for part in p.parts[:-1]) or p.name.startswith("test_")
+            or p.stem.endswith("_test") or p.name == "conftest.py")
+
+
+def _module_paths(dotted: str) -> list[str]:
+    """Files a dotted module name may live in: a.b → a/b.py, a/b/__init__.py."""
+    base = dotted.replace(".", "/")
+    return [f"{base}.py", f"{base}/__init__.py"]
+
+
+# the methods -----------------------------------------------------------------------------------------------------
+
+Ranked = list[tuple[int, float, str]]  # (doc, method score, what matched)
+
+
+def _bm25(index: LoadedIndex, terms: list[str], demote_tests: bool) -> tuple[Ranked, np.ndarray]:
+    scores = index.bm25.scores(terms)
+    if demote_tests:  # a prior on top of the BM25 numbers, so test code does not crowd out the code it tests
+        scores = scores * index.prior
+    nonzero = np.flatnonzero(scores > 0)
+    if len(nonzero) > CANDIDATES:
+        nonzero = nonzero[np.argpartition(-scores[nonzero], CANDIDATES)[:CANDIDATES]]
+    top = sorted(nonzero.tolist(), key=lambda d: (-scores[d], d))
+    return [(d, float(scores[d]), "") for d in top], scores
+
+
+def _symbol(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray) -> Ranked:
+    found: dict[int, tuple[float, str]] = {}
+
+    def add(docs: list[int], score: float, note: str) -> None:
+        for d in docs:
+            if d not in found or found[d][0] < score:
+                found[d] = (score, note)
+
+    for ident in idents:
+        parts = ident.split(".")
+        last = parts[-1].lower()
+        qualified = index.by_qualified.get(ident.lower())
+        if qualified:
+            add(qualified, 100.0, f"symbol {ident!r} is defined here")
+        exact = index.by_symbol.get(last, [])
+        qualifier = ".".join(parts[:-1]).lower()
+        # json.dumps: the dumps defined under json/ (or Class.method in that class); other modules' dumps only
+        # when the qualifier names nothing here
+        scoped = [d for d in exact if qualifier and (
+            index.docs[d].file_path.lower().startswith(qualifier.replace(".", "/"))
+            or (index.docs[d].symbol_name or "").lower().endswith(ident.lower()))]
+        for d in scoped or exact:
+            add([d], 98.0 if scoped else 90.0, f"symbol name {index.docs[d].symbol_name!r} matches {ident!r}")
+        if not exact and not qualified and len(ident) >= 4:
+            # a near miss (ParcelStor.ad, parse_wieght): dotted names against qualified names, others against last parts
+            table, names = ((index.by_qualified, index.qualified_names) if len(parts) > 1
+                            else (index.by_symbol, index.symbol_names))
+            for name, ratio, _ in process.extract(ident.lower(), names, scorer=fuzz.ratio, score_cutoff=85, limit=5):
+                add(table[name], float(ratio) * 0.9, f"symbol name {name!r} is close to {ident!r} "
+                                                     f"({ratio:.0f}% similar)")
+    ranked = sorted(found, key=lambda d: (-found[d][0], -bm25[d], d))[:CANDIDATES]
+    return [(d, found[d][0], found[d][1]) for d in ranked]
+
+
+def _path(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray) -> Ranked:
+    files: dict[str, tuple[float, str]] = {}
+
+    def add(path: str, score: float, note: str) -> None:
+        if path not in files or files[path][0] < score:
+            files[path] = (score, note)
+
+    for ident in idents:
+        parts = ident.split(".")
+        for n in range(len(parts), 0, -1):  # json.decoder.JSONDecoder → json/decoder.py, then json/__init__.py
+            for path in _module_paths(".".join(parts[:n])):
+                if path in index.by_file or any(p.endswith("/" + path) for p in _suffix_matches(index, path)):
+                    for full in _suffix_matches(index, path):
+                        add(full, 100.0 if n == len(parts) else 95.0, f"module {'.'.join(parts[:n])!r} is this file")
+    words = {w for w in re.findall(r"[a-z][a-z0-9_]{2,}", question.lower()) if w not in STOPWORDS | GENERIC_WORDS}
+    for word in words:
+        paths = index.by_component.get(word)
+        if paths and len(paths) <= 20:  # a component in hundreds of paths ("test") says nothing
+            for path in paths:
+                add(path, 90.0 if PurePosixPath(path).stem.lower() == word else 80.0,
+                    f"path {path!r} contains {word!r}")
+        elif not paths and len(word) >= 5:
+            for name, ratio, _ in process.extract(word, index.components, scorer=fuzz.ratio, score_cutoff=88,
+                                                   limit=3):
+                for path in list(index.by_component[name])[:20]:
+                    add(path, float(ratio) * 0.85, f"path {path!r} is close to {word!r} ({ratio:.0f}% similar)")
+    out: Ranked = []
+    for path, (score, note) in files.items():
+        docs = index.by_file[path]
+        best = max(docs, key=lambda d: (bm25[d], -d))  # the file's chunk that best matches the question
+        out.append((best, score + min(float(bm25[best]), 50.0) / 100.0, note))
+    out.sort(key=lambda t: (-t[1], t[0]))
+    return out[:CANDIDATES]
+
+
+def _suffix_matches(index: LoadedIndex, path: str) -> list[str]:
+    if path in index.by_file:
+        return [path]
+    return [p for p in index.by_file if p.endswith("/" + path)][:5]
+
+
+def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], bm25: np.ndarray) -> Ranked:
+    out: dict[int, tuple[float, str, str]] = {}
+    want_imports = bool(_IMPORT_WORDS.search(question))
+    want_callees = bool(_CALLEE_WORDS.search(question))
+    # "what does X call" also reads as "what ... call": only explicit caller words add callers to a callee question
+    want_callers = not want_callees or bool(_EXPLICIT_CALLER_WORDS.search(question))
+    for target in targets[:3]:
+        name = target.rsplit(".", 1)[-1]
+        defs = set(index.by_symbol.get(name.lower(), []))
+        kinds = ("call", "import") if want_imports else ("call",)
+        sql = (f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
+               f"({','.join('?' * len(kinds))}) LIMIT 500")
+        rows = store.conn.execute(sql, (index.repo_id, name, *kinds)).fetchall() if want_callers else []
+        for cid, ref_kind in rows:
+            d = index.by_chunk.get(cid)
+            if d is None or d in defs:
+                continue
+            relation = "caller" if ref_kind == "call" else "importer"
+            verb = "calls" if ref_kind == "call" else "imports"
+            note = f"{verb} {name}" + ("()" if ref_kind == "call" else "")
+            if d not in out:
+                out[d] = (2.0 + float(bm25[d]) / 100.0, note, relation)
+        # callees: what the definition calls that is defined in this repository
+        for d in sorted(defs)[:3] if want_callees or not want_callers else []:
+            callees = [r[0] for r in store.conn.execute(
+                "SELECT DISTINCT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call'",
+                (index.docs[d].chunk_id,))]
+            for callee in callees:
+                callee_defs = index.by_symbol.get(callee.lower(), [])
+                if 0 < len(callee_defs) <= 3:
+                    for cd in callee_defs:
+                        if cd not in out and cd not in defs:
+                            out[cd] = (1.0 + float(bm25[cd]) / 100.0,
+                                       f"called by {index.docs[d].symbol_name}()", "callee")
+    ranked = sorted(out, key=lambda d: (-out[d][0], d))[:CANDIDATES]
+    return [(d, out[d][0], f"{out[d][1]}|{out[d][2]}") for d in ranked]
+
+
+# fusion ------------------------------------------------------------------------------------------------------------
+
+def retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) -> list[Hit]:
+    """The top k chunks for a question, fused over every method that applies."""
+    repo_row = resolve_repo(store, repo)
+    index = load_index(store, repo_row)
+    if not index.docs or k <= 0:
+        return []
+    terms = query_variants(code_tokens(question))
+    idents = question_identifiers(question)
+    demote_tests = not _TEST_WORDS.search(question)
+    bm25_list, bm25 = _bm25(index, terms, demote_tests)
+    lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, question, idents, bm25),
+                                "path": _path(index, question, idents, bm25)}
+    if classify_question(question) == "relationship" or _GRAPH_WORDS.search(question):
+        targets = list(dict.fromkeys(
+            [index.docs[d].symbol_name or "" for d, _, _ in lists["symbol"][:3]] + idents))
+        lists["graph"] = _graph(store, index, question, [t for t in targets if t], bm25)
+    fused: dict[int, float] = defaultdict(float)
+    ranks: dict[int, dict[str, int]] = defaultdict(dict)
+    scores: dict[int, dict[str, float]] = defaultdict(dict)
+    notes: dict[int, dict[str, str]] = defaultdict(dict)
+    for method, ranked in lists.items():
+        for r, (d, score, note) in enumerate(ranked, start=1):
+            fused[d] += WEIGHTS[method] / (RRF_K + r)
+            ranks[d][method] = r
+            scores[d][method] = round(score, 6)
+            if note:
+                notes[d][method] = note
+    if demote_tests:
+        for d in fused:
+            fused[d] *= index.prior[d]
+    order = sorted(fused, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:k]
+    texts = dict(store.conn.execute(
+        f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(order))})",
+        [index.docs[d].rowid for d in order]).fetchall()) if order else {}
+    hits = []
+    query_terms = list(dict.fromkeys(terms))
+    for rank, d in enumerate(order, start=1):
+        m = index.docs[d]
+        text = texts[m.rowid]
+        method = min(ranks[d], key=lambda name: (ranks[d][name], METHOD_ORDER.index(name)))
+        matches = dict(notes[d])
+        relation = None
+        if "graph" in matches:
+            matches["graph"], relation = matches["graph"].rsplit("|", 1)
+        if "bm25" in ranks[d]:
+            matched = [t for t in query_terms if index.bm25.contains(t, d)]
+            matches["bm25"] = "terms " + ", ".join(repr(t) for t in matched[:8])
+        hits.append(Hit(m.chunk_id, m.file_path, m.start_line, m.end_line, m.symbol_name, m.kind, text,
+                        m.content_hash, m.token_count, round(fused[d], 6), rank, method, dict(ranks[d]),
+                        dict(scores[d]), matches, relation, repo_row["tokenizer"]))
+    return hits

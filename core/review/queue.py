@@ -1,0 +1,346 @@
+"""The grading desk's queue: which answers a run shows, filters, keyset paging, moving between items, progress,
+recheck samples and where each grader stopped (desk_state). No textual here.
+
+An *item* is one question of a run: its raw answer beside its bundled answer at the run's primary budget
+(core/review_item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
+queries (`WHERE key > last LIMIT n`) over the answers' unique index, so a store of a million answers is never loaded
+whole. Grade events live in core/human_grades.py.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import random
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gradedesk.core.errors import UserError
+from gradedesk.core.grading.vocabulary import GRADES, METHODS
+from gradedesk.core.store.connection import Store, utc_now
+
+STATUSES = ("all", "graded", "ungraded", "disagreeing")
+
+# The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
+SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
+# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
+_HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
+_MACHINE = "(SELECT m.{col} FROM machine_grades m WHERE m.answer_id = a.id)"
+
+
+# Runs ------------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    label: str | None
+    provider: str
+    model: str | None
+    benchmark: str | None
+    primary_budget: int  # the bundled answer shown beside raw
+    order_seed: int
+    rubric_version: str | None  # newest rubric in the store: stamped on each human grade
+
+    @property
+    def title(self) -> str:
+        parts = [f"run {self.id}"]
+        if self.label:
+            parts.append(self.label)
+        parts.append(self.model or self.provider)
+        return " · ".join(parts)
+
+
+def run_info(store: Store, run_id: int) -> RunInfo:
+    rows = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))
+    if not rows:
+        raise UserError(f"--run: no run {run_id} in {store.path}")
+    r = rows[0]
+    budget = r["primary_budget"]
+    if budget is None:  # older or imported runs: the largest budget answered
+        budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
+    rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
+    return RunInfo(r["id"], r["label"], r["provider"], r["model"], r["benchmark"], int(budget), int(r["order_seed"]),
+                   rubric)
+
+
+def default_grader() -> str:
+    name = os.environ.get("GRADEDESK_GRADER", "").strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return "grader"
+
+
+def left_method(order_seed: int, question_pk: int) -> str:
+    """Which answer sits on the left for a question: a fair coin seeded by the run, stable across sessions."""
+    return "raw" if random.Random(f"{order_seed}:{question_pk}").random() < 0.5 else "bundle"
+
+
+# Filters and the queue -------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Filters:
+    category: str | None = None
+    method: str | None = None          # raw | bundle
+    grade: str | None = None           # the person's current grade
+    judge_grade: str | None = None     # the machine grade (judge, else rule grader)
+    max_confidence: float | None = None  # machine confidence at most this
+    status: str = "all"                # all | graded | ungraded | disagreeing
+
+    def __post_init__(self) -> None:
+        if self.method is not None and self.method not in METHODS:
+            raise UserError(f"filter method: {self.method!r} is not one of {', '.join(METHODS)}")
+        for name in ("grade", "judge_grade"):
+            value = getattr(self, name)
+            if value is not None and value not in GRADES:
+                raise UserError(f"filter {name}: {value!r} is not one of {', '.join(GRADES)}")
+        if self.status not in STATUSES:
+            raise UserError(f"filter status: {self.status!r} is not one of {', '.join(STATUSES)}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Filters:
+        known = set(cls.__dataclass_fields__)
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except UserError:  # a stale saved filter is dropped rather than blocking the desk
+            return cls()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def active(self) -> bool:
+        return self != Filters()
+
+    def describe(self) -> str:
+        parts = []
+        if self.status != "all":
+            parts.append(self.status)
+        for name in ("category", "method", "grade", "judge_grade"):
+            if getattr(self, name) is not None:
+                parts.append(f"{name.replace('_', ' ')}={getattr(self, name)}")
+        if self.max_confidence is not None:
+            parts.append(f"confidence<={self.max_confidence:g}")
+        return ", ".join(parts) or "none"
+
+    def where(self) -> tuple[str, dict[str, Any]]:
+        """SQL conditions on answer `a` (beyond the shown set) and their parameters."""
+        conds: list[str] = []
+        params: dict[str, Any] = {}
+        human, machine = _HUMAN.format(col="grade"), _MACHINE.format(col="grade")
+        if self.category is not None:
+            conds.append("a.question_pk IN (SELECT id FROM questions WHERE category = :category)")
+            params["category"] = self.category
+        if self.method is not None:
+            conds.append("a.method = :method")
+            params["method"] = self.method
+        if self.grade is not None:
+            conds.append(f"{human} = :grade")
+            params["grade"] = self.grade
+        if self.judge_grade is not None:
+            conds.append(f"{machine} = :judge_grade")
+            params["judge_grade"] = self.judge_grade
+        if self.max_confidence is not None:
+            conds.append(f"{_MACHINE.format(col='confidence')} <= :max_confidence")
+            params["max_confidence"] = self.max_confidence
+        if self.status == "graded":
+            conds.append(f"{human} IS NOT NULL")
+        elif self.status == "ungraded":
+            conds.append(f"{human} IS NULL")
+        elif self.status == "disagreeing":
+            conds.append(f"{human} <> {machine}")
+        return " AND ".join(conds) or "1", params
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    answer_id: int
+    question_pk: int
+    question_id: str
+    category: str
+    method: str
+    side: str  # "left" or "right" in the grading screen
+    status: str  # pending | ok | error (the answer's)
+    human_grade: str | None
+    machine_grade: str | None
+    machine_kind: str | None  # judge | rule
+    confidence: float | None
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.question_pk, self.method)
+
+
+def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, after: tuple[int, str] | None = None,
+               limit: int = 200) -> list[QueueRow]:
+    """The next `limit` queue rows after key `after` (question_pk, method), in queue order."""
+    cond, params = filters.where()
+    params.update(run=run.id, budget=run.primary_budget, grader=grader, limit=limit)
+    keyset = "1"
+    if after is not None:
+        keyset = "(a.question_pk, a.method) > (:after_q, :after_m)"
+        params.update(after_q=after[0], after_m=after[1])
+    sql = f"""
+        SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
+               {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
+               m.grader_kind AS machine_kind, m.confidence
+        FROM answers a
+        JOIN questions q ON q.id = a.question_pk
+        LEFT JOIN machine_grades m ON m.answer_id = a.id
+        WHERE {SHOWN} AND {keyset} AND {cond}
+        ORDER BY a.question_pk, a.method LIMIT :limit"""
+    out = []
+    for r in store.conn.execute(sql, params):
+        side = "left" if left_method(run.order_seed, r[1]) == r[4] else "right"
+        out.append(QueueRow(r[0], r[1], r[2], r[3], r[4], side, r[5], r[6], r[7], r[8], r[9]))
+    return out
+
+
+def neighbour(store: Store, run: RunInfo, grader: str, filters: Filters, question_pk: int | None,
+              forward: bool = True) -> int | None:
+    """The question after (or before) `question_pk` with a shown answer that passes the filters; None at the end."""
+    cond, params = filters.where()
+    params.update(run=run.id, budget=run.primary_budget, grader=grader)
+    if question_pk is None:
+        keyset = "1"
+    else:
+        keyset = f"a.question_pk {'>' if forward else '<'} :cur"
+        params["cur"] = question_pk
+    sql = (f"SELECT a.question_pk FROM answers a WHERE {SHOWN} AND {keyset} AND {cond} "
+           f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
+    return store.scalar(sql, params)
+
+
+def has_question(store: Store, run: RunInfo, question_pk: int) -> bool:
+    return store.scalar("SELECT 1 FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
+                        (run.id, question_pk)) is not None
+
+
+def find_question(store: Store, run: RunInfo, text: str) -> int | None:
+    """The question of this run whose benchmark id is `text` (or, failing that, whose row id is)."""
+    text = text.strip()
+    # (benchmark, question_id) is indexed; questions of a run come from its benchmark, imports may mix: then scan
+    for where, params in (("q.benchmark = ? AND q.question_id = ?", (run.benchmark, text)),
+                          ("q.question_id = ?", (text,))):
+        pk = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
+                          f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
+        if pk is not None:
+            return pk
+    if text.isdigit() and has_question(store, run, int(text)):
+        return int(text)
+    return None
+
+
+def run_categories(store: Store, run_id: int) -> list[str]:
+    return [r[0] for r in store.conn.execute(
+        "SELECT DISTINCT q.category FROM questions q WHERE q.id IN (SELECT question_pk FROM answers WHERE run_id = ?) "
+        "ORDER BY q.category", (run_id,))]
+
+
+def most_useful_questions(store: Store, run: RunInfo, grader: str, limit: int = 1000) -> list[int] | None:
+    """Questions in "most useful first" order (core/priority.py, the agreement engineer's), or None without it."""
+    try:
+        from gradedesk.core.agreement.priority import most_useful_order
+    except ImportError:
+        return None
+    answer_ids = most_useful_order(store, run.id, grader, limit)
+    if not answer_ids:
+        return []
+    marks = ",".join("?" * len(answer_ids))
+    pk_of = dict(store.conn.execute(f"SELECT id, question_pk FROM answers WHERE id IN ({marks})", list(answer_ids)))
+    seen: dict[int, None] = {}
+    for aid in answer_ids:
+        if aid in pk_of:
+            seen.setdefault(pk_of[aid], None)
+    return list(seen)
+
+
+# Progress --------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Progress:
+    graded: int
+    total: int
+    compared: int  # graded answers that have a machine grade
+    agreed: int
+    judge_compared: int  # of those, graded by the LLM judge (the rest by the rule grader)
+
+    def describe(self) -> str:
+        text = f"graded {self.graded:,} of {self.total:,}"
+        if self.compared:
+            others = self.compared - self.judge_compared
+            vs = "judge" if not others else ("rule/imported grader" if not self.judge_compared else
+                                             f"judge ({self.judge_compared}) and rule/imported graders ({others})")
+            text += f" · agreement with {vs} {self.agreed}/{self.compared} ({100 * self.agreed / self.compared:.0f}%)"
+        else:
+            text += " · agreement: nothing to compare yet"
+        return text
+
+
+def count_shown(store: Store, run: RunInfo) -> int:
+    """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
+    return store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}", {"run": run.id, "budget": run.primary_budget})
+
+
+def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
+    """Counts driven by the grader's own events (small), not by the run's answers (possibly millions)."""
+    row = store.conn.execute(
+        f"""SELECT count(*), count(m.grade), coalesce(sum(m.grade = h.grade), 0),
+                   coalesce(sum(m.grader_kind = 'judge'), 0)
+            FROM current_human_grades h
+            JOIN answers a ON a.id = h.answer_id
+            LEFT JOIN machine_grades m ON m.answer_id = h.answer_id
+            WHERE h.grader = :grader AND {SHOWN}""",
+        {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
+    return Progress(row[0], total, row[1], row[2], row[3])
+
+
+# Recheck ---------------------------------------------------------------------------------------------------------------
+
+def recheck_sample(store: Store, run: RunInfo, grader: str, share: float, seed: int | None = None) -> list[int]:
+    """A seeded share of the questions this grader has graded, to be re-graded blind (self-consistency)."""
+    if not 0 < share <= 1:
+        raise UserError(f"--recheck: {share!r} is not a share between 0 and 1 (e.g. 0.1)")
+    pks = [r[0] for r in store.conn.execute(
+        f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
+        f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
+        {"grader": grader, "run": run.id, "budget": run.primary_budget})]
+    if not pks:
+        return []
+    rng = random.Random(f"recheck:{run.order_seed if seed is None else seed}:{grader}")
+    picked = rng.sample(pks, max(1, round(share * len(pks))))
+    rng.shuffle(picked)  # not in question order, so earlier grades are harder to recall
+    return picked
+
+
+# Desk state ------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeskState:
+    question_pk: int | None
+    settings: dict[str, Any]
+
+
+def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
+    rows = store.query("SELECT question_pk, settings FROM desk_state WHERE grader = ? AND run_id = ?",
+                       (grader, run_id))
+    if not rows:
+        return None
+    try:
+        settings = json.loads(rows[0]["settings"] or "{}")
+    except json.JSONDecodeError:
+        settings = {}
+    return DeskState(rows[0]["question_pk"], settings if isinstance(settings, dict) else {})
+
+
+def save_desk_state(store: Store, grader: str, run_id: int, question_pk: int | None,
+                    settings: dict[str, Any]) -> None:
+    with store.transaction():
+        store.db["desk_state"].upsert({
+            "grader": grader, "run_id": run_id, "question_pk": question_pk,
+            "settings": json.dumps(settings, sort_keys=True), "updated_at": utc_now()},
+            pk=("grader", "run_id"))
+

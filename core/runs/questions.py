@@ -1,0 +1,137 @@
+"""Benchmark questions: load and validate JSONL, store in store.db.
+
+A line is {"id", "question", "category", "gold_answer", "expected_files"?, "expected_symbols"?}. Every bad line is
+reported as `file:line: field: problem`, and a file with any bad line stores nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradedesk.core.errors import InputError, UserError
+from gradedesk.core.jsonl import json_lines, read_lines
+from gradedesk.core.store.connection import Store, utc_now
+
+BUNDLED_QUESTIONS = "benchmark-questions.jsonl"  # package data: gradedesk's own benchmark (the demo's questions)
+REQUIRED_TEXT = ("id", "question", "category", "gold_answer")
+OPTIONAL_LISTS = ("expected_files", "expected_symbols")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    category: str
+    gold_answer: str
+    expected_files: list[str] | None = None  # None: unlabelled, not "no files expected"
+    expected_symbols: list[str] | None = None
+
+
+def bundled_questions_path() -> Path:
+    """gradedesk's own benchmark, shipped inside the package (a symlink to the top-level file in a checkout)."""
+    from importlib.resources import files
+
+    return Path(str(files(__package__).joinpath(BUNDLED_QUESTIONS)))
+
+
+def _check_line(data: object) -> list[tuple[str, str]]:
+    if not isinstance(data, dict):
+        return [("(line)", f"expected a JSON object, got {type(data).__name__}")]
+    problems = []
+    for name in REQUIRED_TEXT:
+        value = data.get(name)
+        if name not in data:
+            problems.append((name, "missing"))
+        elif not isinstance(value, str):
+            problems.append((name, f"must be a string, got {type(value).__name__}"))
+        elif name != "gold_answer" and not value.strip():
+            problems.append((name, "is empty"))
+    for name in OPTIONAL_LISTS:
+        value = data.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            problems.append((name, "must be a list of non-empty strings"))
+    return problems
+
+
+def parse_questions(text_lines: list[str], source: str) -> list[Question]:
+    """Parse JSONL lines; raise InputError listing every bad line."""
+    problems: list[str] = []
+    out: list[Question] = []
+    first_line: dict[str, int] = {}
+    for lineno, data in json_lines(text_lines, source, problems):
+        bad = _check_line(data)
+        problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
+        if bad:
+            continue
+        qid = data["id"]
+        if qid in first_line:
+            problems.append(f"{source}:{lineno}: id: duplicate id {qid!r} (first on line {first_line[qid]})")
+            continue
+        first_line[qid] = lineno
+        out.append(Question(qid, data["question"], data["category"], data["gold_answer"],
+                            data.get("expected_files"), data.get("expected_symbols")))
+    if problems:
+        raise InputError(problems)
+    if not out:
+        raise UserError(f"{source}: no questions in the file")
+    return out
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    return parse_questions(read_lines(path), str(path))
+
+
+def benchmark_name(path: str | Path) -> str:
+    return Path(path).stem
+
+
+def store_questions(store: Store, benchmark: str, questions: list[Question]) -> dict[str, int]:
+    """Upsert questions of one benchmark in one transaction; returns {question id: questions.id}.
+
+    The benchmark is named after the file, so two files with one name (say two repositories' questions.jsonl) meet
+    here: a question that already has answers is not given a different question text, or the earlier runs would be
+    graded against the other file's question and gold answer. Fixing a gold answer or labels is an update.
+    """
+    ids: dict[str, int] = {}
+    now = utc_now()
+    _refuse_rewording_answered(store, benchmark, questions)
+    with store.transaction():
+        for q in questions:
+            row = {
+                "benchmark": benchmark, "question_id": q.id, "question": q.question, "category": q.category,
+                "gold_answer": q.gold_answer,
+                "expected_files": None if q.expected_files is None else json.dumps(q.expected_files),
+                "expected_symbols": None if q.expected_symbols is None else json.dumps(q.expected_symbols),
+            }
+            existing = store.scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?",
+                                    (benchmark, q.id))
+            if existing is None:
+                ids[q.id] = store.db["questions"].insert({**row, "created_at": now}).last_pk
+            else:
+                store.db["questions"].update(existing, row)
+                ids[q.id] = existing
+    return ids
+
+
+def _refuse_rewording_answered(store: Store, benchmark: str, questions: list[Question]) -> None:
+    stored = {r["question_id"]: r for r in store.query(
+        "SELECT q.question_id, q.question, group_concat(DISTINCT a.run_id) AS runs FROM questions q "
+        "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
+    problems = [f"benchmark {benchmark!r}: question {q.id!r}: run(s) {stored[q.id]['runs']} answered a different "
+                f"question under this id ({stored[q.id]['question'][:60]!r}); give this file another name, "
+                f"or the question another id"
+                for q in questions if q.id in stored and stored[q.id]["question"] != q.question]
+    if problems:
+        raise InputError(problems)
+
+
+def question_from_row(row: dict) -> Question:
+    return Question(
+        row["question_id"], row["question"], row["category"], row["gold_answer"] or "",
+        None if row["expected_files"] is None else json.loads(row["expected_files"]),
+        None if row["expected_symbols"] is None else json.loads(row["expected_symbols"]),
+    )

@@ -1,0 +1,360 @@
+"""Benchmark runs: answer every question twice (raw top-k vs evidence bundles, one bundle per token budget).
+
+A run is identified by its configuration (benchmark, repository and its commit, provider, model, endpoint host, budgets,
+tokenizer, compiler and prompt versions, label): running the same command again finds the same run and answers only
+what is not answered yet, so an interrupted or partly failed run resumes. Every answer row is created `pending` up front;
+each call's outcome is written in its own transaction as it arrives (`ok` with text, tokens, latency and cost, or
+`error` with the provider's message and the attempt count). Failed answers are retried on the next resume, never
+dropped. Ctrl-C cancels the calls in flight; everything written so far stays consistent.
+
+The bundled answer of each budget keeps its bundle (tables `bundles`, `bundle_snippets`); a raw answer keeps its hits
+(answers.evidence). `runs.primary_budget`, the bundle the desk shows beside raw, is the largest budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gradedesk.core.runs.prompts import RAW_K, bundle_messages, evidence_json, raw_messages, store_prompts, unique_files
+from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle
+from gradedesk.core.errors import UserError
+from gradedesk.core.providers.openai_compat import ChatResult, ProviderError, endpoint_host, run_bounded
+from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
+from gradedesk.core.store.connection import Store, StoreError, utc_now
+from gradedesk.core.text.tokens import get_tokenizer
+
+DEFAULT_BUDGETS = (1000, 2000, 4000)
+
+Progress = Callable[[str, int, int, int], None]  # (phase, done, total, failed); phase is "retrieve" or "answer"
+
+
+# runs: naming and finding them ---------------------------------------------------------------------------------------
+def resolve_run(store: Store, run: str | int | None) -> int:
+    """A run id from an id, "latest" (the newest run) or None (also the newest); one clear error otherwise."""
+    if run is None or str(run).strip().lower() == "latest":
+        run_id = store.scalar("SELECT max(id) FROM runs")
+        if run_id is None:
+            raise StoreError(f"{store.path}: no runs yet; make one with `gradedesk run`, `gradedesk demo` "
+                             f"or `gradedesk import`")
+        return int(run_id)
+    try:
+        run_id = int(run)
+    except (TypeError, ValueError):
+        raise UserError(f"RUN: {run!r} is not a run id or 'latest'") from None
+    if store.scalar("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
+        raise UserError(f"RUN: no run {run_id} in {store.path} (see `gradedesk runs`)")
+    return run_id
+
+
+def parse_budgets(text: str | list[int] | tuple[int, ...]) -> list[int]:
+    """"1000,2000,4000" → [1000, 2000, 4000] (sorted, unique); bad values are a one-line error."""
+    parts = text if isinstance(text, (list, tuple)) else [p for p in str(text).split(",") if p.strip()]
+    budgets = set()
+    for part in parts:
+        try:
+            value = int(str(part).strip())
+        except ValueError:
+            raise UserError(f"--budgets: {str(part).strip()!r} is not a whole number of tokens") from None
+        if value <= 0:
+            raise UserError(f"--budgets: {value} must be a positive number of tokens")
+        budgets.add(value)
+    if not budgets:
+        raise UserError("--budgets: give at least one token budget, e.g. 1000,2000,4000")
+    return sorted(budgets)
+
+
+@dataclass
+class RunSpec:
+    """Everything that decides the answers of a run; the same spec is the same run."""
+
+    benchmark: str
+    repo_id: int
+    repo_name: str
+    repo_commit: str | None
+    provider: str
+    model: str | None
+    endpoint_host: str | None
+    budgets: list[int]
+    tokenizer: str
+    raw_k: int = RAW_K
+    candidates_k: int = 40  # hits handed to the compiler (run_spec takes core.compile's); raw sees the top raw_k
+    compiler_version: str = COMPILER_VERSION
+    prompt_versions: dict[str, str] = field(default_factory=dict)
+    label: str | None = None
+    excluded_files: list[str] = field(default_factory=list)  # never evidence: the questions file, if indexed
+
+    @property
+    def fetch_k(self) -> int:
+        return max(self.candidates_k, self.raw_k) + len(self.excluded_files) * 5
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def find_or_create_run(store: Store, spec: RunSpec, extra_config: dict | None = None) -> tuple[int, bool]:
+    """(run id, created): the run with this spec's key, or a new one."""
+    key = spec.key()
+    with store.transaction():
+        existing = store.scalar("SELECT id FROM runs WHERE source = 'run' AND json_extract(config, '$.key') = ? "
+                                "ORDER BY id DESC LIMIT 1", (key,))
+        if existing is not None:
+            return int(existing), False
+        config = {"key": key, "repo": spec.repo_name, "candidates_k": spec.candidates_k,
+                  "excluded_files": spec.excluded_files, **(extra_config or {})}
+        run_id = store.db["runs"].insert({
+            "created_at": utc_now(), "source": "run", "label": spec.label, "provider": spec.provider,
+            "model": spec.model, "endpoint_host": spec.endpoint_host, "repo_id": spec.repo_id,
+            "repo_commit": spec.repo_commit, "benchmark": spec.benchmark, "budgets": json.dumps(spec.budgets),
+            "primary_budget": max(spec.budgets), "raw_k": spec.raw_k, "tokenizer": spec.tokenizer,
+            "compiler_version": spec.compiler_version, "prompt_versions": json.dumps(spec.prompt_versions),
+            "order_seed": random.randrange(2**31), "config": json.dumps(config),
+        }).last_pk
+    return int(run_id), True
+
+
+# bundles in the store --------------------------------------------------------------------------------------------------
+def save_bundle(store: Store, bundle: EvidenceBundle) -> int:
+    """Store a bundle and its snippets (call inside the caller's transaction); returns bundles.id."""
+    bundle_id = store.db["bundles"].insert({
+        "question": bundle.question, "question_type": bundle.question_type, "total_tokens": bundle.total_tokens,
+        "token_budget": bundle.token_budget,
+        "retrieval_strategies_used": json.dumps(bundle.retrieval_strategies_used),
+        "coverage_notes": json.dumps(bundle.coverage_notes), "created_at": bundle.created_at,
+        "compiler_version": bundle.compiler_version, "warnings": json.dumps(bundle.warnings),
+        "tokenizer": bundle.tokenizer,
+    }).last_pk
+    store.db["bundle_snippets"].insert_all(
+        [{"bundle_id": bundle_id, "position": i, **asdict(s)} for i, s in enumerate(bundle.snippets, start=1)])
+    return int(bundle_id)
+
+
+def bundle_from_store(store: Store, bundle_id: int) -> EvidenceBundle | None:
+    row = store.query("SELECT * FROM bundles WHERE id = ?", (bundle_id,))
+    if not row:
+        return None
+    data = dict(row[0])
+    for name in ("retrieval_strategies_used", "coverage_notes", "warnings"):
+        data[name] = json.loads(data[name])
+    data["snippets"] = store.query("SELECT * FROM bundle_snippets WHERE bundle_id = ? ORDER BY position",
+                                   (bundle_id,))
+    return EvidenceBundle.from_dict(data)
+
+
+# one benchmark run -----------------------------------------------------------------------------------------------------
+@dataclass
+class Task:
+    question_pk: int
+    question: Question
+    method: str  # raw | bundle
+    budget: int  # 0 for raw
+    messages: list[dict] = field(default_factory=list)
+    evidence: str | None = None
+    evidence_files: str = "[]"
+    bundle: EvidenceBundle | None = None
+    prompt_version: str = ""
+
+
+@dataclass
+class Outcome:
+    task: Task
+    result: ChatResult | None
+    error: ProviderError | None
+
+
+@dataclass
+class RunSummary:
+    run_id: int
+    created: bool
+    questions: int
+    answers_total: int     # answers the run has (raw + one per budget, per question)
+    already_done: int      # answered in an earlier invocation
+    answered_now: int
+    failed_now: int
+    pending: int           # left unanswered (interrupted)
+    interrupted: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _pending_rows(store: Store, run_id: int, qpks: dict[str, int], budgets: list[int]) -> dict[tuple, str]:
+    """Create the run's answer rows (pending) where missing; return {(question_pk, method, budget): status}."""
+    slots = [(pk, "raw", 0) for pk in qpks.values()] + [(pk, "bundle", b) for pk in qpks.values() for b in budgets]
+    now = utc_now()
+    with store.transaction():
+        store.conn.executemany(
+            "INSERT OR IGNORE INTO answers (run_id, question_pk, method, budget, status, created_at) "
+            "VALUES (?, ?, ?, ?, 'pending', ?)", [(run_id, pk, m, b, now) for pk, m, b in slots])
+    rows = store.conn.execute("SELECT question_pk, method, budget, status FROM answers WHERE run_id = ?", (run_id,))
+    status = {(pk, m, b): s for pk, m, b, s in rows}
+    return {slot: status[slot] for slot in slots}
+
+
+def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: list[tuple[str, int]]) -> list[Task]:
+    """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
+    from gradedesk.core.evidence.compile import build_bundle, compile_context
+    from gradedesk.core.retrieval.hybrid import retrieve
+
+    hits = [h for h in retrieve(store, question.question, repo=spec.repo_name, k=spec.fetch_k)
+            if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
+    tasks = []
+    for method, budget in todo:
+        task = Task(qpk, question, method, budget)
+        if method == "raw":
+            task.messages = raw_messages(question.question, hits)
+            task.evidence, task.evidence_files = evidence_json(hits)
+            task.prompt_version = spec.prompt_versions["raw_system"]
+        else:
+            bundle = build_bundle(compile_context(question.question, hits, budget, spec.tokenizer))
+            task.bundle = bundle
+            task.messages = bundle_messages(question.question, bundle)
+            task.evidence_files = json.dumps(unique_files([s.file_path for s in bundle.snippets]))
+            task.prompt_version = spec.prompt_versions["bundle_system"]
+        tasks.append(task)
+    return tasks
+
+
+def _record(store: Store, run_id: int, outcome: Outcome) -> None:
+    """Write one call's outcome (and its bundle) in one transaction; a replaced bundle of an earlier try is removed."""
+    t, r, e = outcome.task, outcome.result, outcome.error
+    where = (run_id, t.question_pk, t.method, t.budget)
+    with store.transaction():
+        old = store.conn.execute("SELECT id, bundle_id, attempts FROM answers WHERE run_id = ? AND question_pk = ? "
+                                 "AND method = ? AND budget = ?", where).fetchone()
+        answer_id, old_bundle, attempts = old
+        bundle_id = save_bundle(store, t.bundle) if t.bundle is not None else None
+        row: dict[str, Any] = {
+            "evidence": t.evidence, "evidence_files": t.evidence_files, "bundle_id": bundle_id,
+            "prompt_version": t.prompt_version, "answered_at": utc_now(),
+            "attempts": attempts + (r.attempts if r else (e.attempts if e else 0)),
+        }
+        if r is not None:
+            row.update(status="ok", text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
+                       tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
+                       error=None)
+        else:
+            row.update(status="error", text=None, error=str(e), tokens_in=None, tokens_out=None,
+                       latency_ms=None, cost_usd=None)
+        store.db["answers"].update(answer_id, row)
+        if old_bundle is not None and old_bundle != bundle_id:
+            store.conn.execute("DELETE FROM bundles WHERE id = ?", (old_bundle,))
+
+
+def _paths_inside(path: str, root: str) -> list[str]:
+    """`path` relative to `root` ('/'-separated) when it lies inside it: as named and, for a symlink, its target."""
+    root_path = Path(root).resolve()
+    found = []
+    for candidate in (Path(path).absolute(), Path(path).resolve()):
+        try:
+            relative = candidate.relative_to(root_path).as_posix()
+        except ValueError:
+            continue
+        if relative not in found:
+            found.append(relative)
+    return found
+
+
+def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: str | None = None,
+             tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None) -> RunSpec:
+    """The run's spec; budgets are counted with `tokenizer`, by default the one the repository was indexed with.
+
+    A questions file inside the indexed repository holds the gold answers: it is excluded from the evidence, or the
+    benchmark would retrieve its own answer key.
+    """
+    from gradedesk.core.evidence.compile import CANDIDATE_HITS
+    from gradedesk.core.index.indexer import resolve_repo
+
+    repo_row = resolve_repo(store, repo)
+    endpoint = endpoint_host(provider.base_url) if provider.name == "openai-compatible" else None
+    return RunSpec(
+        benchmark=benchmark, repo_id=int(repo_row["id"]), repo_name=repo_row["name"],
+        repo_commit=repo_row.get("git_commit"), provider=provider.name, model=provider.model,
+        endpoint_host=endpoint, budgets=parse_budgets(budgets),
+        tokenizer=get_tokenizer(tokenizer or repo_row["tokenizer"]).id,
+        candidates_k=CANDIDATE_HITS, prompt_versions=store_prompts(store), label=label,
+        excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
+    )
+
+
+def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: list[int] | str = DEFAULT_BUDGETS,
+                  repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
+                  concurrency: int = 4, progress: Progress | None = None) -> RunSummary:
+    """Answer every question raw and bundled (per budget), resuming the run with the same configuration."""
+    questions = load_questions(questions_path)
+    benchmark = benchmark_name(questions_path)
+    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo, tokenizer, label, str(questions_path))
+    qpks = store_questions(store, benchmark, questions)
+    extra = {"questions_file": str(questions_path), "concurrency": concurrency,
+             "counting_tokenizer": getattr(provider, "tokenizer_id", None)}
+    run_id, created = find_or_create_run(store, spec, extra)
+    status = _pending_rows(store, run_id, qpks, spec.budgets)
+    already = sum(1 for s in status.values() if s == "ok")
+    todo: dict[int, list[tuple[str, int]]] = {}
+    for (pk, method, budget), s in status.items():
+        if s != "ok":
+            todo.setdefault(pk, []).append((method, budget))
+    summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0, len(status) - already)
+    if not todo:
+        return summary
+    report = progress or (lambda phase, done, total, failed: None)
+    tasks: list[Task] = []
+    by_pk = {qpks[q.id]: q for q in questions}
+    try:
+        for i, (pk, slots) in enumerate(todo.items(), start=1):
+            tasks.extend(_prepare(store, spec, by_pk[pk], pk, slots))
+            report("retrieve", i, len(todo), 0)
+        report("answer", 0, len(tasks), 0)
+
+        def done(task: Task, outcome: Outcome) -> None:
+            _record(store, run_id, outcome)
+            summary.answered_now += outcome.result is not None
+            summary.failed_now += outcome.error is not None
+            summary.pending -= 1
+            report("answer", summary.answered_now + summary.failed_now, len(tasks), summary.failed_now)
+
+        asyncio.run(_answer_all(provider, tasks, concurrency, done))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    except UserError:
+        if created and not (summary.answered_now or summary.failed_now):
+            # e.g. a mistyped --base-url: a run with nothing in it would become `latest` and hide the real one
+            with store.transaction():
+                store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        raise
+    return summary
+
+
+async def _answer_all(provider: Any, tasks: list[Task], concurrency: int,
+                      done: Callable[[Task, Outcome], None]) -> None:
+    async def one(task: Task) -> Outcome:
+        try:
+            return Outcome(task, await provider.complete(task.messages), None)
+        except ProviderError as exc:  # recorded as the answer's error; retried when the run is resumed
+            return Outcome(task, None, exc)
+
+    try:
+        await run_bounded(tasks, one, concurrency, done)
+    except* UserError as group:  # e.g. the endpoint is unreachable: one line, not a group traceback
+        raise group.exceptions[0] from None
+    finally:
+        await provider.aclose()
+
+
+# listing runs ----------------------------------------------------------------------------------------------------------
+def list_runs(store: Store) -> list[dict]:
+    """Every run, newest first, with its answer counts by status."""
+    return store.query("""
+        SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
+               r.budgets, r.primary_budget,
+               (SELECT count(DISTINCT a.question_pk) FROM answers a WHERE a.run_id = r.id) AS questions,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'ok') AS answered,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'error') AS failed,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'pending') AS pending
+        FROM runs r ORDER BY r.id DESC""")

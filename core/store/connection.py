@@ -1,0 +1,170 @@
+"""The single entrance to store.db (sqlite-utils).
+
+No connection is made at import time; callers pass a path. Opening applies store.db-schema.sql (idempotent), records the
+schema version in PRAGMA user_version, and refuses a store written by a newer gradedesk. WAL mode and a busy timeout let
+two desks and a CLI share one file. Each logical write runs in one transaction (`with store.transaction():`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gradedesk.core.errors import UserError
+
+SCHEMA_VERSION = 1
+SCHEMA_FILE = "store.db-schema.sql"  # package data: a symlink to the top-level file in a checkout, a copy in a wheel
+DEFAULT_STORE = "store.db"
+BUSY_TIMEOUT_MS = 10_000
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
+class StoreError(UserError):
+    pass
+
+
+def default_store_path() -> str:
+    return os.environ.get("GRADEDESK_STORE") or DEFAULT_STORE
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def schema_sql() -> str:
+    from importlib.resources import files
+
+    resource = files(__package__).joinpath(SCHEMA_FILE)
+    try:
+        return resource.read_text(encoding="utf-8")
+    except OSError:
+        raise StoreError(f"{resource}: schema file missing from the installed package; reinstall gradedesk")
+
+
+class Store:
+    """An open store.db. Use `open_store`; close with `.close()` or as a context manager."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection):
+        import sqlite_utils  # here, not at import: it pulls in numpy, and `gradedesk --help` must stay fast
+
+        self.path = path
+        self.conn = conn
+        self.db = sqlite_utils.Database(conn)
+        self._depth = 0
+        self.created = False  # made by this open: removed again if the command fails on the user's input
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.close()
+        if self.created and exc_type is not None and issubclass(exc_type, UserError):
+            # a bad file or flag must leave nothing behind, not even an empty store
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
+        """One transaction per logical write; nested calls join the outer one."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.db
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+        finally:
+            self._depth = 0
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list[dict]:
+        return list(self.db.query(sql, params))
+
+    def scalar(self, sql: str, params: tuple | dict = ()):
+        row = self.conn.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    @property
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN/COMMIT ourselves, so one user action is exactly one transaction
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def open_store(path: str | os.PathLike | None = None, *, create: bool = True) -> Store:
+    """Open (and with create=True make or upgrade) the store at `path` (default: $GRADEDESK_STORE or ./store.db)."""
+    p = Path(path or default_store_path())
+    created = not p.exists()
+    if not p.exists() and not create:
+        raise StoreError(f"{p}: no such store; build one with `gradedesk demo`, `gradedesk run` or `gradedesk import`")
+    if p.exists() and p.is_dir():
+        raise StoreError(f"{p}: is a directory, not a store")
+    if not p.exists() and not p.parent.exists():
+        raise StoreError(f"{p}: folder {p.parent} does not exist")
+    try:
+        conn = _connect(p)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{p}: not a gradedesk store ({exc})") from None
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(
+            f"{p}: made by a newer gradedesk (schema {version}, this one reads up to {SCHEMA_VERSION}); upgrade gradedesk"
+        )
+    if version == 0 and _has_foreign_tables(conn):
+        conn.close()
+        raise StoreError(f"{p}: an SQLite file that is not a gradedesk store")
+    store = Store(p, conn)
+    store.created = created
+    conn.execute("PRAGMA journal_mode = WAL")
+    if version < SCHEMA_VERSION:
+        # the whole schema in one transaction: a store is either fully made or not at all
+        with store.transaction():
+            for statement in _statements(schema_sql()):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return store
+
+
+def _has_foreign_tables(conn: sqlite3.Connection) -> bool:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return bool(names) and "answers" not in names
+
+
+def _statements(sql: str) -> list[str]:
+    """Split the schema into statements (sqlite3.complete_statement knows where each ends)."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not buf and line.strip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,96 @@
+"""`gradedesk agree`, `gradedesk merge`, `gradedesk export-scores` end to end on real stores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.fixtures.agreement import add_human, build
+from gradedesk.core.cli import main
+
+
+@pytest.fixture
+def store_path(tmp_path):
+    path = tmp_path / "store.db"
+    store, _run, _ids = build(path)
+    store.close()
+    return path
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_agree_tables(store_path, capsys):
+    code, out, err = run_cli(capsys, "agree", "--store", str(store_path), "--bootstrap", "200")
+    assert code == 0
+    assert out.startswith("run 1: 16 graded pair(s), alice, bob vs judge (judge-model)")
+    for title in ("Agreement (95% bootstrap intervals", "Confusion matrix", "By category", "By method", "By label",
+                  "Each person vs the machine", "Corrected pass rates (Rogan-Gladen", "Switch rate", "Self-consistency",
+                  "Per rubric version (current: r2)", "re-grade: q4 raw (alice, rubric r1)", "budget sweep"):
+        assert title in out
+    assert "By mode" not in out
+    assert "Cohen's kappa" in out and "Gwet's AC1" in out and "Krippendorff" in out
+    assert "note:" in err and "note:" not in out  # diagnostics on stderr
+    code, out, _ = run_cli(capsys, "agree", "1", "--store", str(store_path), "--by", "mode", "--bootstrap", "0")
+    assert "By mode" in out and "By category" not in out
+
+
+def test_agree_json_is_stable(store_path, capsys):
+    _, first, _ = run_cli(capsys, "agree", "--store", str(store_path), "--json", "--bootstrap", "100")
+    _, second, _ = run_cli(capsys, "agree", "--store", str(store_path), "--json", "--bootstrap", "100")
+    assert first == second  # seeded
+    data = json.loads(first)
+    assert data["machine"]["kind"] == "judge" and data["pairs"] == 16
+    assert "NaN" not in first
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["agree", "99"], "no run 99"),
+    (["agree", "x1"], "not a run id"),
+    (["agree", "--bootstrap", "-1"], "--bootstrap"),
+    (["export-scores", "7"], "no run 7"),
+])
+def test_bad_input_is_one_line_exit_2(store_path, capsys, argv, message):
+    code, out, err = run_cli(capsys, *argv, "--store", str(store_path))
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_store(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "agree", "--store", str(tmp_path / "none.db"))
+    assert code == 2 and "no such store" in err
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_merge_command(store_path, tmp_path, capsys):
+    other = tmp_path / "other.db"
+    shutil.copy(store_path, other)
+    from gradedesk.core.store.connection import open_store
+    with open_store(other) as store:
+        add_human(store, 1, "carol", "wrong")
+    code, out, _ = run_cli(capsys, "merge", str(other), "--store", str(store_path), "--dry-run")
+    assert code == 0 and "would add" in out
+    code, out, _ = run_cli(capsys, "merge", str(other), "--store", str(store_path), "--json")
+    data = json.loads(out)
+    assert data["grades_added"] == 1 and data["graders"] == ["carol"] and data["grades_already_here"] > 0
+    code, out, _ = run_cli(capsys, "merge", str(other), "--store", str(store_path), "--json")
+    assert json.loads(out)["grades_added"] == 0
+    code, _, err = run_cli(capsys, "merge", str(tmp_path / "nope.db"), "--store", str(store_path))
+    assert code == 2 and "no such store to merge" in err
+
+
+def test_export_scores(store_path, tmp_path, capsys):
+    code, out, err = run_cli(capsys, "export-scores", "--store", str(store_path))
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert {r["source"] for r in records} == {"HUMAN", "EVAL"}
+    assert f"{len(records)} score record(s)" in err
+    target = tmp_path / "scores.jsonl"
+    code, out, _ = run_cli(capsys, "export-scores", "1", "--store", str(store_path), "--out", str(target))
+    assert code == 0 and out == ""
+    assert len(target.read_text().splitlines()) == len(records)

@@ -1,0 +1,118 @@
+"""Evidence bundles: exact JSON round trip, the prompt format, and every contract violation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, content_hash, normalize_text, validate
+from gradedesk.core.text.tokens import count_tokens
+
+
+def snippet(text: str, **kw) -> EvidenceSnippet:
+    base = dict(chunk_id="c1", content_hash=content_hash(text), text=text, token_count=count_tokens(text),
+                file_path="core/store.py", start_line=10, end_line=12, symbol_name="open_store",
+                retrieval_method="bm25", relevance_score=1.23456, retrieval_rank=1,
+                selection_reason="Defines open_store, named in the question.", evidence_role="definition")
+    base.update(kw)
+    return EvidenceSnippet(**base)
+
+
+def bundle(*snippets: EvidenceSnippet, budget: int = 1000) -> EvidenceBundle:
+    b = EvidenceBundle(question="How is the store opened?", question_type="code_lookup", snippets=list(snippets),
+                       total_tokens=0, token_budget=budget, retrieval_strategies_used=["bm25"],
+                       coverage_notes=["definition of open_store found"], created_at="2026-11-23T00:00:00+00:00")
+    b.total_tokens = count_tokens(b.to_prompt_context())
+    return b
+
+
+def test_round_trip_is_exact():
+    b = bundle(snippet("def open_store(path):\n    return Store(path)"),
+               snippet("x = 1", chunk_id="c2", symbol_name=None, selection_reason=None, evidence_role="context"))
+    again = EvidenceBundle.from_json(b.to_json())
+    assert again == b
+    assert again.to_dict() == b.to_dict()
+    assert json.loads(again.to_json()) == json.loads(b.to_json())
+    assert b.tokenizer == "tiktoken/o200k_base"
+
+
+def test_prompt_context_format():
+    a = snippet("line one\nline two")
+    b = snippet("other", chunk_id="c2", file_path="README.md", symbol_name=None, start_line=0, end_line=0,
+                retrieval_method="path", relevance_score=0.5, selection_reason=None)
+    text = bundle(a, b).to_prompt_context()
+    assert text == (
+        "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, score: 1.2346]\n"
+        "Reason included: Defines open_store, named in the question.\n"
+        "line one\nline two"
+        "\n\n---\n\n"
+        "[Evidence 2] README.md [path, score: 0.5000]\n"
+        "other"
+    )
+
+
+def test_valid_bundle_has_no_violations():
+    assert validate(bundle(snippet("def f():\n    pass"))) == []
+
+
+def rules(b: EvidenceBundle) -> list[tuple[str, int | None]]:
+    return [(v.rule, v.snippet) for v in validate(b)]
+
+
+@pytest.mark.parametrize("field,value", [("file_path", ""), ("retrieval_method", " ")])
+def test_provenance_missing(field, value):
+    assert ("provenance", 1) in rules(bundle(snippet("x", **{field: value})))
+
+
+def test_line_range_reversed_or_missing():
+    assert ("provenance", 1) in rules(bundle(snippet("x", start_line=9, end_line=3)))
+    assert ("provenance", 1) in rules(bundle(snippet("x", start_line=0, end_line=3)))
+
+
+def test_snippet_token_count_wrong():
+    s = snippet("def f(): pass")
+    s.token_count += 1
+    assert rules(bundle(s)) == [("token_count", 1)]
+
+
+def test_total_tokens_wrong():
+    b = bundle(snippet("def f(): pass"))
+    b.total_tokens -= 1
+    assert rules(b) == [("token_count", None)]
+
+
+def test_duplicate_content_even_with_other_chunk_id_and_whitespace():
+    a = snippet("def f():\n    return 1\n")
+    b = snippet("def f():   \r\n    return 1", chunk_id="c9", file_path="other.py")
+    assert ("duplicate", 2) in rules(bundle(a, b))
+    assert normalize_text(a.text) == normalize_text(b.text)
+
+
+def test_hash_must_match_text():
+    assert rules(bundle(snippet("abc", content_hash="0" * 64))) == [("content_hash", 1)]
+
+
+def test_budget_exceeded():
+    b = bundle(snippet("word " * 50), budget=10)
+    assert rules(b) == [("budget", None)]
+
+
+def test_reason_and_role_required_and_role_known():
+    assert set(rules(bundle(snippet("a", selection_reason="", evidence_role=None)))) == {
+        ("selection_reason", 1), ("evidence_role", 1)}
+    assert rules(bundle(snippet("a", evidence_role="vibes"))) == [("evidence_role", 1)]
+
+
+def test_every_violation_is_reported_not_just_the_first():
+    bad = snippet("dup", file_path="", selection_reason=None)
+    dup = snippet("dup", chunk_id="c2", evidence_role=None)
+    found = rules(bundle(bad, dup))
+    assert {("provenance", 1), ("selection_reason", 1), ("duplicate", 2), ("evidence_role", 2)} <= set(found)
+
+
+def test_recount_makes_counts_exact():
+    s = snippet("def g():\n    return 2", token_count=999)
+    b = bundle(s)
+    b.total_tokens = 0
+    assert validate(b.recount()) == []

@@ -1,0 +1,142 @@
+"""Context compilation and bundles: exact budgets, dedup, slicing with exact line ranges, roles, reasons, coverage."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from tests.fixtures.sample_repo import make_sample_repo
+
+from gradedesk.core.evidence.bundle import EVIDENCE_ROLES, validate
+from gradedesk.core.index.chunking import split_lines
+from gradedesk.core.evidence.compile import ask, build_bundle, compile_context
+from gradedesk.core.errors import UserError
+from gradedesk.core.index.indexer import index_repository
+from gradedesk.core.retrieval.hybrid import retrieve
+from gradedesk.core.store.connection import open_store
+from gradedesk.core.text.tokens import count_tokens
+
+
+@pytest.fixture
+def indexed(tmp_path):
+    repo = make_sample_repo(tmp_path / "parcels")
+    long_body = "\n".join(f"    step_{i} = compute_step({i})" for i in range(300))
+    (repo / "pipeline.py").write_text(
+        f"def run_pipeline(config):\n{long_body}\n    checksum = verify_checksum(step_150)\n"
+        f"{long_body.replace('step_', 'tail_')}\n    return checksum\n")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        yield s, repo
+
+
+@pytest.mark.parametrize("budget", [150, 600, 1500, 4000])
+def test_bundles_validate_and_fit_the_exact_budget(indexed, budget):
+    store, _ = indexed
+    bundle = ask(store, "How does ship_parcel compute the weight and zone?", budget=budget)
+    assert validate(bundle) == []
+    assert bundle.total_tokens == count_tokens(bundle.to_prompt_context()) <= budget
+    assert all(s.evidence_role in EVIDENCE_ROLES and s.selection_reason for s in bundle.snippets)
+
+
+def test_dedup_by_content_not_chunk_id(indexed):
+    store, _ = indexed
+    hits = retrieve(store, "route_everything parcels", k=20)
+    linked = [h for h in hits if h.file_path in ("routing.py", "link_in.py") and h.symbol_name == "route_everything"]
+    assert len(linked) == 2 and linked[0].chunk_id != linked[1].chunk_id  # the symlink repeats the same code
+    pack = compile_context("route_everything parcels", hits, 4000)
+    kept = [s for s in pack.snippets if s.symbol_name == "route_everything"]
+    assert len(kept) == 1
+    assert any("same content" in w for w in pack.warnings)
+
+
+def test_long_chunks_are_sliced_to_matching_lines_with_exact_ranges(indexed):
+    store, repo = indexed
+    question = "Where does run_pipeline call verify_checksum?"
+    hits = retrieve(store, question, k=5)
+    pack = compile_context(question, hits, 1000)
+    snippet = next(s for s in pack.snippets if s.symbol_name == "run_pipeline")
+    lines = split_lines((repo / "pipeline.py").read_text())
+    assert snippet.text == "\n".join(lines[snippet.start_line - 1:snippet.end_line])
+    assert "verify_checksum" in snippet.text and snippet.end_line - snippet.start_line < 300
+    assert "cut from lines" in snippet.selection_reason
+    assert any("run_pipeline" in w and "cut to lines" in w for w in pack.warnings)
+    bundle = build_bundle(pack)
+    assert validate(bundle) == [] and any("cut to the lines" in n for n in bundle.coverage_notes)
+
+
+def test_roles_reasons_and_coverage_for_a_relationship_question(indexed):
+    store, _ = indexed
+    bundle = ask(store, "What calls ship_parcel?", budget=3000)
+    roles = {s.symbol_name: s.evidence_role for s in bundle.snippets}
+    assert roles["ship_parcel"] == "definition"
+    assert roles["ParcelStore.add"] == "caller" and roles["route_everything"] == "caller"
+    caller = next(s for s in bundle.snippets if s.symbol_name == "ParcelStore.add")
+    assert "call graph" in caller.selection_reason and "calls ship_parcel()" in caller.selection_reason
+    assert bundle.question_type == "relationship"
+    assert "graph" in bundle.retrieval_strategies_used
+    assert any(n.startswith("definition of ship_parcel found (inventory.py:") for n in bundle.coverage_notes)
+    assert any(n.startswith("2 callers found") for n in bundle.coverage_notes)
+
+
+def test_coverage_says_what_is_missing(indexed):
+    store, _ = indexed
+    bundle = ask(store, "What calls computeRouteHash?", budget=2000)
+    assert any(n.startswith("definition of computeRouteHash found") for n in bundle.coverage_notes)
+    assert "no callers found in the index" in bundle.coverage_notes
+    bundle = ask(store, "Where is teleport_parcel defined?", budget=2000)
+    assert "no definition of teleport_parcel found in the evidence" in bundle.coverage_notes
+
+
+def test_test_role_and_no_evidence(indexed):
+    store, _ = indexed
+    bundle = ask(store, "Which test covers parse_weight?", budget=2000)
+    assert any(s.evidence_role == "test" and s.file_path == "tests/test_inventory.py" for s in bundle.snippets)
+    empty = build_bundle(compile_context("nothing", [], 500))
+    assert empty.snippets == [] and empty.total_tokens == 0 and validate(empty) == []
+    assert empty.coverage_notes == ["no evidence for this question was found in the index"]
+
+
+def test_budget_drops_are_warned_and_recorded(indexed):
+    store, _ = indexed
+    hits = retrieve(store, "parcel weight zone store", k=20)
+    pack = compile_context("parcel weight zone store", hits, 200)
+    assert pack.total_tokens <= 200 and pack.dropped
+    assert any("did not fit the 200-token budget" in w for w in pack.warnings)
+
+
+def test_hits_from_another_tokenizer_are_recounted(indexed):
+    store, _ = indexed
+    hits = [replace(h, token_count=1) for h in retrieve(store, "parse_weight", k=3)]
+    bundle = build_bundle(compile_context("parse_weight", hits, 800, tokenizer="cl100k_base"))
+    assert bundle.tokenizer == "tiktoken/cl100k_base" and validate(bundle) == []
+
+
+def test_bad_budget_is_a_user_error():
+    with pytest.raises(UserError, match="token budget"):
+        compile_context("q", [], 0)
+
+
+def test_equal_slices_of_different_chunks_are_kept_once(tmp_path):
+    body = "\n".join(f"    x_{i} = compute({i})" for i in range(150))
+    repo = tmp_path / "twins"
+    repo.mkdir()
+    (repo / "twins.py").write_text(f"def alpha():\n{body}\n    special_marker_call()\n{body}\n\n\n"
+                                   f"def beta():\n{body}\n    special_marker_call()\n{body}\n")
+    for n in range(4):  # other documents, so the marker's BM25 idf is positive
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "twins.db") as store:
+        index_repository(store, repo)
+        hits = retrieve(store, "special_marker_call", k=5)
+        pack = compile_context("special_marker_call", hits, 600)
+    assert len([s for s in pack.snippets if "special_marker_call" in s.text]) == 1
+    assert any("cut to the same lines" in w for w in pack.warnings)
+    assert validate(build_bundle(pack)) == []
+
+
+def test_baseline_windows_compile_into_a_valid_bundle(indexed):
+    from gradedesk.core.retrieval.baseline import baseline_retrieve
+
+    store, _ = indexed
+    bundle = build_bundle(compile_context("note line 55", baseline_retrieve(store, "note line 55", k=5), 1000))
+    assert validate(bundle) == [] and bundle.retrieval_strategies_used == ["bm25_window"]
+    assert bundle.snippets[0].evidence_role == "context" and bundle.snippets[0].retrieval_method == "bm25_window"

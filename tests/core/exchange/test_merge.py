@@ -1,0 +1,112 @@
+"""core/merge.py: two copies of one store graded by two people, merged idempotently; what cannot be matched is named."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import uuid
+
+import pytest
+
+from tests.fixtures.agreement import add_auto, add_human
+from gradedesk.core.agreement.report import Settings, agreement_report
+from gradedesk.core.errors import UserError
+from gradedesk.core.exchange.merge import DIFFERENT_TEXT, UNMATCHED_ANSWER, UNMATCHED_QUESTION, UNMATCHED_RUN, merge_store
+from gradedesk.core.store.connection import open_store, utc_now
+from tests.fixtures.grading import add_question, add_raw_answer, add_run
+
+
+def _preference(store, run_id, qpk, grader, preferred="raw") -> str:
+    uid = str(uuid.uuid4())
+    with store.transaction():
+        store.db["human_preferences"].insert({"uuid": uid, "run_id": run_id, "question_pk": qpk, "grader": grader,
+                                              "preferred": preferred, "left_method": "raw", "created_at": utc_now()})
+    return uid
+
+
+@pytest.fixture
+def copies(tmp_path):
+    """store a.db with one run of 4 answers (judge-graded), copied to b.db; returns (a, b, run, answers, questions)."""
+    a_path, b_path = tmp_path / "a.db", tmp_path / "b.db"
+    with open_store(a_path) as store:
+        run = add_run(store)
+        qpks = [add_question(store, f"q{i}", f"question {i}?", "gold") for i in range(4)]
+        answers = [add_raw_answer(store, run, q, f"answer {i}", []) for i, q in enumerate(qpks)]
+        for a in answers:
+            add_auto(store, a, "fully_correct")
+    shutil.copy(a_path, b_path)
+    return a_path, b_path, run, answers, qpks
+
+
+def test_merge_copies_is_idempotent(copies):
+    a_path, b_path, run, answers, qpks = copies
+    with open_store(a_path) as a:
+        for ans in answers:
+            add_human(a, ans, "alice", "fully_correct")
+    with open_store(b_path) as b:
+        for ans in answers[:3]:
+            add_human(b, ans, "bob", "wrong")
+        undone = add_human(b, answers[3], "bob", "wrong")
+        add_human(b, answers[3], "bob", None, action="undo", undoes=undone)
+        _preference(b, run, qpks[0], "bob")
+    with open_store(a_path) as a:
+        first = merge_store(a, b_path)
+        assert (first.grades_added, first.grades_already_here, first.preferences_added) == (5, 0, 1)
+        assert first.graders == ["bob"] and first.unmatched_grades == {}
+        second = merge_store(a, b_path)
+        assert (second.grades_added, second.grades_already_here, second.preferences_already_here) == (0, 5, 1)
+        assert merge_store(a, a_path).grades_added == 0  # a store merged into itself adds nothing
+        current = a.query("SELECT grader, count(*) AS n FROM current_human_grades GROUP BY grader ORDER BY grader")
+        assert current == [{"grader": "alice", "n": 4}, {"grader": "bob", "n": 3}]  # bob's undo came along
+        assert a.scalar("SELECT count(*) FROM human_preferences") == 1
+        report = agreement_report(a, run, Settings(boot=100))
+    assert report["people"] == ["alice", "bob"]
+    assert report["krippendorff_alpha"]["n"] == 3
+
+
+def test_unmatched_reasons(copies):
+    a_path, b_path, run, answers, qpks = copies
+    with open_store(b_path) as b:
+        add_human(b, answers[0], "bob", "wrong")
+        b.conn.execute("UPDATE answers SET text = 'another answer' WHERE id = ?", (answers[1],))
+        add_human(b, answers[1], "bob", "wrong")
+        extra_q = add_question(b, "q-new", "only in b?", "gold")
+        extra_answer = add_raw_answer(b, run, extra_q, "new", [])
+        add_human(b, extra_answer, "bob", "wrong")
+        _preference(b, run, extra_q, "bob")
+        other_run = add_run(b, model="another-model")
+        stray = add_raw_answer(b, other_run, qpks[0], "x", [])
+        add_human(b, stray, "bob", "wrong")
+        _preference(b, other_run, qpks[0], "bob")
+    with open_store(a_path) as a:
+        report = merge_store(a, b_path, dry_run=True)
+        assert report.grades_added == 1
+        assert report.unmatched_grades == {DIFFERENT_TEXT: 1, UNMATCHED_ANSWER: 1, UNMATCHED_RUN: 1}
+        assert report.unmatched_preferences == {UNMATCHED_QUESTION: 1, UNMATCHED_RUN: 1}
+        assert a.scalar("SELECT count(*) FROM human_grades") == 0  # dry run wrote nothing
+        merge_store(a, b_path)
+        assert a.scalar("SELECT count(*) FROM human_grades") == 1
+
+
+def test_merge_refuses_what_is_not_a_store(tmp_path, copies):
+    a_path = copies[0]
+    foreign = tmp_path / "foreign.db"
+    sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.commit()
+    (tmp_path / "text.db").write_text("not sqlite at all " * 100)
+    with open_store(a_path) as a:
+        with pytest.raises(UserError, match="no such store"):
+            merge_store(a, tmp_path / "missing.db")
+        with pytest.raises(UserError, match="not a gradedesk store"):
+            merge_store(a, foreign)
+        with pytest.raises(UserError, match="not a gradedesk store"):
+            merge_store(a, tmp_path / "text.db")
+
+
+def test_other_path_with_uri_characters(copies, tmp_path):
+    a_path, b_path, _run, answers, _ = copies
+    with open_store(b_path) as b:
+        add_human(b, answers[0], "bob", "wrong")
+    odd = tmp_path / "copy #1?mode=rw%20.db"
+    shutil.copy(b_path, odd)
+    with open_store(a_path) as a:
+        assert merge_store(a, odd).grades_added == 1

@@ -1,0 +1,140 @@
+"""Hybrid retrieval on a real indexed repository; BM25 numbers checked against rank_bm25.BM25Okapi."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+from tests.fixtures.sample_repo import make_sample_repo
+
+import gradedesk.core.retrieval.hybrid as retrieve_module
+from gradedesk.core.retrieval.baseline import baseline_retrieve
+from gradedesk.core.index.bm25 import SparseBM25
+from gradedesk.core.index.chunking import WINDOW_LINES
+from gradedesk.core.text.codeterms import code_tokens, plain_tokens, query_variants, split_identifier
+from gradedesk.core.index.indexer import document_terms, index_repository
+from gradedesk.core.text.question import classify_question, question_identifiers
+from gradedesk.core.retrieval.hybrid import load_index, retrieve
+from gradedesk.core.store.connection import open_store
+
+
+@pytest.fixture
+def store(tmp_path):
+    repo = make_sample_repo(tmp_path / "parcels")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        yield s
+
+
+def test_code_tokens_split_identifiers_and_keep_them_whole():
+    assert split_identifier("parse_file") == ("parse_file", "parse", "file")
+    assert split_identifier("HTTPServerRequest") == ("httpserverrequest", "http", "server", "request")
+    assert code_tokens("How does json.dumps encode floats?") == ["json", "dump", "encode", "float"]
+    assert plain_tokens("parse_file(x)") == ["parse_file", "x"]
+    assert query_variants(["saved", "parsing", "bundle"]) == ["saved", "parsing", "bundle", "save", "sav", "pars",
+                                                             "parse"]
+
+
+def test_question_types_and_identifiers():
+    assert classify_question("What calls ship_parcel?") == "relationship"
+    assert classify_question("Where is ParcelStore defined?") == "code_lookup"
+    assert classify_question("How does shipping work?") == "explanation"
+    assert classify_question("Give an overview of the architecture") == "architecture"
+    # "references" and "using" as plain words do not make a relationship question; asking what references X does
+    assert classify_question("How are circular references detected?") == "explanation"
+    assert classify_question("How is the cache built using a dict?") == "explanation"
+    assert classify_question("Which functions reference parse_args?") == "relationship"
+    assert classify_question("parcel weights") == "general"
+    assert question_identifiers("Where is `ship_parcel` used by ParcelStore.add() and json.dumps?") == [
+        "ship_parcel", "ParcelStore.add", "json.dumps"]
+
+
+def test_sparse_bm25_equals_rank_bm25_on_a_real_corpus(store):
+    rows = store.query("SELECT file_path, symbol_name, text FROM chunks ORDER BY rowid")
+    corpus = [document_terms(r["file_path"], r["symbol_name"], r["text"]) for r in rows]
+    reference, ours = BM25Okapi(corpus), SparseBM25.build(corpus)
+    restored = SparseBM25.from_bytes(ours.to_bytes())
+    for question in ("how are parcels shipped to a zone", "parse_weight kg", "ParcelStore add add", "zzz unknown"):
+        query = code_tokens(question)
+        expected = reference.get_scores(query)
+        assert np.allclose(ours.scores(query), expected, rtol=0, atol=1e-12)
+        assert np.array_equal(restored.scores(query), ours.scores(query))
+
+
+def test_retrieval_bm25_scores_are_the_reference_numbers(store):
+    index = load_index(store, store.query("SELECT * FROM repos")[0])
+    docs = store.query("SELECT rowid, file_path, symbol_name, text FROM chunks")
+    by_rowid = {r["rowid"]: r for r in docs}
+    corpus = [document_terms(by_rowid[m.rowid]["file_path"], m.symbol_name, by_rowid[m.rowid]["text"])
+              for m in index.docs]
+    question = "parsing the weight of a parcel"
+    reference = BM25Okapi(corpus).get_scores(query_variants(code_tokens(question)))
+    for hit in retrieve(store, question, k=20):
+        if "bm25" in hit.method_scores:
+            d = index.by_chunk[hit.chunk_id]
+            assert hit.method_scores["bm25"] == pytest.approx(reference[d] * index.prior[d], abs=1e-6)
+
+
+def test_symbol_match_ranks_the_definition_first(store):
+    hits = retrieve(store, "What does parse_weight return?", k=5)
+    assert hits[0].symbol_name == "parse_weight" and hits[0].method_ranks["symbol"] == 1
+    assert "parse_weight" in hits[0].matches["symbol"]
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(h.score > 0 and h.method in h.method_ranks for h in hits)
+
+
+def test_fuzzy_symbol_and_path_matching(store):
+    hits = retrieve(store, "How does ParcelStor.ad work?", k=5)  # misspelled identifiers
+    assert any(h.symbol_name == "ParcelStore.add" and "symbol" in h.method_ranks for h in hits)
+    hits = retrieve(store, "Where is the routing code?", k=5)
+    path_hits = [h for h in hits if "path" in h.method_ranks]
+    assert path_hits and path_hits[0].file_path == "routing.py"
+
+
+def test_graph_expansion_finds_callers_and_callees(store):
+    hits = retrieve(store, "What calls ship_parcel?", k=10)
+    callers = {h.symbol_name for h in hits if h.relation == "caller"}
+    assert callers == {"ParcelStore.add", "route_everything"}
+    assert all("graph" in h.method_ranks for h in hits if h.relation)
+    hits = retrieve(store, "What does ship_parcel call?", k=10)
+    assert "parse_weight" in {h.symbol_name for h in hits if h.relation == "callee"}
+
+
+def test_tests_are_found_when_asked_for(store):
+    hits = retrieve(store, "Which test checks parse_weight?", k=5)
+    assert "tests/test_inventory.py" in {h.file_path for h in hits}
+
+
+def test_index_is_cached_per_version(store, tmp_path):
+    retrieve(store, "parcel", k=3)
+    repo = store.query("SELECT * FROM repos")[0]
+    assert load_index(store, repo) is load_index(store, repo)
+    root = store.query("SELECT root FROM repos")[0]["root"]
+    with open(f"{root}/routing.py", "a") as fh:
+        fh.write("\n\ndef brand_new_helper():\n    return 1\n")
+    index_repository(store, root)
+    repo2 = store.query("SELECT * FROM repos")[0]
+    assert repo2["index_version"] == repo["index_version"] + 1
+    assert retrieve(store, "brand_new_helper", k=1)[0].symbol_name == "brand_new_helper"
+    assert load_index(store, repo2) is not load_index(store, repo)
+
+
+def test_stale_search_index_is_rebuilt(store):
+    store.conn.execute("DELETE FROM search_index")
+    retrieve_module._CACHE.clear()
+    assert retrieve(store, "parse_weight", k=1)[0].symbol_name == "parse_weight"
+    assert store.scalar("SELECT count(*) FROM search_index") == 1
+
+
+def test_k_limits_and_empty_question(store):
+    assert len(retrieve(store, "zone weight", k=2)) == 2
+    assert retrieve(store, "???", k=5) == []
+
+
+def test_baseline_is_plain_bm25_over_40_line_windows(store):
+    hits = baseline_retrieve(store, "note line 55", k=3)
+    assert hits[0].file_path == "notes.txt" and (hits[0].start_line, hits[0].end_line) == (41, 80)
+    assert all(h.method == "bm25_window" and h.end_line - h.start_line < WINDOW_LINES for h in hits)
+    assert hits[0].text.splitlines()[0] == "note line 41"
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)

@@ -1,0 +1,33 @@
+"""core/review_item.py: one item loaded whole, and evidence of any shape read robustly."""
+
+from __future__ import annotations
+
+import json
+
+from gradedesk.core.review import item as review_item
+
+
+def test_load_item_has_both_answers_with_evidence_and_machine_source(env):
+    store, run, info = env
+    item = review_item.load_item(store, run, "alice", info.question_pks[2])
+    raw, bundle = item.answers["raw"], item.answers["bundle"]
+    assert bundle.budget == 2000 and len(bundle.bundle.snippets) == 3
+    assert bundle.bundle.coverage_notes and bundle.bundle.snippets[0].evidence_role == "definition"
+    assert len(raw.evidence) == 3 and raw.evidence[0].file_path and raw.evidence[0].retrieval_method == "bm25"
+    # question index 2 is graded by the rule grader in the fixture: it is named so, never "judge"
+    assert raw.machine.kind == "rule" and raw.machine.source == "rule grader (rules/1)"
+    item0 = review_item.load_item(store, run, "alice", info.question_pks[0])
+    assert item0.answers["raw"].machine.source == "judge (gpt-4o-mini)"
+    assert item.at("left").method == item.left_method
+
+
+def test_evidence_of_any_shape_is_shown_robustly():
+    snippets, problem = review_item.parse_evidence(json.dumps([{"path": "a.py", "start": "3", "end": 9, "score": 0.5,
+                                                           "content": "x = 1", "custom": [1], "symbol_name": None}, "plain text"]))
+    assert problem is None
+    assert (snippets[0].file_path, snippets[0].start_line, snippets[0].relevance_score, snippets[0].text) == \
+        ("a.py", 3, 0.5, "x = 1")
+    assert snippets[0].extra == {"custom": [1]} and snippets[1].text == "plain text"
+    assert review_item.parse_evidence("{not json")[1].startswith("evidence is not JSON")
+    assert review_item.parse_evidence(json.dumps({"hits": [{"text": "t"}]}))[0][0].text == "t"
+    assert review_item.parse_evidence(None) == ([], None)

@@ -1,0 +1,134 @@
+"""core/review.py: the desk's data layer on a real fixture store (keyset queue, items, grade events, desk state)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradedesk.core.grading import human_grades
+from gradedesk.core.review import queue as review
+from gradedesk.core.review import item as review_item
+from gradedesk.core.errors import UserError
+from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.review.queue import Filters
+
+
+def test_run_info_and_shown_answers(env):
+    store, run, info = env
+    assert run.primary_budget == 2000 and run.order_seed == 7 and run.rubric_version == "rubric-1"
+    assert review.count_shown(store, run) == 2 * len(info.question_pks)  # raw + bundle@2000, not bundle@1000
+
+
+def test_primary_budget_falls_back_to_the_largest_answered(env):
+    store, run, info = env
+    with store.transaction():
+        store.conn.execute("UPDATE runs SET primary_budget = NULL")
+    assert review.run_info(store, info.run_id).primary_budget == 2000
+
+
+def test_queue_pages_follow_keys_without_gaps(env):
+    store, run, info = env
+    whole = review.queue_page(store, run, "alice", Filters(), limit=1000)
+    paged, after = [], None
+    while True:
+        page = review.queue_page(store, run, "alice", Filters(), after=after, limit=5)
+        paged += page
+        if len(page) < 5:
+            break
+        after = page[-1].key
+    assert [r.answer_id for r in paged] == [r.answer_id for r in whole]
+    assert len(whole) == 12 and {r.method for r in whole} == {"raw", "bundle"}
+    assert all(r.side == ("left" if review.left_method(7, r.question_pk) == r.method else "right") for r in whole)
+
+
+def test_left_right_shuffle_is_seeded_and_mixed():
+    sides = [review.left_method(7, pk) for pk in range(1, 101)]
+    assert sides == [review.left_method(7, pk) for pk in range(1, 101)]
+    assert 30 < sides.count("raw") < 70
+    assert sides != [review.left_method(8, pk) for pk in range(1, 101)]
+
+
+def test_filters(env):
+    store, run, info = env
+    q1, q2 = info.question_pks[:2]
+    raw1 = info.answer_ids[(q1, "raw")]
+    human_grades.record_grade(store, raw1, "alice", GradeChange(grade="wrong"))
+    rows = lambda f: review.queue_page(store, run, "alice", f, limit=1000)  # noqa: E731
+    assert [r.answer_id for r in rows(Filters(status="graded"))] == [raw1]
+    assert raw1 not in [r.answer_id for r in rows(Filters(status="ungraded"))]
+    machine = review_item.machine_grade(store, raw1).grade
+    assert [r.answer_id for r in rows(Filters(status="disagreeing"))] == ([raw1] if machine != "wrong" else [])
+    assert {r.method for r in rows(Filters(method="bundle"))} == {"bundle"}
+    assert {r.category for r in rows(Filters(category="explanation"))} == {"explanation"}
+    assert all(r.confidence is not None and r.confidence <= 0.6 for r in rows(Filters(max_confidence=0.6)))
+    assert {r.machine_grade for r in rows(Filters(judge_grade="wrong"))} == {"wrong"}
+    assert review.neighbour(store, run, "alice", Filters(status="graded"), None) == q1
+    assert review.neighbour(store, run, "alice", Filters(status="graded"), q1) is None
+    assert review.neighbour(store, run, "alice", Filters(), q2, forward=False) == q1
+    # another grader's grades are not this grader's
+    assert rows(Filters(status="graded")) and not review.queue_page(store, run, "bob", Filters(status="graded"))
+
+
+def test_bad_filters_are_user_errors_and_stale_saved_ones_are_dropped():
+    with pytest.raises(UserError, match="status"):
+        Filters(status="maybe")
+    assert Filters.from_dict({"grade": "excellent", "junk": 1}) == Filters()
+    assert Filters.from_dict(Filters(method="raw", max_confidence=0.7).to_dict()) == Filters(method="raw",
+                                                                                              max_confidence=0.7)
+
+
+def test_progress_counts_and_agreement(env):
+    store, run, info = env
+    total = review.count_shown(store, run)
+    assert review.progress(store, run, "alice", total).graded == 0
+    agreed = 0
+    for pk in info.question_pks[:3]:
+        for method in ("raw", "bundle"):
+            aid = info.answer_ids[(pk, method)]
+            machine = review_item.machine_grade(store, aid).grade
+            mine = machine if method == "raw" else ("wrong" if machine != "wrong" else "fully_correct")
+            agreed += mine == machine
+            human_grades.record_grade(store, aid, "alice", GradeChange(grade=mine))
+    p = review.progress(store, run, "alice", total)
+    assert (p.graded, p.total, p.compared, p.agreed) == (6, total, 6, agreed)
+    assert p.judge_compared == 4  # question index 2 has rule grades
+    assert "judge (4) and rule/imported graders (2)" in p.describe() and f"{agreed}/6" in p.describe()
+
+
+def test_preferences_and_desk_state(env):
+    store, run, info = env
+    pk = info.question_pks[1]
+    human_grades.record_preference(store, run.id, pk, "alice", "bundle", "raw")
+    human_grades.record_preference(store, run.id, pk, "alice", "tie", "raw")
+    assert review_item.load_item(store, run, "alice", pk).preference == "tie"
+    assert review_item.load_item(store, run, "bob", pk).preference is None
+    with pytest.raises(UserError):
+        human_grades.record_preference(store, run.id, pk, "alice", "left", "raw")
+    assert review.load_desk_state(store, "alice", run.id) is None
+    review.save_desk_state(store, "alice", run.id, pk, {"filters": Filters(status="ungraded").to_dict()})
+    review.save_desk_state(store, "alice", run.id, pk + 1, {"show_judge": True})
+    state = review.load_desk_state(store, "alice", run.id)
+    assert state.question_pk == pk + 1 and state.settings == {"show_judge": True}
+    assert review.load_desk_state(store, "bob", run.id) is None
+
+
+def test_find_question_by_benchmark_id_or_row(env):
+    store, run, info = env
+    assert review.find_question(store, run, " q-tokens ") == info.question_pks[1]
+    assert review.find_question(store, run, str(info.question_pks[3])) == info.question_pks[3]
+    assert review.find_question(store, run, "nope") is None
+
+
+def test_default_grader_prefers_the_environment(monkeypatch):
+    monkeypatch.setenv("GRADEDESK_GRADER", "carol")
+    assert review.default_grader() == "carol"
+    monkeypatch.delenv("GRADEDESK_GRADER")
+    assert review.default_grader()
+
+
+def test_most_useful_questions_come_from_core_priority(env):
+    store, run, info = env
+    pks = review.most_useful_questions(store, run, "alice", limit=100)
+    assert sorted(pks) == sorted(info.question_pks)  # every question once, none graded yet
+    for method in ("raw", "bundle"):
+        human_grades.record_grade(store, info.answer_ids[(pks[0], method)], "alice", GradeChange(grade="wrong"))
+    assert pks[0] not in review.most_useful_questions(store, run, "alice", limit=100)
