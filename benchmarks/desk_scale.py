@@ -64,7 +64,7 @@ def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
 
 
 def build(path: Path, answers: int) -> None:
-    from gradedesk.core.evidence.bundle import content_hash
+    from gradedesk.core.text.hashing import content_hash
     from gradedesk.core.store.connection import open_store
 
     questions = answers // 4
@@ -155,7 +155,7 @@ async def measure(path: Path, steps: int) -> dict:
     with open_store(path, create=False) as store:  # the grader resumes inside the graded part, the same every run
         review.save_desk_state(store, "bench", 1, HUMAN_GRADED // 4, {})
     t0 = time.perf_counter()  # from here: importing the desk, checking the store, starting Textual, first item
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.tui.app import DeskApp, DeskConfig
     from gradedesk.tui.screens.grading import GradingScreen
 

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.agreement.report import Settings, agreement_report
     from gradedesk.core.agreement.tables import headline, report_tables
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import info, print_json, print_table

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.runlog import export_run
     from gradedesk.core.store.connection import open_store

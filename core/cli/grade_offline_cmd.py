@@ -27,7 +27,7 @@ def offline_line(report) -> str:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.grading.offline import grade_offline
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import print_json, progress_bars

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline import grade_offline

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from gradedesk.core.runs.runner import resolve_run
+    from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.scores import export_scores
     from gradedesk.core.store.connection import open_store

@@ -8,28 +8,18 @@ named tokenizer. `validate` checks the context-pack contract and returns every v
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.tokens import DEFAULT_ENCODING, get_tokenizer, normalize_id
 
 COMPILER_VERSION = "gradedesk-compiler/1"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
 SNIPPET_SEPARATOR = "\n\n---\n\n"
-
-
-def normalize_text(text: str) -> str:
-    """What "the same content" means: line endings and trailing spaces do not count, nor blank edges."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip("\n")
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
 
 
 def utc_iso() -> str:

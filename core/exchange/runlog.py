@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradedesk.core.runs.runner import bundle_from_store, save_bundle
-from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, content_hash
+from gradedesk.core.evidence.stored import load_bundle, save_bundle
+from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR, METHODS
 from gradedesk.core.jsonl import json_lines, read_lines
@@ -72,8 +73,8 @@ def _chunks(store: Store, answer: dict | None) -> list[dict]:
     if answer is None:
         return []
     if answer["bundle_id"] is not None:
-        bundle = bundle_from_store(store, answer["bundle_id"])
-        return [s.__dict__ | {"position": i} for i, s in enumerate(bundle.snippets, start=1)] if bundle else []
+        stored = load_bundle(store, answer["bundle_id"])
+        return [s.__dict__ | {"position": i} for i, s in enumerate(stored.bundle.snippets, start=1)] if stored else []
     return json.loads(answer["evidence"] or "[]")
 
 
@@ -102,7 +103,8 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
             "bundle_evidence_files": json.loads(bundle["evidence_files"] or "[]") if bundle else [],
             "bundle_budget": bundle and bundle["budget"],
         }
-        info = bundle_from_store(store, bundle["bundle_id"]) if bundle and bundle["bundle_id"] else None
+        stored = load_bundle(store, bundle["bundle_id"]) if bundle and bundle["bundle_id"] else None
+        info = stored.bundle if stored else None
         line["bundle_tokens"] = info.total_tokens if info else None
         line["bundle_coverage"] = info.coverage_notes if info else []
         grades = {m: _grades_of(store, a["id"]) for m, a in (("raw", raw), ("bundle", bundle)) if a is not None}

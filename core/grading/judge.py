@@ -15,7 +15,9 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem, Progress, Score, answers_of_run, evidence_for, method_label, store_scores
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.grading.retrieval_evals import Progress, Score, answers_of_run, method_label, store_scores
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.providers.openai_compat import ProviderError, run_bounded
@@ -78,7 +80,7 @@ def ensure_rubric(store: Store) -> str:
     return RUBRIC_VERSION
 
 
-def judge_messages(question: str, gold: str, answer: str, evidence: list[EvidenceItem]) -> list[dict]:
+def judge_messages(question: str, gold: str, answer: str, evidence: list[Evidence]) -> list[dict]:
     user = "\n\n".join([section("QUESTION", question), section("GOLD ANSWER", gold),
                         section("EVIDENCE", format_evidence(evidence)), section("ANSWER", answer)])
     return [{"role": "system", "content": RUBRIC}, {"role": "user", "content": user}]
@@ -217,7 +219,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     gold = [a for a in answers if (a["gold_answer"] or "").strip()]
     report.skipped_no_gold = len(answers) - len(gold)
     tasks = _pending(store, gold, model, repeat, scores) if gold else []
-    evidence = {t.answer["id"]: evidence_for(store, t.answer) for t in tasks}
+    evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
     finished = 0
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem
+from gradedesk.core.evidence.record import Evidence
 
 
 class ReplyError(ValueError):
@@ -42,13 +42,13 @@ def section(name: str, text: str) -> str:
     return f"BEGIN {name}\n{text.strip()}\nEND {name}"
 
 
-def format_evidence(items: list[EvidenceItem]) -> str:
+def format_evidence(items: list[Evidence]) -> str:
     """Numbered evidence blocks with their provenance, as the grader model sees them."""
     if not items:
         return "(no evidence was retrieved)"
     blocks = []
     for n, item in enumerate(items, start=1):
-        where = item.file_path
+        where = item.file_path or "(no file)"
         if item.start_line and item.end_line:
             where += f" (lines {item.start_line}-{item.end_line})"
         if item.symbol_name:

@@ -25,6 +25,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.store.connection import Store, utc_now
 
 METHOD = "id-based"
@@ -33,43 +35,11 @@ Progress = Callable[[str, int, int, int], None]
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")
 
 
-@dataclass(frozen=True)
-class EvidenceItem:
-    """One piece of ranked evidence, whichever way the answer got it (raw hit, bundle snippet, imported file)."""
-
-    file_path: str
-    symbol_name: str | None = None
-    chunk_id: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    text: str = ""
-
-    @property
-    def key(self) -> str:
-        """Identity for de-duplication: the chunk when known, else file, symbol and lines."""
-        return self.chunk_id or f"{self.file_path}:{self.symbol_name}:{self.start_line}-{self.end_line}"
-
-
 @dataclass
 class Score:
     metric: str
     value: float | None
     detail: dict = field(default_factory=dict)
-
-
-def evidence_for(store: Store, answer: dict) -> list[EvidenceItem]:
-    """The ranked evidence of an answer row: bundle snippets by position, else raw hits in rank order, else the files."""
-    if answer.get("bundle_id") is not None:
-        rows = store.query(
-            "SELECT file_path, symbol_name, chunk_id, start_line, end_line, text FROM bundle_snippets "
-            "WHERE bundle_id = ? ORDER BY position", (answer["bundle_id"],))
-        return [EvidenceItem(**r) for r in rows]
-    hits = json.loads(answer["evidence"]) if answer.get("evidence") else None
-    if hits:
-        return [EvidenceItem(h["file_path"], h.get("symbol_name"), h.get("chunk_id"), h.get("start_line"),
-                             h.get("end_line"), h.get("text") or "") for h in hits]
-    files = json.loads(answer["evidence_files"]) if answer.get("evidence_files") else []
-    return [EvidenceItem(f) for f in files]
 
 
 def symbol_matches(found: str | None, expected: str) -> bool:
@@ -88,7 +58,7 @@ def _norm_path(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
 
 
-def _dedupe(items: list[EvidenceItem]) -> list[EvidenceItem]:
+def _dedupe(items: list[Evidence]) -> list[Evidence]:
     seen: set[str] = set()
     out = []
     for item in items:
@@ -98,8 +68,8 @@ def _dedupe(items: list[EvidenceItem]) -> list[EvidenceItem]:
     return out
 
 
-def _distinct_files(items: list[EvidenceItem]) -> list[str]:
-    return list(dict.fromkeys(_norm_path(i.file_path) for i in items))
+def _distinct_files(items: list[Evidence]) -> list[str]:
+    return list(dict.fromkeys(_norm_path(i.file_path) for i in items if i.file_path))
 
 
 def average_precision(relevance: list[bool]) -> float | None:
@@ -114,7 +84,7 @@ def average_precision(relevance: list[bool]) -> float | None:
     return total / hits if hits else 0.0
 
 
-def retrieval_scores(items: list[EvidenceItem], expected_files: list[str] | None,
+def retrieval_scores(items: list[Evidence], expected_files: list[str] | None,
                      expected_symbols: list[str] | None) -> list[Score]:
     """All retrieval metrics of one ranked evidence list against one question's labels (pure; no store)."""
     ranked = _dedupe(items)
@@ -153,7 +123,7 @@ def retrieval_scores(items: list[EvidenceItem], expected_files: list[str] | None
                 unlabelled("context_recall", "expected_files or expected_symbols")]
         return out
     ref_files, ref_symbols = exp_files or [], exp_symbols or []
-    relevance = [_norm_path(i.file_path) in ref_files or any(symbol_matches(i.symbol_name, s) for s in ref_symbols)
+    relevance = [(i.file_path is not None and _norm_path(i.file_path) in ref_files) or any(symbol_matches(i.symbol_name, s) for s in ref_symbols)
                  for i in ranked]
     ap = average_precision(relevance)
     out.append(Score("context_precision", ap, {"relevance": [int(r) for r in relevance], **no_evidence}))
@@ -195,7 +165,7 @@ def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None)
     answers = answers_of_run(store, run_id)
     with store.transaction():
         for n, a in enumerate(answers, start=1):
-            scores = retrieval_scores(evidence_for(store, a), _labels(a["expected_files"]),
+            scores = retrieval_scores(answer_evidence(store, a), _labels(a["expected_files"]),
                                       _labels(a["expected_symbols"]))
             store_scores(store, a["id"], scores, METHOD)
             if progress:

@@ -28,7 +28,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem, Progress, answers_of_run, evidence_for
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.grading.retrieval_evals import Progress, answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, strip_citations
 
@@ -69,7 +71,7 @@ def _confidence(coverage: float) -> float:
     return round(min(1.0, 0.5 + distance * 2), 3)
 
 
-def _label(*, ungrounded: list[str], evidence: list[EvidenceItem], evidence_cov: float | None, coverage: float,
+def _label(*, ungrounded: list[str], evidence: list[Evidence], evidence_cov: float | None, coverage: float,
            expected_files: list[str] | None, question_share: float | None) -> str:
     if ungrounded:
         return "hallucination"
@@ -88,13 +90,13 @@ def has_gold(gold: str | None) -> bool:
     return bool(gold and (code_terms(gold) or content_words(gold)))
 
 
-def grade_answer(question: str, gold: str, answer: str | None, evidence: list[EvidenceItem],
+def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Evidence],
                  expected_files: list[str] | None = None) -> RuleGrade:
     """Grade one answer by rules (pure; no store). The gold answer must have key terms (see has_gold)."""
     if not has_gold(gold):
         raise ValueError("the gold answer has no key terms to compare with")
     answer = (answer or "").strip()
-    ev_text = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence]
+    ev_text = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence if e.file_path]
                                  + [e.symbol_name or "" for e in evidence]))
     evidence_cov, _ = _coverage(gold, ev_text)
     label_args = dict(evidence=evidence, evidence_cov=evidence_cov, expected_files=expected_files)
@@ -138,7 +140,7 @@ def rule_grade_run(store: Store, run_id: int, progress: Progress | None = None) 
         todo = [a for a in answers_of_run(store, run_id) if a["id"] not in done and has_gold(a["gold_answer"])]
         for n, a in enumerate(todo, start=1):
             expected = None if a["expected_files"] is None else json.loads(a["expected_files"])
-            g = grade_answer(a["question"], a["gold_answer"] or "", a["text"], evidence_for(store, a), expected)
+            g = grade_answer(a["question"], a["gold_answer"] or "", a["text"], answer_evidence(store, a), expected)
             store.db["auto_grades"].insert({
                 "answer_id": a["id"], "grader_kind": "rule", "grader_model": RULES_ID, "rubric_version": None,
                 "repeat_index": 0, "grade": g.grade, "failure_label": g.failure_label, "confidence": g.confidence,

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem, Progress, Score, answers_of_run, evidence_for, store_scores
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.grading.retrieval_evals import Progress, Score, answers_of_run, store_scores
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, sentences
@@ -38,11 +40,11 @@ def _key_terms(text: str) -> list[str]:
     return code_terms(text) + content_words(text)
 
 
-def offline_faithfulness(answer: str | None, evidence: list[EvidenceItem]) -> Score:
+def offline_faithfulness(answer: str | None, evidence: list[Evidence]) -> Score:
     claims = [c for c in sentences(answer or "") if not abstains(c) and _key_terms(c)]
     if not claims:
         return Score("faithfulness", None, {"reason": "the answer makes no claims", "claims": []})
-    hay = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence]
+    hay = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence if e.file_path]
                              + [e.symbol_name or "" for e in evidence]))
     verdicts = [{"claim": c[:200], "supported": (hay.share(_key_terms(c)) or 0.0) >= SUPPORT_SHARE} for c in claims]
     supported = sum(v["supported"] for v in verdicts)
@@ -67,7 +69,7 @@ def score_offline_run(store: Store, run_id: int, progress: Progress | None = Non
     answers = answers_of_run(store, run_id)
     with store.transaction():
         for n, a in enumerate(answers, start=1):
-            scores = [offline_faithfulness(a["text"], evidence_for(store, a)), offline_relevance(a["question"], a["text"])]
+            scores = [offline_faithfulness(a["text"], answer_evidence(store, a)), offline_relevance(a["question"], a["text"])]
             store_scores(store, a["id"], scores, OFFLINE_METHOD)
             if progress:
                 progress("scores", n, len(answers), 0)
@@ -91,7 +93,7 @@ RELEVANCE_SYSTEM = """You rate whether an answer addresses the question that was
 Reply with one JSON object and nothing else: {"score": 0 | 0.5 | 1, "reason": "<one sentence>"}"""
 
 
-def faithfulness_messages(question: str, answer: str, evidence: list[EvidenceItem]) -> list[dict]:
+def faithfulness_messages(question: str, answer: str, evidence: list[Evidence]) -> list[dict]:
     user = "\n\n".join([section("QUESTION", question), section("EVIDENCE", format_evidence(evidence)),
                         section("ANSWER", answer)])
     return [{"role": "system", "content": FAITHFULNESS_SYSTEM}, {"role": "user", "content": user}]
@@ -128,7 +130,7 @@ def parse_relevance(text: str) -> Score:
 PARSERS: dict[str, Callable[[str], Score]] = {"faithfulness": parse_faithfulness, "answer_relevance": parse_relevance}
 
 
-def score_messages(metric: str, question: str, answer: str, evidence: list[EvidenceItem]) -> list[dict]:
+def score_messages(metric: str, question: str, answer: str, evidence: list[Evidence]) -> list[dict]:
     if metric == "faithfulness":
         return faithfulness_messages(question, answer, evidence)
     return relevance_messages(question, answer)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from gradedesk.core.index.bm25 import SparseBM25
-from gradedesk.core.evidence.bundle import content_hash
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.index.chunking import RawChunk, chunk_text, language_of
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError

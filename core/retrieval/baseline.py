@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from gradedesk.core.index.bm25 import SparseBM25
-from gradedesk.core.evidence.bundle import content_hash
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.index.chunking import WINDOW_LINES
 from gradedesk.core.text.codeterms import plain_tokens
 from gradedesk.core.index.indexer import resolve_repo

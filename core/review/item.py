@@ -1,111 +1,28 @@
 """One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the run's
 primary budget), each with its evidence, bundle, machine grade, the person's grade and scores. No textual here.
 
-Raw answers keep their evidence as a JSON list of hits whose fields depend on who produced them (`gradedesk run`,
-an import); `parse_evidence` reads whatever subset of the seed field names is there and keeps the rest, so the desk shows
-any run's evidence rather than failing on it.
+Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: a raw answer shows its hits,
+or, for an imported log that named only files, those files.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
 from gradedesk.core.grading.human_grades import HumanGrade, current_grade
-from gradedesk.core.review.queue import RunInfo, SHOWN, left_method
+from gradedesk.core.review.queue import SHOWN, left_method
+from gradedesk.core.store.runs import RunInfo
 from gradedesk.core.store.connection import Store
 
 MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 
 
 @dataclass
-class Snippet:
-    """One piece of evidence: a bundle snippet, or a raw hit normalized from the answer's evidence JSON."""
-    position: int
-    file_path: str | None
-    start_line: int | None
-    end_line: int | None
-    symbol_name: str | None
-    retrieval_method: str | None
-    relevance_score: float | None
-    retrieval_rank: int | None
-    selection_reason: str | None
-    evidence_role: str | None
-    text: str
-    token_count: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # any other fields the producer stored
-
-    @property
-    def location(self) -> str:
-        where = self.file_path or "(no file)"
-        if self.start_line is not None and self.end_line is not None:
-            where += f":{self.start_line}-{self.end_line}"
-        return where
-
-
-_HIT_ALIASES = {
-    "file_path": ("file_path", "path", "file"),
-    "start_line": ("start_line", "start"),
-    "end_line": ("end_line", "end"),
-    "symbol_name": ("symbol_name", "symbol"),
-    "retrieval_method": ("retrieval_method", "method", "source"),
-    "relevance_score": ("relevance_score", "score", "fused_score"),
-    "retrieval_rank": ("retrieval_rank", "rank"),
-    "selection_reason": ("selection_reason", "reason"),
-    "evidence_role": ("evidence_role", "role"),
-    "text": ("text", "content", "snippet"),
-    "token_count": ("token_count", "tokens"),
-}
-_NUMERIC = {"start_line": int, "end_line": int, "retrieval_rank": int, "token_count": int, "relevance_score": float}
-
-
-def snippet_from_hit(position: int, hit: Any) -> Snippet:
-    """A raw hit as a Snippet, whatever subset of fields it has; unknown fields are kept in `extra`."""
-    if not isinstance(hit, dict):
-        return Snippet(position, None, None, None, None, None, None, None, None, None,
-                       hit if isinstance(hit, str) else json.dumps(hit, ensure_ascii=False))
-    values: dict[str, Any] = {}
-    used: set[str] = set()
-    for name, aliases in _HIT_ALIASES.items():
-        for alias in aliases:
-            if alias in hit and hit[alias] is not None:
-                value = hit[alias]
-                if name in _NUMERIC:
-                    try:
-                        value = _NUMERIC[name](value)
-                    except (TypeError, ValueError):
-                        continue
-                elif not isinstance(value, str):
-                    value = json.dumps(value, ensure_ascii=False)
-                values[name] = value
-                used.add(alias)
-                break
-    known = {alias for aliases in _HIT_ALIASES.values() for alias in aliases}
-    extra = {k: v for k, v in hit.items() if k not in used and not (k in known and v is None)}
-    return Snippet(position, values.get("file_path"), values.get("start_line"), values.get("end_line"),
-                   values.get("symbol_name"), values.get("retrieval_method"), values.get("relevance_score"),
-                   values.get("retrieval_rank"), values.get("selection_reason"), values.get("evidence_role"),
-                   values.get("text", ""), values.get("token_count"), extra)
-
-
-def parse_evidence(evidence: str | None) -> tuple[list[Snippet], str | None]:
-    """(snippets, problem): a raw answer's evidence JSON as snippets; `problem` says why it could not be read."""
-    if not evidence:
-        return [], None
-    try:
-        data = json.loads(evidence)
-    except json.JSONDecodeError as exc:
-        return [], f"evidence is not JSON ({exc.msg}); shown as stored"
-    if isinstance(data, dict):  # {"hits": [...]} or a single hit
-        data = data.get("hits", [data])
-    if not isinstance(data, list):
-        return [], "evidence is not a list of hits; shown as stored"
-    return [snippet_from_hit(i, hit) for i, hit in enumerate(data, start=1)], None
-
-
-@dataclass
 class BundleInfo:
+    """What the desk shows of a stored bundle."""
     id: int
     question_type: str
     total_tokens: int
@@ -115,35 +32,14 @@ class BundleInfo:
     strategies: list[str]
     coverage_notes: list[str]
     warnings: list[str]
-    snippets: list[Snippet]
+    snippets: list[Evidence]
     record: dict[str, Any]  # the bundle as stored, for the raw JSON view
 
 
-def _json_list(text: str | None) -> list[str]:
-    try:
-        data = json.loads(text or "[]")
-    except json.JSONDecodeError:
-        return [text or ""]
-    return [d if isinstance(d, str) else json.dumps(d, ensure_ascii=False) for d in data] if isinstance(data, list) \
-        else [json.dumps(data, ensure_ascii=False)]
-
-
-def load_bundle(store: Store, bundle_id: int) -> BundleInfo | None:
-    rows = store.query("SELECT * FROM bundles WHERE id = ?", (bundle_id,))
-    if not rows:
-        return None
-    b = rows[0]
-    snippet_rows = store.query("SELECT * FROM bundle_snippets WHERE bundle_id = ? ORDER BY position", (bundle_id,))
-    snippets = [Snippet(s["position"], s["file_path"], s["start_line"], s["end_line"], s["symbol_name"],
-                        s["retrieval_method"], s["relevance_score"], s["retrieval_rank"], s["selection_reason"],
-                        s["evidence_role"], s["text"], s["token_count"]) for s in snippet_rows]
-    record = {k: b[k] for k in b}
-    for k in ("retrieval_strategies_used", "coverage_notes", "warnings"):
-        record[k] = _json_list(b[k])
-    record["snippets"] = [{k: v for k, v in s.items() if k != "bundle_id"} for s in snippet_rows]
-    return BundleInfo(b["id"], b["question_type"], b["total_tokens"], b["token_budget"], b["tokenizer"],
-                      b["compiler_version"], record["retrieval_strategies_used"], record["coverage_notes"],
-                      record["warnings"], snippets, record)
+def bundle_info(stored: StoredBundle) -> BundleInfo:
+    b = stored.bundle
+    return BundleInfo(stored.id, b.question_type, b.total_tokens, b.token_budget, b.tokenizer, b.compiler_version,
+                      b.retrieval_strategies_used, b.coverage_notes, b.warnings, stored.evidence, stored.record)
 
 
 @dataclass(frozen=True)
@@ -173,7 +69,7 @@ class AnswerView:
     error: str | None
     tokens_in: int | None
     tokens_out: int | None
-    evidence: list[Snippet]
+    evidence: list[Evidence]
     evidence_problem: str | None
     evidence_raw: str | None
     bundle: BundleInfo | None
@@ -223,8 +119,10 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
                        {"run": run.id, "budget": run.primary_budget, "q": question_pk})
     answers: dict[str, AnswerView] = {}
     for a in rows:
-        evidence, problem = parse_evidence(a["evidence"])
-        bundle = load_bundle(store, a["bundle_id"]) if a["bundle_id"] is not None else None
+        evidence, problem = parse_hits(a["evidence"])
+        evidence = evidence or files_evidence(a["evidence_files"])
+        stored = load_bundle(store, a["bundle_id"]) if a["bundle_id"] is not None else None
+        bundle = bundle_info(stored) if stored else None
         scores = [(s["metric"], s["method"], s["value"]) for s in store.query(
             "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (a["id"],))]
         answers[a["method"]] = AnswerView(

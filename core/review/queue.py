@@ -19,6 +19,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.runs import RunInfo
 
 STATUSES = ("all", "graded", "ungraded", "disagreeing")
 
@@ -27,41 +28,6 @@ SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.bud
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 _MACHINE = "(SELECT m.{col} FROM machine_grades m WHERE m.answer_id = a.id)"
-
-
-# Runs ------------------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RunInfo:
-    id: int
-    label: str | None
-    provider: str
-    model: str | None
-    benchmark: str | None
-    primary_budget: int  # the bundled answer shown beside raw
-    order_seed: int
-    rubric_version: str | None  # newest rubric in the store: stamped on each human grade
-
-    @property
-    def title(self) -> str:
-        parts = [f"run {self.id}"]
-        if self.label:
-            parts.append(self.label)
-        parts.append(self.model or self.provider)
-        return " · ".join(parts)
-
-
-def run_info(store: Store, run_id: int) -> RunInfo:
-    rows = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))
-    if not rows:
-        raise UserError(f"--run: no run {run_id} in {store.path}")
-    r = rows[0]
-    budget = r["primary_budget"]
-    if budget is None:  # older or imported runs: the largest budget answered
-        budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
-    rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
-    return RunInfo(r["id"], r["label"], r["provider"], r["model"], r["benchmark"], int(budget), int(r["order_seed"]),
-                   rubric)
 
 
 def default_grader() -> str:

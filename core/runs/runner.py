@@ -24,33 +24,16 @@ from typing import Any
 
 from gradedesk.core.runs.prompts import RAW_K, bundle_messages, evidence_json, raw_messages, store_prompts, unique_files
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle
+from gradedesk.core.evidence.stored import save_bundle
 from gradedesk.core.errors import UserError
 from gradedesk.core.providers.openai_compat import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
-from gradedesk.core.store.connection import Store, StoreError, utc_now
+from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.tokens import get_tokenizer
 
 DEFAULT_BUDGETS = (1000, 2000, 4000)
 
 Progress = Callable[[str, int, int, int], None]  # (phase, done, total, failed); phase is "retrieve" or "answer"
-
-
-# runs: naming and finding them ---------------------------------------------------------------------------------------
-def resolve_run(store: Store, run: str | int | None) -> int:
-    """A run id from an id, "latest" (the newest run) or None (also the newest); one clear error otherwise."""
-    if run is None or str(run).strip().lower() == "latest":
-        run_id = store.scalar("SELECT max(id) FROM runs")
-        if run_id is None:
-            raise StoreError(f"{store.path}: no runs yet; make one with `gradedesk run`, `gradedesk demo` "
-                             f"or `gradedesk import`")
-        return int(run_id)
-    try:
-        run_id = int(run)
-    except (TypeError, ValueError):
-        raise UserError(f"RUN: {run!r} is not a run id or 'latest'") from None
-    if store.scalar("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
-        raise UserError(f"RUN: no run {run_id} in {store.path} (see `gradedesk runs`)")
-    return run_id
 
 
 def parse_budgets(text: str | list[int] | tuple[int, ...]) -> list[int]:
@@ -117,34 +100,6 @@ def find_or_create_run(store: Store, spec: RunSpec, extra_config: dict | None = 
             "order_seed": random.randrange(2**31), "config": json.dumps(config),
         }).last_pk
     return int(run_id), True
-
-
-# bundles in the store --------------------------------------------------------------------------------------------------
-def save_bundle(store: Store, bundle: EvidenceBundle) -> int:
-    """Store a bundle and its snippets (call inside the caller's transaction); returns bundles.id."""
-    bundle_id = store.db["bundles"].insert({
-        "question": bundle.question, "question_type": bundle.question_type, "total_tokens": bundle.total_tokens,
-        "token_budget": bundle.token_budget,
-        "retrieval_strategies_used": json.dumps(bundle.retrieval_strategies_used),
-        "coverage_notes": json.dumps(bundle.coverage_notes), "created_at": bundle.created_at,
-        "compiler_version": bundle.compiler_version, "warnings": json.dumps(bundle.warnings),
-        "tokenizer": bundle.tokenizer,
-    }).last_pk
-    store.db["bundle_snippets"].insert_all(
-        [{"bundle_id": bundle_id, "position": i, **asdict(s)} for i, s in enumerate(bundle.snippets, start=1)])
-    return int(bundle_id)
-
-
-def bundle_from_store(store: Store, bundle_id: int) -> EvidenceBundle | None:
-    row = store.query("SELECT * FROM bundles WHERE id = ?", (bundle_id,))
-    if not row:
-        return None
-    data = dict(row[0])
-    for name in ("retrieval_strategies_used", "coverage_notes", "warnings"):
-        data[name] = json.loads(data[name])
-    data["snippets"] = store.query("SELECT * FROM bundle_snippets WHERE bundle_id = ? ORDER BY position",
-                                   (bundle_id,))
-    return EvidenceBundle.from_dict(data)
 
 
 # one benchmark run -----------------------------------------------------------------------------------------------------
@@ -345,16 +300,3 @@ async def _answer_all(provider: Any, tasks: list[Task], concurrency: int,
         raise group.exceptions[0] from None
     finally:
         await provider.aclose()
-
-
-# listing runs ----------------------------------------------------------------------------------------------------------
-def list_runs(store: Store) -> list[dict]:
-    """Every run, newest first, with its answer counts by status."""
-    return store.query("""
-        SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
-               r.budgets, r.primary_budget,
-               (SELECT count(DISTINCT a.question_pk) FROM answers a WHERE a.run_id = r.id) AS questions,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'ok') AS answered,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'error') AS failed,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'pending') AS pending
-        FROM runs r ORDER BY r.id DESC""")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 
-from gradedesk.core.runs.runner import resolve_run
+from gradedesk.core.store.runs import resolve_run
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.retrieval_evals import method_label

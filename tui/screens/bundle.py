@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from gradedesk.core.review.item import AnswerView, Snippet
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.review.item import AnswerView
 
 from gradedesk.tui.widgets.answer_pane import snippet_block
 from gradedesk.tui.widgets.literal import clean, literal, token_bar
@@ -36,7 +37,7 @@ class BundleScreen(Screen):
         super().__init__()
         self.answer = answer
         self.title_text = title
-        self.snippets: list[Snippet] = answer.bundle.snippets if answer.bundle else answer.evidence
+        self.snippets: list[Evidence] = answer.bundle.snippets if answer.bundle else answer.evidence
         self.show_json = False
 
     def compose(self) -> ComposeResult:
@@ -68,7 +69,7 @@ class BundleScreen(Screen):
         return t
 
     @staticmethod
-    def _label(s: Snippet) -> Text:
+    def _label(s: Evidence) -> Text:
         t = Text(f"{s.position:>2} ", style="bold cyan")
         t.append_text(literal(s.location))
         if s.symbol_name:

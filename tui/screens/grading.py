@@ -27,7 +27,8 @@ from gradedesk.core.review import queue as review
 from gradedesk.core.review import item as review_item
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS, GRADES
 from gradedesk.core.grading.human_grades import GradeChange
-from gradedesk.core.review.queue import Filters, RunInfo
+from gradedesk.core.review.queue import Filters
+from gradedesk.core.store.runs import RunInfo, run_info
 from gradedesk.core.review.item import Item
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
@@ -130,7 +131,7 @@ class GradingScreen(Screen):
         grader = cfg.grader
 
         def open_desk(store):
-            run = review.run_info(store, cfg.run_id)
+            run = run_info(store, cfg.run_id)
             state = review.load_desk_state(store, grader, run.id)
             settings = state.settings if state else {}
             filters = Filters.from_dict(settings.get("filters") or {})

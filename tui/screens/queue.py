@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from gradedesk.core.review import queue as review
 from gradedesk.core.review import item as review_item
-from gradedesk.core.review.queue import Filters, QueueRow, RunInfo
+from gradedesk.core.review.queue import Filters, QueueRow
+from gradedesk.core.store.runs import RunInfo
 
 from gradedesk.tui.widgets.answer_pane import grade_text
 from gradedesk.tui.widgets.literal import literal

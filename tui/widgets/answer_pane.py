@@ -10,7 +10,8 @@ from rich.text import Text
 
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.grading.human_grades import HumanGrade
-from gradedesk.core.review.item import AnswerView, MachineGrade, Snippet
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.review.item import AnswerView, MachineGrade
 
 from gradedesk.tui.widgets.block_view import BlockView
 from gradedesk.tui.widgets.literal import code, literal, token_bar
@@ -74,11 +75,11 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
     return t
 
 
-def snippets_of(a: AnswerView) -> list[Snippet]:
+def snippets_of(a: AnswerView) -> list[Evidence]:
     return (a.bundle.snippets if a.bundle else []) + a.evidence
 
 
-def snippet_block(s: Snippet, label: str = "Evidence", *, highlight: bool = True) -> Group:
+def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = True) -> Group:
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gradedesk.core.runs.runner import resolve_run
+from gradedesk.core.store.runs import resolve_run
 from gradedesk.core.cli import main
 from gradedesk.core.store.connection import open_store
 
@@ -89,7 +89,8 @@ def test_export_then_import_keeps_text_with_line_separators(project, tmp_path, c
 
 
 def test_validate_bundle_names_missing_and_mistyped_fields(tmp_path, capsys):
-    from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, content_hash
+    from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
+    from gradedesk.core.text.hashing import content_hash
     from gradedesk.core.text.tokens import count_tokens
 
     text = "def f():\n    return 1"

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, content_hash
+from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.tokens import count_tokens
 
 

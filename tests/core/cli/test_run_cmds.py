@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from gradedesk.tui.cli import main
 from gradedesk.core.store.connection import open_store

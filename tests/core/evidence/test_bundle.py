@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, content_hash, normalize_text, validate
+from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, validate
+from gradedesk.core.text.hashing import content_hash, normalize_text
 from gradedesk.core.text.tokens import count_tokens
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem, average_precision, grade_retrieval, retrieval_scores
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.grading.retrieval_evals import average_precision, grade_retrieval, retrieval_scores
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit, scores_of
 
@@ -14,7 +15,7 @@ def by_metric(scores):
 
 
 def items(*pairs):
-    return [EvidenceItem(f, s, chunk_id=f"{f}:{s}:{i}") for i, (f, s) in enumerate(pairs)]
+    return [Evidence(f, s, chunk_id=f"{f}:{s}:{i}") for i, (f, s) in enumerate(pairs)]
 
 
 def test_average_precision_hand_computed():
@@ -45,7 +46,7 @@ def test_precision_recall_and_missing_extra_files():
 
 
 def test_symbol_recall_uses_evidence_symbols_not_file_names():
-    ev = [EvidenceItem("core/store.py", None, chunk_id="w1", text="def transaction(self): ...")]
+    ev = [Evidence("core/store.py", None, chunk_id="w1", text="def transaction(self): ...")]
     s = by_metric(retrieval_scores(ev, None, ["Store.transaction"]))
     assert s["symbol_recall"].value == 0.0
     assert s["file_precision"].value is None and s["file_precision"].detail["unlabelled"]
@@ -77,8 +78,8 @@ def test_empty_label_lists_are_not_divisions_by_zero():
 
 
 def test_duplicates_count_once():
-    dup = EvidenceItem("a.py", "f", chunk_id="c1")
-    ev = [dup, EvidenceItem("x.py", None, chunk_id="c2"), dup, EvidenceItem("a.py", "f", chunk_id="c1")]
+    dup = Evidence("a.py", "f", chunk_id="c1")
+    ev = [dup, Evidence("x.py", None, chunk_id="c2"), dup, Evidence("a.py", "f", chunk_id="c1")]
     s = by_metric(retrieval_scores(ev, ["a.py", "a.py"], ["f"]))
     # ranked after de-duplication: c1 (relevant), c2 (not) -> AP = 1/1 / 1
     assert s["context_precision"].value == 1.0

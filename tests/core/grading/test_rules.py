@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem
+from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.offline import grade_offline
 from gradedesk.core.grading.rules import RULES_ID, grade_answer
 from gradedesk.core.store.connection import open_store
@@ -12,10 +12,10 @@ from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answ
 
 Q = "What does open_store do when it opens a store?"
 GOLD = "open_store applies store.db-schema.sql and sets the journal_mode to WAL with a busy_timeout."
-STORE_CODE = EvidenceItem("core/store.py", "open_store", "c1", 1, 30, (
+STORE_CODE = Evidence("core/store.py", "open_store", "c1", 1, 30, (
     "def open_store(path):\n    conn = _connect(path)  # sets busy_timeout\n"
     "    conn.execute('PRAGMA journal_mode = WAL')\n    apply schema from store.db-schema.sql"))
-OTHER = EvidenceItem("core/tokens.py", "get_tokenizer", "c2", 1, 9, "def get_tokenizer(name): return _load(name)")
+OTHER = Evidence("core/tokens.py", "get_tokenizer", "c2", 1, 9, "def get_tokenizer(name): return _load(name)")
 
 
 def test_fully_correct_with_paraphrase():

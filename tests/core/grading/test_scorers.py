@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.grading.retrieval_evals import EvidenceItem
+from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.llm_io import ReplyError, parse_json_reply
 from gradedesk.core.grading.scorers import (OFFLINE_METHOD, offline_faithfulness, offline_relevance, parse_faithfulness,
                           parse_relevance, score_offline_run)
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_question, add_raw_answer, add_run, hit, scores_of
 
-EVIDENCE = [EvidenceItem("core/store.py", "open_store", "c1", 1, 9,
+EVIDENCE = [Evidence("core/store.py", "open_store", "c1", 1, 9,
                          "def open_store(path):\n    conn.execute('PRAGMA journal_mode = WAL')\n"
                          "    conn.execute(f'PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}')")]
 

@@ -10,7 +10,7 @@ import pytest
 from tests.fixtures.sample_repo import make_sample_repo
 
 import gradedesk.core.index.indexer as index_module
-from gradedesk.core.evidence.bundle import content_hash
+from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.index.chunking import chunk_text, split_lines
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository, resolve_repo

@@ -10,6 +10,7 @@ from gradedesk.core.review import item as review_item
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.store.runs import run_info
 
 
 def test_run_info_and_shown_answers(env):
@@ -22,7 +23,7 @@ def test_primary_budget_falls_back_to_the_largest_answered(env):
     store, run, info = env
     with store.transaction():
         store.conn.execute("UPDATE runs SET primary_budget = NULL")
-    assert review.run_info(store, info.run_id).primary_budget == 2000
+    assert run_info(store, info.run_id).primary_budget == 2000
 
 
 def test_queue_pages_follow_keys_without_gaps(env):

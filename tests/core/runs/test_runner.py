@@ -7,7 +7,9 @@ import json
 import pytest
 
 from gradedesk.core.runs.prompts import BUNDLE_SYSTEM, RAW_SYSTEM
-from gradedesk.core.runs.runner import bundle_from_store, list_runs, parse_budgets, resolve_run, run_benchmark
+from gradedesk.core.evidence.stored import load_bundle
+from gradedesk.core.runs.runner import parse_budgets, run_benchmark
+from gradedesk.core.store.runs import list_runs, resolve_run
 from gradedesk.core.evidence.bundle import validate
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository
@@ -44,7 +46,7 @@ def test_offline_run_answers_raw_and_every_budget_and_keeps_bundles(project):
                 assert [h["retrieval_rank"] for h in hits] == list(range(1, len(hits) + 1))
                 assert "(File: shop/" in a["text"] or "insufficient" in a["text"]
             else:
-                bundle = bundle_from_store(store, a["bundle_id"])
+                bundle = load_bundle(store, a["bundle_id"]).bundle
                 assert validate(bundle) == [] and bundle.token_budget == a["budget"]
                 assert bundle.total_tokens <= a["budget"]
                 assert json.loads(a["evidence_files"]) == list(dict.fromkeys(s.file_path for s in bundle.snippets))
