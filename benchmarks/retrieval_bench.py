@@ -55,9 +55,11 @@ def bundle_files(store, question: str, repo: str, budget: int, tokenizer: str, e
     """Files in the evidence bundle (ask's steps, minus the questions file: it holds the answer key)."""
     from gradedesk.core.evidence.compile import CANDIDATE_HITS, build_bundle, compile_context
     from gradedesk.core.retrieval.hybrid import retrieve
+    from gradedesk.core.text.question import analyse_question
 
-    hits = [h for h in retrieve(store, question, repo=repo, k=CANDIDATE_HITS + 10) if h.file_path not in excluded]
-    bundle = build_bundle(compile_context(question, hits[:CANDIDATE_HITS], budget, tokenizer))
+    info = analyse_question(question)
+    hits = [h for h in retrieve(store, info, repo=repo, k=CANDIDATE_HITS + 10) if h.file_path not in excluded]
+    bundle = build_bundle(compile_context(info, hits[:CANDIDATE_HITS], budget, tokenizer))
     return {s.file_path for s in bundle.snippets}
 
 

@@ -15,7 +15,7 @@ from gradedesk.core.evidence.bundle import COMPILER_VERSION, SNIPPET_SEPARATOR, 
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
-from gradedesk.core.text.question import classify_question, question_identifiers
+from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
@@ -144,13 +144,16 @@ def _describe(hit: Hit) -> str:
     return f"{hit.file_path}:{hit.start_line}-{hit.end_line}" + (f" ({hit.symbol_name})" if hit.symbol_name else "")
 
 
-def compile_context(question: str, hits: list[Hit], token_budget: int, tokenizer: str = "o200k_base") -> ContextPack:
+def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget: int,
+                    tokenizer: str = "o200k_base") -> ContextPack:
+    """The pack for a question: pass retrieval's QuestionInfo (a text is analysed the same way)."""
     if token_budget <= 0:
         raise UserError(f"token budget: must be a positive number of tokens, got {token_budget}")
     tok = get_tokenizer(tokenizer)
-    targets = question_identifiers(question)
-    terms = set(code_tokens(question))
-    pack = ContextPack(question, classify_question(question), [], token_budget, 0, tok.id, [], targets)
+    info = analyse_question(question)
+    targets = list(info.identifiers)
+    terms = set(info.terms)
+    pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets)
     separator = tok.count(SNIPPET_SEPARATOR)
     slice_limit = max(MIN_SLICE_TOKENS * 2, token_budget // 4)  # one long chunk must not crowd out the rest
     seen: dict[str, str] = {}
@@ -276,5 +279,6 @@ def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000
     from gradedesk.core.index.indexer import resolve_repo
 
     tokenizer = resolve_repo(store, repo)["tokenizer"]
-    hits = retrieve(store, question, repo=repo, k=CANDIDATE_HITS)
-    return build_bundle(compile_context(question, hits, budget, tokenizer=tokenizer))
+    info = analyse_question(question)
+    hits = retrieve(store, info, repo=repo, k=CANDIDATE_HITS)
+    return build_bundle(compile_context(info, hits, budget, tokenizer=tokenizer))

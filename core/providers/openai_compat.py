@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from gradedesk.core.errors import UserError
+from gradedesk.core.text.codeterms import PROSE_STOPWORDS, identifier_parts
 from gradedesk.core.text.tokens import DEFAULT_ENCODING, TokenizerError, get_tokenizer
 
 # USD per 1M tokens (input, output). Override with a JSON file: {"model": {"input": 0.15, "output": 0.6}, ...}.
@@ -281,10 +282,6 @@ def _counting_tokenizer(model: str, tokenizer: str | None) -> str:
 _EVIDENCE_HEADER = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
 _FILE_HEADER = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_STOP = frozenset("""a an and are as at be by does do for from how i if in is it its of on or that the this to what
-when where which who why will with into about there their they them these those use used using can should would
-code file files function functions class method return returns""".split())
 QUESTION_MARK = "Question:"  # core.answer puts the question on a line starting with this
 REASON_MARK = "Reason included:"  # core.bundle's line under an evidence header
 
@@ -302,11 +299,9 @@ def _terms(text: str) -> set[str]:
     """Words of a text, with identifiers also split into their snake_case and CamelCase parts."""
     out: set[str] = set()
     for word in _WORD.findall(text):
-        lower = word.lower()
-        out.add(lower)
-        for part in re.split(r"_+", word):
-            out.update(p.lower() for p in _CAMEL.findall(part))
-    return {t for t in out if len(t) > 1 and t not in _STOP}
+        out.add(word.lower())
+        out.update(identifier_parts(word))
+    return {t for t in out if len(t) > 1 and t not in PROSE_STOPWORDS}
 
 
 def _parse_context(text: str) -> tuple[str, list[_Line], bool]:

@@ -7,7 +7,7 @@ score under each method that found it plus a short note of what matched, so a bu
 - symbol: identifiers the question names (json.dumps, HTTPServer, parse_args) matched against symbol names, exactly
   and with rapidfuzz for near misses.
 - path: question words and dotted module names matched against file paths (json.encoder → json/encoder.py).
-- graph: for relationship questions, the callers (and importers) and callees of the matched symbols, from symbol_refs.
+- graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched symbols, from symbol_refs.
 
 The loaded index (BM25 postings, chunk metadata, symbol and path tables) is cached per process by (store path, repo id,
 index version), so a benchmark of many questions loads it once and a re-index is picked up.
@@ -24,9 +24,9 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from gradedesk.core.index.bm25 import SparseBM25
-from gradedesk.core.text.codeterms import STOPWORDS, code_tokens, query_variants
+from gradedesk.core.text.codeterms import STOPWORDS, query_variants
 from gradedesk.core.index.indexer import ANALYZER, build_search_index, resolve_repo
-from gradedesk.core.text.question import classify_question, question_identifiers
+from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.store.connection import Store
 
 RRF_K = 60
@@ -39,15 +39,7 @@ GENERIC_WORDS = frozenset("class classes module modules function functions metho
                           "type types object objects data value values name names list string int number default "
                           "defined define work works used return returns read write new old main base util utils "
                           "error errors".split())
-_TEST_WORDS = re.compile(r"\btest", re.I)
 DEFINITION_KINDS = ("function", "method", "class")
-_GRAPH_WORDS = re.compile(r"\b(call|calls|called|caller|callers|callee|callees|invoke\w*|import\w*|uses|used|using|"
-                          r"depend\w*|reference\w*)\b", re.I)
-_IMPORT_WORDS = re.compile(r"\b(import\w*|uses|used by|depend\w*)\b", re.I)
-# which way to walk the call graph: towards callers ("what calls X", the default), callees ("what does X call")
-_EXPLICIT_CALLER_WORDS = re.compile(r"\b(callers?|called (by|from)|used (by|in)|who calls|what calls)\b", re.I)
-_CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
-                           re.I)
 
 
 @dataclass
@@ -189,7 +181,7 @@ def _bm25(index: LoadedIndex, terms: list[str], demote_tests: bool) -> tuple[Ran
     return [(d, float(scores[d]), "") for d in top], scores
 
 
-def _symbol(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray) -> Ranked:
+def _symbol(index: LoadedIndex, idents: list[str], bm25: np.ndarray) -> Ranked:
     found: dict[int, tuple[float, str]] = {}
 
     def add(docs: list[int], score: float, note: str) -> None:
@@ -264,12 +256,9 @@ def _suffix_matches(index: LoadedIndex, path: str) -> list[str]:
     return [p for p in index.by_file if p.endswith("/" + path)][:5]
 
 
-def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], bm25: np.ndarray) -> Ranked:
+def _graph(store: Store, index: LoadedIndex, info: QuestionInfo, targets: list[str], bm25: np.ndarray) -> Ranked:
     out: dict[int, tuple[float, str, str]] = {}
-    want_imports = bool(_IMPORT_WORDS.search(question))
-    want_callees = bool(_CALLEE_WORDS.search(question))
-    # "what does X call" also reads as "what ... call": only explicit caller words add callers to a callee question
-    want_callers = not want_callees or bool(_EXPLICIT_CALLER_WORDS.search(question))
+    want_imports, want_callers, want_callees = info.wants_imports, info.wants_callers, info.wants_callees
     for target in targets[:3]:
         name = target.rsplit(".", 1)[-1]
         defs = set(index.by_symbol.get(name.lower(), []))
@@ -304,22 +293,23 @@ def _graph(store: Store, index: LoadedIndex, question: str, targets: list[str], 
 
 # fusion ------------------------------------------------------------------------------------------------------------
 
-def retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) -> list[Hit]:
-    """The top k chunks for a question, fused over every method that applies."""
+def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None, k: int = 10) -> list[Hit]:
+    """The top k chunks for a question (text, or analysed by analyse_question), fused over every method that applies."""
     repo_row = resolve_repo(store, repo)
     index = load_index(store, repo_row)
     if not index.docs or k <= 0:
         return []
-    terms = query_variants(code_tokens(question))
-    idents = question_identifiers(question)
-    demote_tests = not _TEST_WORDS.search(question)
+    info = analyse_question(question)
+    terms = query_variants(list(info.terms))
+    idents = list(info.identifiers)
+    demote_tests = not info.about_tests
     bm25_list, bm25 = _bm25(index, terms, demote_tests)
-    lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, question, idents, bm25),
-                                "path": _path(index, question, idents, bm25)}
-    if classify_question(question) == "relationship" or _GRAPH_WORDS.search(question):
+    lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, idents, bm25),
+                                "path": _path(index, info.text, idents, bm25)}
+    if info.relationship:
         targets = list(dict.fromkeys(
             [index.docs[d].symbol_name or "" for d, _, _ in lists["symbol"][:3]] + idents))
-        lists["graph"] = _graph(store, index, question, [t for t in targets if t], bm25)
+        lists["graph"] = _graph(store, index, info, [t for t in targets if t], bm25)
     fused: dict[int, float] = defaultdict(float)
     ranks: dict[int, dict[str, int]] = defaultdict(dict)
     scores: dict[int, dict[str, float]] = defaultdict(dict)

@@ -156,8 +156,10 @@ def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: li
     """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
     from gradedesk.core.evidence.compile import build_bundle, compile_context
     from gradedesk.core.retrieval.hybrid import retrieve
+    from gradedesk.core.text.question import analyse_question
 
-    hits = [h for h in retrieve(store, question.question, repo=spec.repo_name, k=spec.fetch_k)
+    info = analyse_question(question.question)
+    hits = [h for h in retrieve(store, info, repo=spec.repo_name, k=spec.fetch_k)
             if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
     tasks = []
     for method, budget in todo:
@@ -167,7 +169,7 @@ def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: li
             task.evidence, task.evidence_files = evidence_json(hits)
             task.prompt_version = spec.prompt_versions["raw_system"]
         else:
-            bundle = build_bundle(compile_context(question.question, hits, budget, spec.tokenizer))
+            bundle = build_bundle(compile_context(info, hits, budget, spec.tokenizer))
             task.bundle = bundle
             task.messages = bundle_messages(question.question, bundle)
             task.evidence_files = json.dumps(unique_files([s.file_path for s in bundle.snippets]))

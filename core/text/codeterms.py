@@ -1,9 +1,14 @@
-"""Code-aware word tokens for BM25: identifiers split at snake_case and camelCase, the whole identifier kept too.
+"""Code-aware words: the one stop-word vocabulary and the one identifier splitter, for BM25 and for prose about code.
 
 `parse_file` → "parse_file", "parse", "file"; `HTTPServer` → "httpserver", "http", "server".
 So a question in plain words ("parse a file") and one naming the identifier both match. Lower-cased; a plural "s" is
 dropped ("permissions" meets "permission", "floats" meets "float"); English stop words and one-letter tokens are dropped
 (they carry no signal and make the postings of every query long).
+
+Two stop-word lists are built from named parts, because code and prose differ on purpose: STOPWORDS (code terms, BM25)
+keeps English words that are also common identifiers (`now`, `make`, `else`, `one`, `use`) and drops `self`/`get`,
+which every Python file is full of; PROSE_STOPWORDS (the offline graders' content words, the offline answerer's line
+terms) drops those English words and the words every question or answer about code uses (`function`, `file`, `calls`).
 """
 
 from __future__ import annotations
@@ -14,14 +19,35 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 PLAIN_WORD = re.compile(r"\w+")
 
-STOPWORDS = frozenset("""
+# English words that name no topic and no common identifier
+_FUNCTION_WORDS = frozenset("""
 a an and are as at be been but by can could did do does doing done for from had has have how i if in into is it its
 me my no not of on or our should so than that the their them then there these they this those to was we were what
-when where which who whom why will with would you your self about after before also any each get gets got just may
-might more most must other over same some such through under until up very via while all both few only own too out
+when where which who whom why will with would you your about after before also any each just may might more most must
+other over same some such through under until up very via while all both few only own too out
+""".split())
+# English words that are also identifiers or their parts (datetime.now, make_archive, else, one): stop words in prose only
+_IDENTIFIER_WORDS = frozenset("""
+above again because being below between down during either else every further having he her here hers him his however
+itself let like made make makes many much nor now off once one she thus upon us way whether whose within without yes yet
+""".split())
+# noise in code: every method's first parameter and the accessor verbs
+_CODE_NOISE = frozenset("self get gets got".split())
+# words every question or answer about code uses, so they say nothing about which code or which claim
+_CODE_TALK = frozenset("""
+answer call called calls class code evidence file files function functions method question return returns see use used
+uses using value
 """.split())
 
+STOPWORDS = _FUNCTION_WORDS | _CODE_NOISE  # code terms: BM25 over chunks and questions, identifiers in a question
+PROSE_STOPWORDS = _FUNCTION_WORDS | _IDENTIFIER_WORDS | _CODE_TALK  # content words of questions, answers, evidence
+
 _cache: dict[str, tuple[str, ...]] = {}
+
+
+def identifier_parts(word: str) -> list[str]:
+    """The snake_case and camelCase parts of an identifier, lower-cased: `HTTPServer_v2` → http, server, v, 2."""
+    return [p.lower() for piece in word.split("_") if piece for p in _CAMEL.findall(piece)]
 
 
 def split_identifier(word: str) -> tuple[str, ...]:
@@ -30,7 +56,7 @@ def split_identifier(word: str) -> tuple[str, ...]:
     if hit is not None:
         return hit
     lowered = word.lower().strip("_")
-    parts = [p.lower() for piece in word.split("_") if piece for p in _CAMEL.findall(piece)]
+    parts = identifier_parts(word)
     out: list[str] = []
     if len(lowered) > 1 and lowered not in STOPWORDS:
         out.append(_singular(lowered))

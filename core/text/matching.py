@@ -14,6 +14,8 @@ from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
+from gradedesk.core.text.codeterms import PROSE_STOPWORDS
+
 FUZZY_CUTOFF = 88.0
 _SUFFIXES = ("s", "es", "d", "ed", "ing")
 
@@ -39,16 +41,6 @@ _ABSTAIN_RE = re.compile(
     r"|insufficient (?:evidence|context|information)|unable to (?:answer|determine)|no (?:relevant )?evidence)\b",
     re.IGNORECASE)
 
-STOP_WORDS = frozenset("""
-a about above after again all also an and any are as at be because been before being below between both but by can
-could did do does doing done down during each either else every few for from further had has have having he her here
-hers him his how however i if in into is it its itself just let like made make makes many may me might more most much
-must my no nor not now of off on once one only or other our out over own same she should so some such than that the
-their them then there these they this those through thus to too under until up upon us use used uses using very via was
-way we were what when where whether which while who whom whose why will with within without would yes yet you your
-answer code question file files function method class returns return value called calls call does evidence see
-""".split())
-
 
 def code_terms(text: str) -> list[str]:
     """Distinct code-like terms in order (backticks and trailing "()" stripped, sentence-final dots dropped)."""
@@ -65,7 +57,7 @@ def content_words(text: str) -> list[str]:
     out: dict[str, None] = {}
     for m in _WORD_RE.finditer(_CODE_RE.sub(" ", text)):
         word = m.group(0).lower()
-        if len(word) >= 3 and word not in STOP_WORDS:
+        if len(word) >= 3 and word not in PROSE_STOPWORDS:
             out[word] = None
     return list(out)
 

@@ -1,15 +1,18 @@
-"""What kind of question this is, and which code identifiers it names (shared by retrieve and compile).
+"""A question analysed once: its type, the identifiers it names, its terms, and which way to walk the call graph.
 
-Rules over the question's words, in priority order: a question about who calls / imports / uses something is a
-relationship question; "where is X defined", "which file" is a lookup; overall structure and design is architecture;
-"how does / why / explain" is an explanation; everything else general.
+analyse_question(text) -> QuestionInfo. Retrieval computes it and passes it on to compile, so both read the same
+analysis. The type comes from rules over the question's words, in priority order: a question about who calls /
+imports / uses something is a relationship question (the one relationship detector: only these expand the call
+graph); "where is X defined", "which file" is a lookup; overall structure and design is architecture; "how does /
+why / explain" is an explanation; everything else general.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from gradedesk.core.text.codeterms import STOPWORDS
+from gradedesk.core.text.codeterms import STOPWORDS, code_tokens
 
 _RELATIONSHIP = re.compile(
     r"\b(calls?|called|callers?|callees?|invok\w*|imports?|imported|importing|uses|used by|depends?( on)?|"
@@ -21,6 +24,14 @@ _ARCHITECTURE = re.compile(r"\b(architecture|overall|structure[ds]?|design|compo
                            r"high[- ]level|overview|subsystems?|pipeline|data flow|end[- ]to[- ]end)\b", re.I)
 _EXPLANATION = re.compile(r"\b(how (does|do|is|are|can|should)|why|explain|what happens|describe|walk me through|"
                           r"what is the purpose|purpose of|how come)\b", re.I)
+
+# which way a relationship question walks the call graph: towards callers ("what calls X", the default), callees
+# ("what does X call"), and whether importers count
+_IMPORT_WORDS = re.compile(r"\b(import\w*|uses|used by|depend\w*)\b", re.I)
+_EXPLICIT_CALLER_WORDS = re.compile(r"\b(callers?|called (by|from)|used (by|in)|who calls|what calls)\b", re.I)
+_CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
+                           re.I)
+_TEST_WORDS = re.compile(r"\btest", re.I)
 
 _BACKTICK = re.compile(r"`([^`]+)`")
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
@@ -58,3 +69,31 @@ def question_identifiers(question: str) -> list[str]:
         if word and word not in out and re.fullmatch(r"[A-Za-z_][\w.]*", word):
             out.append(word)
     return out
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    text: str
+    question_type: str  # relationship | code_lookup | architecture | explanation | general
+    identifiers: tuple[str, ...]  # as written, in order (question_identifiers)
+    terms: tuple[str, ...]  # code terms (code_tokens), in order, repeats kept (BM25 counts them)
+    about_tests: bool  # names tests: test code is not demoted
+    wants_imports: bool  # relationship: importers count as well as callers
+    wants_callers: bool
+    wants_callees: bool
+
+    @property
+    def relationship(self) -> bool:
+        return self.question_type == "relationship"
+
+
+def analyse_question(question: str | QuestionInfo) -> QuestionInfo:
+    """The analysis of a question; an already analysed one is returned as it is."""
+    if isinstance(question, QuestionInfo):
+        return question
+    callees = bool(_CALLEE_WORDS.search(question))
+    # "what does X call" also reads as "what ... call": only explicit caller words add callers to a callee question
+    callers = not callees or bool(_EXPLICIT_CALLER_WORDS.search(question))
+    return QuestionInfo(question, classify_question(question), tuple(question_identifiers(question)),
+                        tuple(code_tokens(question)), bool(_TEST_WORDS.search(question)),
+                        bool(_IMPORT_WORDS.search(question)), callers, callees)
