@@ -1,44 +1,32 @@
 """The grading desk app: `run_desk(store_path, run=None, grader=None)` opens it.
 
-The app owns the store thread (tui/db.py), the one place worker errors are shown (a status line plus a notification),
-help built from the bindings, and the command palette entries. Screens hold what is on screen and nothing else.
+The app owns the store thread (tui/db.py), the one place worker errors are shown (the status line of the screen on top,
+plus a notification), and help built from the bindings. Screens hold what is on screen and nothing else; they reach the
+app only through the `Desk` protocol (tui/desk_protocol.py), and declare their own command-palette providers.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.worker import WorkerState
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.db import Job, JobDone, JobFailed, StoreThread
-from gradedesk.tui.widgets.literal import literal
+from gradedesk.tui.desk_protocol import DeskConfig
+from gradedesk.tui.screens.grading import GradingScreen
+from gradedesk.tui.screens.help import HelpScreen
+from gradedesk.tui.widgets.status_line import StatusLine
 
-AGREEMENT_MODULE = "gradedesk.tui.screens.agreement"  # the agreement engineer's AgreementScreen(store_path, run_id)
-
-
-@dataclass(frozen=True)
-class DeskConfig:
-    store_path: Path
-    run_id: int
-    grader: str
-    show_judge: bool | None = None  # None: as this grader left it (desk_state)
-    hide_methods: bool | None = None
-    recheck: float | None = None  # open in a recheck pass over this share of graded items
-    recheck_share: float = 0.1  # the share the command palette's recheck uses
-    cursor_blink: bool = True  # tests switch it off for stable snapshots
+__all__ = ["DeskApp", "DeskConfig", "run_desk"]
 
 
 class DeskApp(App):
@@ -56,12 +44,11 @@ class DeskApp(App):
         self.store_thread = StoreThread(config.store_path)
         self.last_status = ""
         self.quitting = False
+        self._flushes: list[Callable[[], None]] = []
 
     def on_mount(self) -> None:
-        from gradedesk.tui.screens.grading import GradingScreen
-
         self._run_store_thread()
-        self.push_screen(GradingScreen())
+        self.push_screen(GradingScreen(self))
 
     @work(thread=True, name="store", exit_on_error=False)
     def _run_store_thread(self) -> None:
@@ -91,63 +78,35 @@ class DeskApp(App):
     def report(self, text: str, *, error: bool = False) -> None:
         """The one place messages and errors are shown: the status line, and a notification for errors."""
         self.last_status = text
-        try:
-            status = self.screen.query_one("#progress")
-        except Exception:  # a modal or another screen is on top: the notification is enough
-            status = None
-        if status is not None:
-            line = Text(getattr(self.screen, "progress_text", ""), style="bold")
-            line.append("  │  ")
-            line.append_text(literal(text, "bold red" if error else "italic"))
-            status.update(line)
+        for status in self.screen.query(StatusLine):  # none when a modal or another screen is on top
+            status.show_message(text, error=error)
         if error:
             self.notify(Text(text), title="error", severity="error", markup=False)
 
-    async def action_quit(self) -> None:
-        """Store where the grader stopped, then leave (grades are already committed, one per key press)."""
-        from gradedesk.tui.screens.grading import GradingScreen
+    def on_quit(self, flush: Callable[[], None]) -> None:
+        self._flushes.append(flush)
 
+    async def action_quit(self) -> None:
+        """Let the screens store what they keep (where the grader stopped), then leave once the store thread has run
+        every job before (it runs them in order). Grades are already committed, one per key press."""
         self.quitting = True
-        desk = next((s for s in self.screen_stack if isinstance(s, GradingScreen)), None)
-        if desk is None or not desk.save_state(lambda _: self.exit()):
-            self.exit()
+        for flush in self._flushes:
+            flush()
+        self.submit("leave", lambda store: None, lambda _: self.exit())
 
     @property
     def idle(self) -> bool:
         """No store job queued or running, and no other worker (highlighting) busy: tests and benchmarks wait on it."""
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
-        waiting = any(getattr(screen, "highlight_pending", False) for screen in self.screen_stack)
-        return self.store_thread.idle and not waiting and not any(
-            w.state in busy for w in self.workers if w.name != "store")
+        return self.store_thread.idle and not any(w.state in busy for w in self.workers if w.name != "store")
 
-    # Hooks for other screens -----------------------------------------------------------------------------------------
-
-    def agreement_screen(self) -> type[Screen] | None:
-        try:
-            module = importlib.import_module(AGREEMENT_MODULE)
-        except ImportError:
-            return None
-        return getattr(module, "AgreementScreen", None)
-
-    def most_useful_available(self) -> bool:
-        return importlib.util.find_spec("gradedesk.core.agreement.priority") is not None
-
-    # Help and command palette ----------------------------------------------------------------------------------------
+    # Help ------------------------------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from gradedesk.tui.screens.help import HelpScreen
-
         if isinstance(self.screen, HelpScreen):
             return
         bindings = [(b.binding, b.enabled) for b in self.active_bindings.values()]
         self.push_screen(HelpScreen(bindings))
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        commands = getattr(screen, "commands", None)
-        if callable(commands):
-            for title, help_text, callback in commands():
-                yield SystemCommand(title, help_text, callback)
 
 
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,

@@ -2,9 +2,9 @@
 recheck samples and where each grader stopped (desk_state). No textual here.
 
 An *item* is one question of a run: its raw answer beside its bundled answer at the run's primary budget
-(core/review_item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
+(core/review/item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
 queries (`WHERE key > last LIMIT n`) over the answers' unique index, so a store of a million answers is never loaded
-whole. Grade events live in core/human_grades.py.
+whole. Grade events live in core/grading/human_grades.py.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gradedesk.core.agreement.priority import most_useful_order
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store.connection import Store, utc_now
@@ -206,12 +207,8 @@ def run_categories(store: Store, run_id: int) -> list[str]:
         "ORDER BY q.category", (run_id,))]
 
 
-def most_useful_questions(store: Store, run: RunInfo, grader: str, limit: int = 1000) -> list[int] | None:
-    """Questions in "most useful first" order (core/priority.py, the agreement engineer's), or None without it."""
-    try:
-        from gradedesk.core.agreement.priority import most_useful_order
-    except ImportError:
-        return None
+def most_useful_questions(store: Store, run: RunInfo, grader: str, limit: int = 1000) -> list[int]:
+    """Questions in "most useful first" order (core/agreement/priority.py): each question once, at its first answer."""
     answer_ids = most_useful_order(store, run.id, grader, limit)
     if not answer_ids:
         return []

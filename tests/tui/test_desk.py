@@ -10,7 +10,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from tests.fixtures.desk import keys, running, settle
+from tests.fixtures.desk import keys, palette, running, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
@@ -319,7 +319,7 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
 async def test_command_palette_settings_and_orders(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):
-        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        commands = await palette(app.screen)
         assert {"Show the judge from the start", "Hide method names (Answer A / B)", "Order: most useful first",
                 "Recheck: re-grade 10% of graded items blind", "Clear filters"} <= set(commands)
         commands["Show the judge from the start"].callback()
@@ -333,7 +333,7 @@ async def test_command_palette_settings_and_orders(fixture_store):
         assert screen.item.question_pk == screen.order_list[0]
         await keys(pilot, "j")
         assert screen.item.question_pk == screen.order_list[1]
-        later = {c.title: c for c in app.get_system_commands(app.screen)}
+        later = await palette(app.screen)
         later["Order: question order"].callback()
         await settle(pilot)
         assert screen.order == "question"

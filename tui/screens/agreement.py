@@ -12,6 +12,7 @@ outside (people's names, categories) goes through `literal`, never markup.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Group
@@ -99,8 +100,11 @@ class AgreementScreen(Screen):
             super().__init__()
             self.error = error
 
-    def __init__(self, store_path: str | Path, run_id: int, settings: Settings | None = None) -> None:
+    def __init__(self, store_path: str | Path, run_id: int, settings: Settings | None = None, *,
+                 report_error: Callable[[str], None] | None = None) -> None:
+        """`report_error`: the desk's one place for errors; without it (the screen alone) a notification."""
         super().__init__()
+        self.report_error = report_error
         self.store_path = Path(store_path)
         self.run_id = run_id
         self.settings = settings or Settings()
@@ -155,9 +159,8 @@ class AgreementScreen(Screen):
     def on_agreement_screen_failed(self, message: Failed) -> None:
         text = f"agreement could not be computed: {message.error}"
         self.query_one("#agreement-top", Static).update(literal(text, "bold red"))
-        report = getattr(self.app, "report", None)
-        if callable(report):  # the desk's one place for errors
-            report(text, error=True)
+        if self.report_error is not None:
+            self.report_error(text)
         else:
             self.notify(Text(text), title="error", severity="error", markup=False)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
@@ -17,6 +17,7 @@ from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADE_
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.queue import Filters, STATUSES
 
+from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.literal import literal
 
 NO_LABEL = ""  # the label picker's "no label" choice (clears the label)
@@ -176,7 +177,8 @@ class FiltersModal(_Modal):
         self.dismiss(Filters())
 
 
-def open_filters(desk, run_id: int, filters: Filters, chosen) -> None:
-    """Load the run's categories in the store thread, then show the filters dialog; `chosen` gets the result."""
+def open_filters(screen: Screen, desk: Desk, run_id: int, filters: Filters, chosen) -> None:
+    """Load the run's categories in the store thread, then show the filters dialog over `screen`; `chosen` gets
+    the result."""
     desk.submit("list categories", lambda store: review.run_categories(store, run_id),
-                lambda categories: desk.push_screen(FiltersModal(filters, categories), chosen))
+                lambda categories: screen.app.push_screen(FiltersModal(filters, categories), chosen))

@@ -7,25 +7,22 @@ person has not graded is shown as "hidden". Enter opens the item (dismisses with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from gradedesk.core.review import blind
 from gradedesk.core.review import queue as review
-from gradedesk.core.review import item as review_item
+from gradedesk.core.review.item import MACHINE_NAMES
 from gradedesk.core.review.queue import Filters, QueueRow
 from gradedesk.core.store.runs import RunInfo
 
+from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.screens.modals import open_filters
 from gradedesk.tui.widgets.answer_pane import grade_text
 from gradedesk.tui.widgets.literal import literal
-from gradedesk.tui.screens.modals import open_filters
-
-if TYPE_CHECKING:
-    from gradedesk.tui.app import DeskApp
 
 PAGE = 200
 COLUMNS = ("status", "question", "category", "answer", "your grade", "machine grade", "by", "confidence")
@@ -38,19 +35,16 @@ class QueueScreen(Screen):
         Binding("escape,q", "close", "back", id="queue.close"),
     ]
 
-    def __init__(self, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
+    def __init__(self, desk: Desk, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
                  hide_methods: bool) -> None:
         super().__init__()
+        self.desk = desk
         self.run, self.filters, self.current = run, filters, current
         self.show_judge, self.hide_methods = show_judge, hide_methods
         self.rows: list[QueueRow] = []
         self.done = False
         self._fetching = False
         self._seq = 0
-
-    @property
-    def desk(self) -> DeskApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="queue-title", markup=False)
@@ -115,14 +109,13 @@ class QueueScreen(Screen):
             status = Text(f"! {row.status}", style="yellow")
         letter = "A" if row.side == "left" else "B"
         answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
-        visible = graded or self.show_judge
         if row.machine_grade is None:
             machine, by, conf = Text("—", style="dim"), Text(""), Text("")
-        elif not visible:
+        elif not blind.judge_visible(has_machine=True, graded=graded, show_judge=self.show_judge, recheck=False):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
             machine = grade_text(row.machine_grade)
-            by = Text(review_item.MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
+            by = Text(MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
             conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
         return [status, literal(row.question_id), literal(row.category), answer, grade_text(row.human_grade),
                 machine, by, conf]
@@ -148,4 +141,4 @@ class QueueScreen(Screen):
             if filters is not None:
                 self.filters = filters
                 self._restart()
-        open_filters(self.desk, run.id, self.filters, chosen)
+        open_filters(self, self.desk, run.id, self.filters, chosen)

@@ -1,0 +1,20 @@
+"""Blind first: when a person may see the machine grade of an answer, and which mode a grade is made in.
+
+One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
+person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
+re-grade is blind again. No textual here.
+"""
+
+from __future__ import annotations
+
+
+def judge_visible(*, has_machine: bool, graded: bool, show_judge: bool, recheck: bool) -> bool:
+    """Whether the machine grade of an answer is on screen."""
+    if not has_machine or recheck:
+        return False
+    return show_judge or graded
+
+
+def grading_mode(*, show_judge: bool, recheck: bool) -> str:
+    """The mode a grade is recorded in (human_grades.mode): recheck, open (judge shown from the start) or blind."""
+    return "recheck" if recheck else ("open" if show_judge else "blind")

@@ -1,0 +1,42 @@
+"""What a desk screen may ask of the app: its settings, a store job, a message shown in the one place for messages.
+
+Screens receive the app as a `Desk` and know nothing else of it, so no screen imports the app and the app never reaches
+into a screen. `DeskApp` (tui/app.py) is the one implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from gradedesk.core.store.connection import Store
+
+
+@dataclass(frozen=True)
+class DeskConfig:
+    store_path: Path
+    run_id: int
+    grader: str
+    show_judge: bool | None = None  # None: as this grader left it (desk_state)
+    hide_methods: bool | None = None
+    recheck: float | None = None  # open in a recheck pass over this share of graded items
+    recheck_share: float = 0.1  # the share the command palette's recheck uses
+    cursor_blink: bool = True  # tests switch it off for stable snapshots
+
+
+class Desk(Protocol):
+    @property
+    def config(self) -> DeskConfig: ...
+
+    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None) -> None:
+        """Run `fn(store)` on the store thread, in submission order; `on_done(result)` then runs on the UI thread.
+        A failure is reported by the app (`what` names the job) and `on_done` is not called."""
+
+    def report(self, text: str, *, error: bool = False) -> None:
+        """Show a message (or an error) in the status line of the screen on top."""
+
+    def on_quit(self, flush: Callable[[], None]) -> None:
+        """Register `flush()`, run when the person quits, before the app leaves: it submits the jobs that store what
+        must outlive the desk (the app leaves once they have run)."""

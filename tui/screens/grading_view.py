@@ -1,0 +1,67 @@
+"""What the grading screen draws from its state: the top bar, the question block, the panes' titles. Pure functions
+of the state (no widgets, no store); untrusted text goes through `literal`."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from gradedesk.core.review.item import AnswerView, Item
+from gradedesk.core.review.queue import Filters
+from gradedesk.core.store.runs import RunInfo
+
+from gradedesk.tui.widgets.literal import literal
+
+NO_ITEM = "No item matches: change the filters (/) or the order (command palette)."
+
+
+def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> str:
+    letter = "A" if side == "left" else "B"
+    if answer is None or not methods_visible:
+        return f"Answer {letter}"
+    kind = "raw top-k" if answer.method == "raw" else f"bundle @ {answer.budget:,} tokens"
+    return f"Answer {letter} — {kind}"
+
+
+def preference_text(item: Item, preferred: str, methods_visible: bool) -> str:
+    if preferred == "tie":
+        return "tie"
+    side = "A" if preferred == item.left_method else "B"
+    return f"Answer {side} ({preferred})" if methods_visible else f"Answer {side}"
+
+
+def question_text(item: Item | None, methods_visible: bool) -> Text:
+    if item is None:
+        return Text(NO_ITEM, style="italic")
+    t = Text()
+    t.append_text(literal(item.question_id, "bold"))
+    t.append("  ")
+    t.append_text(literal(item.category, "reverse"))
+    t.append(f"  {item.benchmark} · question {item.question_pk}", style="dim")
+    if item.preference:
+        t.append("  preferred: ", style="dim")
+        t.append(preference_text(item, item.preference, methods_visible), style="bold")
+    t.append("\n")
+    t.append_text(literal(item.question))
+    t.append("\nGold: ", style="bold green")
+    t.append_text(literal(item.gold_answer) if item.gold_answer else Text("(none)", style="dim"))
+    return t
+
+
+def order_text(order: str, index: int, length: int) -> str:
+    return {"question": "question order", "most_useful": "most useful first",
+            "recheck": f"recheck {index + 1}/{length}"}[order]
+
+
+def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters) -> Text:
+    t = Text("gradedesk", style="bold")
+    t.append(" │ ")
+    t.append_text(literal(run.title if run else "…"))
+    t.append(" │ grader ")
+    t.append_text(literal(grader, "bold"))
+    t.append(" │ ")
+    t.append(mode, style="bold reverse" if mode != "blind" else "bold")
+    if hide_methods:
+        t.append(" │ methods hidden")
+    t.append(f" │ {order} │ filters: ")
+    t.append_text(literal(filters.describe()))
+    return t
