@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
-    from gradedesk.core.exchange.runlog import export_run
+    from gradedesk.core.exchange.runlog_export import export_run
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import info
 

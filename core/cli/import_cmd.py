@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.exchange.runlog import import_runlog
+    from gradedesk.core.exchange.runlog_import import import_runlog
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import info, print_json
 

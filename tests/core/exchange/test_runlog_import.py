@@ -1,4 +1,4 @@
-"""Run logs: import harness and comparison files (all or nothing, file:line errors, --skip-invalid), export, round trip."""
+"""Importing run logs: harness and comparison files (all or nothing, file:line errors, --skip-invalid), people's grades."""
 
 from __future__ import annotations
 
@@ -7,23 +7,10 @@ import json
 import pytest
 
 from gradedesk.core.errors import InputError, UserError
-from gradedesk.core.exchange.runlog import export_run, import_runlog
+from gradedesk.core.exchange.runlog_export import export_run
+from gradedesk.core.exchange.runlog_import import import_runlog
 from gradedesk.core.store.connection import open_store
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-HARNESS = [
-    {"question_id": "q1", "question": "Where is open_store?", "category": "code_lookup",
-     "answer": "core/store.py defines open_store.", "evidence_files": ["core/store.py"],
-     "grade": "fully_correct", "failure_label": None, "grading_notes": "cites the file"},
-    {"question_id": 2, "question": "What calls retrieve?", "category": "relationship",
-     "answer": "Nothing.", "evidence_files": [], "grade": "wrong", "failure_label": "missing_evidence",
-     "grading_notes": "bench calls it"},
-]
+from tests.fixtures.runlogs import COMPARISON, HARNESS, write_jsonl
 
 
 def test_harness_log_imports_answers_and_imported_grades(tmp_path):
@@ -70,37 +57,6 @@ def test_file_with_only_bad_lines_stores_nothing_even_when_skipping(tmp_path):
         with pytest.raises(UserError, match="no importable lines"):
             import_runlog(store, log, skip_invalid=True)
         assert store.scalar("SELECT count(*) FROM runs") == 0
-
-
-COMPARISON = {
-    "question_id": "c1", "question": "How are prompts stored?", "category": "explanation",
-    "raw_answer": "In a table.", "raw_chunks": [{"file_path": "core/answer.py", "start_line": 3, "end_line": 9,
-                                                 "text": "def store_prompts(store): ..."}, "core/store.py"],
-    "bundle_answer": "store_prompts inserts them [Evidence 1].",
-    "bundle_chunks": [{"chunk_id": "abc", "file_path": "core/answer.py", "start_line": 3, "end_line": 9,
-                       "symbol_name": "store_prompts", "text": "def store_prompts(store): ..."}],
-    "bundle_tokens": 42, "bundle_coverage": ["definition of store_prompts found"],
-    "raw_grade": "partially_correct", "bundle_grade": "fully_correct", "grading_notes": "bundle cites",
-    "timestamp": "2026-01-01T00:00:00+00:00",
-}
-
-
-def test_comparison_file_round_trips_through_export(tmp_path):
-    log = write_jsonl(tmp_path / "cmp.jsonl", [COMPARISON])
-    with open_store(tmp_path / "s.db") as store:
-        report = import_runlog(store, log)
-        assert (report.answers, report.grades) == (2, 2)
-        [line] = list(export_run(store, report.run_id))
-    assert line["question_id"] == "c1" and line["raw_answer"] == "In a table."
-    assert [c["file_path"] for c in line["raw_chunks"]] == ["core/answer.py", "core/store.py"]
-    assert line["raw_evidence_files"] == ["core/answer.py", "core/store.py"]
-    assert line["bundle_chunks"][0]["symbol_name"] == "store_prompts"
-    assert line["bundle_tokens"] == 42 and line["bundle_coverage"] == ["definition of store_prompts found"]
-    assert (line["raw_grade"], line["bundle_grade"]) == ("partially_correct", "fully_correct")
-    assert line["bundle_grade_by"] == "imported:import:cmp.jsonl"
-    assert line["timestamp"] == "2026-01-01T00:00:00+00:00"
-    marked = line["grades"]["bundle"]
-    assert marked == [{**marked[0], "grader_kind": "imported", "grader": "import:cmp.jsonl", "grade": "fully_correct"}]
 
 
 def test_human_grades_in_a_comparison_file_become_events_once(tmp_path):

@@ -1,0 +1,108 @@
+"""A run as gradedesk's own run log: JSONL, one line per question (`gradedesk export --jsonl`).
+
+Each line has the seed field names: question_id, question, category, raw_answer, raw_chunks, raw_evidence_files,
+bundle_answer, bundle_chunks, bundle_evidence_files, bundle_tokens, bundle_budget, bundle_coverage, raw_grade,
+bundle_grade, grading_notes, timestamp; plus run_id, benchmark, provider, model, the budget sweep and the question's
+gold_answer (which import gives a question it creates). raw_grade / bundle_grade are the headline grades (a person's
+current grade, else the machine grade), each named by `*_grade_by`; once grades exist, `grades` carries every human,
+judge, rule and imported grade of both answers, each marked with its grader. core/exchange/runlog_import.py reads it
+back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from gradedesk.core.evidence.stored import load_bundle
+from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
+from gradedesk.core.store.connection import Store
+
+# the fields of a person's grade that a log line carries (and import stores back as a human_grades event)
+HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", "mode", "is_revision",
+                "rubric_version", "created_at")
+
+
+def _grades_of(store: Store, answer_id: int) -> list[dict]:
+    """Every current grade of an answer, each marked with its grader: people's current grades, then machine grades."""
+    out = []
+    for h in store.query("SELECT * FROM current_human_grades WHERE answer_id = ? ORDER BY id", (answer_id,)):
+        out.append({"grader_kind": "human", "grader": h["grader"], "uuid": h["uuid"],
+                    **{k: h[k] for k in HUMAN_FIELDS}})
+    for g in store.query("SELECT * FROM auto_grades WHERE answer_id = ? ORDER BY grader_kind, repeat_index, id",
+                         (answer_id,)):
+        out.append({"grader_kind": g["grader_kind"], "grader": g["grader_model"], "grade": g["grade"],
+                    "failure_label": g["failure_label"], "confidence": g["confidence"],
+                    "reasoning": g["reasoning"], "rubric_version": g["rubric_version"],
+                    "repeat_index": g["repeat_index"], "created_at": g["created_at"]})
+    return out
+
+
+def _headline(grades: list[dict]) -> dict | None:
+    """The grade a log line leads with: the newest person's grade, else the machine grade (judge > imported > rule)."""
+    humans = [g for g in grades if g["grader_kind"] == "human"]
+    if humans:
+        return max(humans, key=lambda g: g["created_at"])
+    rank = {"judge": 0, "imported": 1, "rule": 2}
+    machine = [g for g in grades if g["grader_kind"] in rank]
+    return min(machine, key=lambda g: (rank[g["grader_kind"]], g["repeat_index"])) if machine else None
+
+
+def _chunks(store: Store, answer: dict | None) -> list[dict]:
+    if answer is None:
+        return []
+    if answer["bundle_id"] is not None:
+        stored = load_bundle(store, answer["bundle_id"])
+        return [s.__dict__ | {"position": i} for i, s in enumerate(stored.bundle.snippets, start=1)] if stored else []
+    return json.loads(answer["evidence"] or "[]")
+
+
+def export_run(store: Store, run_id: int) -> Iterator[dict]:
+    """One dict per question of the run (in question order)."""
+    run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+    primary = run["primary_budget"] or 0
+    answers = store.query("SELECT a.*, q.question_id AS qid, q.question AS qtext, q.category, q.benchmark, "
+                          "q.gold_answer "
+                          "FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? "
+                          "ORDER BY a.question_pk, a.method DESC, a.budget", (run_id,))
+    by_question: dict[int, list[dict]] = {}
+    for a in answers:
+        by_question.setdefault(a["question_pk"], []).append(a)
+    for rows in by_question.values():
+        raw = next((a for a in rows if a["method"] == "raw"), None)
+        bundles = [a for a in rows if a["method"] == "bundle"]
+        bundle = next((a for a in bundles if a["budget"] == primary), bundles[-1] if bundles else None)
+        first = rows[0]
+        line: dict[str, Any] = {
+            "run_id": run_id, "benchmark": first["benchmark"], "provider": run["provider"], "model": run["model"],
+            "question_id": first["qid"], "question": first["qtext"], "category": first["category"],
+            "gold_answer": first["gold_answer"], "raw_answer": raw and raw["text"], "raw_chunks": _chunks(store, raw),
+            "raw_evidence_files": json.loads(raw["evidence_files"] or "[]") if raw else [],
+            "bundle_answer": bundle and bundle["text"], "bundle_chunks": _chunks(store, bundle),
+            "bundle_evidence_files": json.loads(bundle["evidence_files"] or "[]") if bundle else [],
+            "bundle_budget": bundle and bundle["budget"],
+        }
+        stored = load_bundle(store, bundle["bundle_id"]) if bundle and bundle["bundle_id"] else None
+        info = stored.bundle if stored else None
+        line["bundle_tokens"] = info.total_tokens if info else None
+        line["bundle_coverage"] = info.coverage_notes if info else []
+        grades = {m: _grades_of(store, a["id"]) for m, a in (("raw", raw), ("bundle", bundle)) if a is not None}
+        notes = []
+        for method in METHODS:
+            head = _headline(grades.get(method, []))
+            line[f"{method}_grade"] = head and head["grade"]
+            line[f"{method}_grade_by"] = head and f"{head['grader_kind']}:{head['grader']}"
+            text = head and (head.get("note") or head.get("reasoning"))
+            if text:
+                notes.append(f"{method} ({head['grader_kind']}:{head['grader']}): {text}")
+        line["grading_notes"] = "\n".join(notes) or None
+        line["timestamp"] = max((a["answered_at"] or a["created_at"] for a in rows), default=None)
+        for method, a in (("raw", raw), ("bundle", bundle)):
+            if a is not None and a["status"] != "ok":
+                line[f"{method}_error"] = a["error"] or a["status"]
+        line["budget_sweep"] = [{"budget": a["budget"], "answer": a["text"], "status": a["status"],
+                                 "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"]} for a in bundles]
+        if any(grades.values()):
+            line["grades"] = grades
+        yield line
