@@ -9,17 +9,17 @@ the run resumes (same configuration, same run) and grading adds only what is mis
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradedesk.core.runs.runner import DEFAULT_BUDGETS, RunSummary, run_benchmark
+from gradedesk.core.config import DEFAULT_BUDGETS
+from gradedesk.core.progress import Progress
+from gradedesk.core.runs.runner import RunSummary, run_benchmark
 from gradedesk.core.providers.openai_compat import OfflineExtractiveProvider
 from gradedesk.core.runs.questions import bundled_questions_path
 from gradedesk.core.store.connection import open_store
 
 DEMO_REPO = "gradedesk"
-Progress = Callable[..., None]  # (phase, done, total[, failed]): phases index, retrieve, answer, then grading stages
 
 
 @dataclass
@@ -48,7 +48,7 @@ def build_demo_store(path: str | Path, progress: Progress | None = None) -> Demo
     root = source_root()
     with open_store(path) as store:
         indexed = index_repository(store, root, name=DEMO_REPO,
-                                   progress=lambda done, total, _path: report("index", done, total))
+                                   progress=lambda done, total, _path: report("index", done, total, 0))
         summary = run_benchmark(store, str(bundled_questions_path()), OfflineExtractiveProvider(),
                                 budgets=list(DEFAULT_BUDGETS), repo=DEMO_REPO, label="demo", progress=report)
         if summary.interrupted:

@@ -17,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import WorkerState
 
+from gradedesk.core.config import grader_name
 from gradedesk.core.errors import UserError
 from gradedesk.core.store.connection import Store
 
@@ -112,7 +113,6 @@ class DeskApp(App):
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None) -> None:
     """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
-    from gradedesk.core.review import queue as review
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.store.connection import open_store
 
@@ -121,6 +121,6 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     path = Path(store_path)
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
-    config = DeskConfig(path, run_id, grader or review.default_grader(), show_judge=show_judge,
+    config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1)
     DeskApp(config).run()

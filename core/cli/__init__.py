@@ -18,7 +18,7 @@ from types import ModuleType
 
 from gradedesk.core import __version__
 from gradedesk.core.errors import InputError, UserError
-from gradedesk.core.store.connection import default_store_path
+from gradedesk.core.config import store_path
 
 
 def command_modules(package: str = __name__, path: list[str] | None = None) -> list:
@@ -30,7 +30,7 @@ def command_modules(package: str = __name__, path: list[str] | None = None) -> l
 def _common() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", default=None, metavar="PATH",
-                        help=f"the store to use (default: $GRADEDESK_STORE or ./store.db; now {default_store_path()})")
+                        help=f"the store to use (default: $GRADEDESK_STORE or ./store.db; now {store_path()})")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
     return common
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()
         parser.print_help(sys.stderr)
         return 2
     if getattr(args, "store", None) is None and hasattr(args, "store"):
-        args.store = default_store_path()
+        args.store = store_path()
     try:
         return int(args.handler(args) or 0)
     except InputError as exc:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.config import DEFAULT_API_KEY_ENV
+
 
 def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str) -> None:
     p.add_argument("--model", default=None, help=model_help)
     p.add_argument("--base-url", default=None, metavar="URL",
                    help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default with --model: OpenAI)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+    p.add_argument("--api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
                    help="environment variable holding the API key (never stored; optional for local endpoints)")
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per request (default 60)")

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
+from gradedesk.core.config import DEFAULT_BUDGETS
 
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
@@ -21,7 +22,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}, else gradedesk's own)")
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
     add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)")
-    p.add_argument("--budgets", default="1000,2000,4000", help="token budgets of the bundled answers")
+    p.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
+                   help="token budgets of the bundled answers (default: %(default)s)")
     p.add_argument("--tokenizer", default=None,
                    help="tokenizer for budgets (default: the one the repository was indexed with)")
     p.add_argument("--label", default=None, help="a name for the run (a different label makes a different run)")

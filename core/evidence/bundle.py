@@ -14,7 +14,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
-from gradedesk.core.text.tokens import DEFAULT_ENCODING, get_tokenizer, normalize_id
+from gradedesk.core.config import DEFAULT_ENCODING
+from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
 COMPILER_VERSION = "gradedesk-compiler/1"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")

@@ -24,7 +24,8 @@ from gradedesk.core.exchange.runlog_lines import LogAnswer, LogLine, parse_runlo
 from gradedesk.core.jsonl import read_lines
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.hashing import content_hash
-from gradedesk.core.text.tokens import DEFAULT_ENCODING, get_tokenizer
+from gradedesk.core.config import DEFAULT_ENCODING
+from gradedesk.core.text.tokens import get_tokenizer
 
 IMPORTED_PROVIDER = "imported"
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
-from gradedesk.core.grading.retrieval_evals import Progress, Score, answers_of_run, method_label, store_scores
+from gradedesk.core.progress import Progress
+from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, method_label, store_scores
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.providers.openai_compat import ProviderError, run_bounded

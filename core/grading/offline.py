@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gradedesk.core.grading.retrieval_evals import Progress, grade_retrieval
+from gradedesk.core.progress import Progress
+from gradedesk.core.grading.retrieval_evals import grade_retrieval
 from gradedesk.core.grading.rules import RULES_ID, rule_grade_run
 from gradedesk.core.grading.scorers import OFFLINE_METHOD, score_offline_run
 from gradedesk.core.store.connection import Store

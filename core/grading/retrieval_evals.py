@@ -22,16 +22,14 @@ in answer_scores with method "id-based".
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.progress import Progress
 from gradedesk.core.store.connection import Store, utc_now
 
 METHOD = "id-based"
-# (stage, done, total, failed): the same shape as core.bench.Progress, so one progress bar serves runs and grading
-Progress = Callable[[str, int, int, int], None]
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")
 
 

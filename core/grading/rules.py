@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
-from gradedesk.core.grading.retrieval_evals import Progress, answers_of_run
+from gradedesk.core.progress import Progress
+from gradedesk.core.grading.retrieval_evals import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, strip_citations
 

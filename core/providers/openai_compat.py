@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import random
 import re
 import time
@@ -28,9 +27,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
+from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key
 from gradedesk.core.errors import UserError
+from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.codeterms import PROSE_STOPWORDS, identifier_parts
-from gradedesk.core.text.tokens import DEFAULT_ENCODING, TokenizerError, get_tokenizer
+from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
 
 # USD per 1M tokens (input, output). Override with a JSON file: {"model": {"input": 0.15, "output": 0.6}, ...}.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -122,7 +123,7 @@ def messages_text(messages: list[dict]) -> str:
 class OpenAICompatibleProvider:
     name = "openai-compatible"
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_API_KEY_ENV,
                  timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                  prices: dict[str, tuple[float, float]] | None = None, tokenizer: str | None = None,
                  backoff_base: float = 0.5, backoff_max: float = 20.0):
@@ -138,7 +139,7 @@ class OpenAICompatibleProvider:
         self.backoff_max = backoff_max
         self.tokenizer_id = _counting_tokenizer(model, tokenizer)
         self.api_key_env = api_key_env
-        key = os.environ.get(api_key_env)
+        key = api_key(api_key_env)
         if not key and not base_url:
             raise UserError(f"{api_key_env} is not set: export it to use {model} at api.openai.com, "
                             f"or pass --base-url for a local endpoint")
@@ -405,7 +406,7 @@ def _insufficient(labelled: bool) -> str:
 Provider = OpenAICompatibleProvider | OfflineExtractiveProvider
 
 
-def make_provider(model: str | None, base_url: str | None, *, api_key_env: str = "OPENAI_API_KEY",
+def make_provider(model: str | None, base_url: str | None, *, api_key_env: str = DEFAULT_API_KEY_ENV,
                   timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                   prices_file: str | None = None, price: str | None = None, tokenizer: str | None = None,
                   backoff_base: float = 0.5) -> Provider:

@@ -9,9 +9,7 @@ whole. Grade events live in core/grading/human_grades.py.
 
 from __future__ import annotations
 
-import getpass
 import json
-import os
 import random
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -29,16 +27,6 @@ SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.bud
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 _MACHINE = "(SELECT m.{col} FROM machine_grades m WHERE m.answer_id = a.id)"
-
-
-def default_grader() -> str:
-    name = os.environ.get("GRADEDESK_GRADER", "").strip()
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no passwd entry (containers)
-        return "grader"
 
 
 def left_method(order_seed: int, question_pk: int) -> str:

@@ -13,12 +13,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from gradedesk.core.config import RAW_K
 from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR, EvidenceBundle
 from gradedesk.core.errors import UserError
 from gradedesk.core.providers.openai_compat import QUESTION_MARK
 from gradedesk.core.store.connection import Store, utc_now
 
-RAW_K = 10
 
 
 @dataclass(frozen=True)

@@ -127,11 +127,3 @@ def _refuse_rewording_answered(store: Store, benchmark: str, questions: list[Que
                 for q in questions if q.id in stored and stored[q.id]["question"] != q.question]
     if problems:
         raise InputError(problems)
-
-
-def question_from_row(row: dict) -> Question:
-    return Question(
-        row["question_id"], row["question"], row["category"], row["gold_answer"] or "",
-        None if row["expected_files"] is None else json.loads(row["expected_files"]),
-        None if row["expected_symbols"] is None else json.loads(row["expected_symbols"]),
-    )

@@ -22,18 +22,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradedesk.core.runs.prompts import RAW_K, bundle_messages, evidence_json, raw_messages, store_prompts, unique_files
+from gradedesk.core.config import DEFAULT_BUDGETS, RAW_K
+from gradedesk.core.runs.prompts import bundle_messages, evidence_json, raw_messages, store_prompts, unique_files
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle
 from gradedesk.core.evidence.stored import save_bundle
 from gradedesk.core.errors import UserError
 from gradedesk.core.providers.openai_compat import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
+from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.tokens import get_tokenizer
 
-DEFAULT_BUDGETS = (1000, 2000, 4000)
-
-Progress = Callable[[str, int, int, int], None]  # (phase, done, total, failed); phase is "retrieve" or "answer"
 
 
 def parse_budgets(text: str | list[int] | tuple[int, ...]) -> list[int]:

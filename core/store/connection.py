@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gradedesk.core.config import store_path
 from gradedesk.core.errors import UserError
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = "store.db-schema.sql"  # package data: a symlink to the top-level file in a checkout, a copy in a wheel
-DEFAULT_STORE = "store.db"
 BUSY_TIMEOUT_MS = 10_000
 
 if TYPE_CHECKING:
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
 
 class StoreError(UserError):
     pass
-
-
-def default_store_path() -> str:
-    return os.environ.get("GRADEDESK_STORE") or DEFAULT_STORE
 
 
 def utc_now() -> str:
@@ -117,7 +113,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def open_store(path: str | os.PathLike | None = None, *, create: bool = True) -> Store:
     """Open (and with create=True make or upgrade) the store at `path` (default: $GRADEDESK_STORE or ./store.db)."""
-    p = Path(path or default_store_path())
+    p = Path(path or store_path())
     created = not p.exists()
     if not p.exists() and not create:
         raise StoreError(f"{p}: no such store; build one with `gradedesk demo`, `gradedesk run` or `gradedesk import`")

@@ -15,9 +15,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradedesk.core.config import DEFAULT_ENCODING, tiktoken_cache_dir
 from gradedesk.core.errors import UserError
 
-DEFAULT_ENCODING = "o200k_base"
 ENCODINGS = ("o200k_base", "cl100k_base")
 _URLS = {name: f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken" for name in ENCODINGS}
 _ID_PREFIX = "tiktoken/"
@@ -41,13 +41,6 @@ class Tokenizer:
 
     def decode(self, tokens: list[int]) -> str:
         return self.encoding.decode(tokens)
-
-
-def _cache_dir() -> Path:
-    if os.environ.get("TIKTOKEN_CACHE_DIR"):
-        return Path(os.environ["TIKTOKEN_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gradedesk" / "tiktoken"
 
 
 def _install_offline_data(cache: Path) -> None:
@@ -96,7 +89,7 @@ def normalize_id(name: str) -> str:
 def _load(tokenizer_id: str) -> Tokenizer:
     import tiktoken
 
-    cache = _cache_dir()
+    cache = tiktoken_cache_dir()
     _install_offline_data(cache)
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache))
     name = tokenizer_id[len(_ID_PREFIX):]

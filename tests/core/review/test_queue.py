@@ -119,13 +119,6 @@ def test_find_question_by_benchmark_id_or_row(env):
     assert review.find_question(store, run, "nope") is None
 
 
-def test_default_grader_prefers_the_environment(monkeypatch):
-    monkeypatch.setenv("GRADEDESK_GRADER", "carol")
-    assert review.default_grader() == "carol"
-    monkeypatch.delenv("GRADEDESK_GRADER")
-    assert review.default_grader()
-
-
 def test_most_useful_questions_come_from_core_priority(env):
     store, run, info = env
     pks = review.most_useful_questions(store, run, "alice", limit=100)

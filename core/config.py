@@ -1,0 +1,48 @@
+"""Every environment variable gradedesk reads, and every default a user can change with a flag, in one place.
+
+Nothing here is read at import time: each function reads the environment when called, so tests and the desk see the
+environment as it is now. Flags win over the environment, which wins over these defaults.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+
+ENV_STORE = "GRADEDESK_STORE"  # the store every command uses without --store
+ENV_GRADER = "GRADEDESK_GRADER"  # the person's name at the desk without --grader
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"  # where an endpoint's key is read from without --api-key-env
+
+DEFAULT_STORE = "store.db"
+DEFAULT_ENCODING = "o200k_base"  # tokenizer for counts and budgets unless a repository was indexed with another
+DEFAULT_BUDGETS = (1000, 2000, 4000)  # token budgets of the bundled answers of a run
+RAW_K = 10  # raw answers see the top RAW_K hits
+
+
+def store_path() -> str:
+    return os.environ.get(ENV_STORE) or DEFAULT_STORE
+
+
+def grader_name() -> str:
+    """$GRADEDESK_GRADER, else the login name, else "grader"."""
+    name = os.environ.get(ENV_GRADER, "").strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return "grader"
+
+
+def tiktoken_cache_dir() -> Path:
+    """Where tiktoken's encoding files live: $TIKTOKEN_CACHE_DIR, else gradedesk's folder in the user's cache."""
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return Path(os.environ["TIKTOKEN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gradedesk" / "tiktoken"
+
+
+def api_key(env_name: str = DEFAULT_API_KEY_ENV) -> str | None:
+    """The key in environment variable `env_name`; the key itself is never stored or shown, only the name."""
+    return os.environ.get(env_name) or None
