@@ -1,13 +1,20 @@
-"""core/ never imports textual; --help and --version stay fast (no textual, numpy, sqlite_utils or openai)."""
+"""The layers hold (an import-linter contract in pyproject.toml, proven to break when a lower layer imports a higher
+one); core/ never loads textual; --help and --version stay fast (no textual, numpy, sqlite_utils or openai)."""
 
 from __future__ import annotations
 
+import os
 import pkgutil
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import gradedesk.core
+
+from tests.fixtures import REPO_ROOT
 
 CORE_MODULES = sorted(m.name for m in pkgutil.walk_packages(gradedesk.core.__path__, "gradedesk.core."))
 
@@ -38,10 +45,35 @@ def test_help_and_version_do_not_import_textual():
     assert "clean" in out.stderr and "usage: gradedesk" in out.stdout
 
 
-def test_no_core_source_mentions_the_ui_in_an_import():
-    # not even inside a function: the commands that open the desk live in tui/commands (tui/cli.py joins the halves)
-    import re
+def lint_imports(cwd: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the project's import-linter contracts (pyproject.toml) against the gradedesk importable from `extra_path`."""
+    env = {**os.environ, "PYTHONPATH": str(extra_path)} if extra_path else None
+    return subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--config", str(REPO_ROOT / "pyproject.toml"),
+                           "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
-    pattern = re.compile(r"^\s*(from|import)\s+(textual|tui|gradedesk\.tui)\b", re.M)
-    offenders = [str(p) for p in Path(gradedesk.core.__file__).parent.rglob("*.py") if pattern.search(p.read_text("utf-8"))]
-    assert offenders == []
+
+def test_the_layer_contract_is_kept():
+    out = lint_imports(REPO_ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "gradedesk layers KEPT" in out.stdout and "core never imports textual KEPT" in out.stdout
+
+
+@pytest.mark.parametrize(("module", "line", "broken"), [
+    ("core/text/hashing.py", "from gradedesk.core.grading import judge", "gradedesk layers"),  # a lower layer, upward
+    ("core/store/runs.py", "from gradedesk.tui import app", "gradedesk layers"),
+    ("core/grading/rules.py", "    import textual  # inside a function still counts", "core never imports textual"),
+])
+def test_the_contract_breaks_when_a_lower_layer_imports_a_higher_one(tmp_path, module, line, broken):
+    copy = tmp_path / "gradedesk"
+    for folder in ("core", "tui"):
+        shutil.copytree(REPO_ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / module
+    body = target.read_text(encoding="utf-8")
+    if line.startswith(" "):
+        body += f"\n\ndef _violation():\n{line}\n"
+    else:
+        body += f"\n{line}\n"
+    target.write_text(body, encoding="utf-8")
+    out = lint_imports(tmp_path, extra_path=tmp_path)
+    assert out.returncode != 0
+    assert f"{broken} BROKEN" in out.stdout, out.stdout
