@@ -1,1 +1,4 @@
-"""TODO"""
+"""Answers in, grades and scores out. The shared vocabulary (vocabulary.py: grades, failure labels, dimensions);
+retrieval evals (retrieval_evals.py); the offline rule grader (rules.py) and faithfulness/relevance scorers
+(scorers.py); the LLM judge (judge.py, with llm_io.py for what graders send and get back); offline grading in one call
+(offline.py); and people's grades as append-only events (human_grades.py)."""
