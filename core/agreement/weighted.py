@@ -1,0 +1,92 @@
+"""Estimates that stay honest when the desk chooses what people grade.
+
+The desk's sampler draws the next item from the whole run with a known probability (core/review/sampler.py): draw m
+picks item i with probability q_m(i), and an item drawn again is not graded again, its grade simply counts again. Each
+draw is then an unbiased look at the whole run once weighted by 1 / q_m(i) (importance sampling), whatever the sampler
+preferred. Every agreement measure of core/agreement/statistics.py is a function of the confusion matrix's cell
+shares, so the Hajek estimate of a measure is that measure on the weighted matrix (sum of the draws' weights per cell).
+Intervals resample the draws with their weights (a seeded percentile bootstrap), so they widen as the weights grow
+uneven; the Kish effective sample size says how many simple random draws the sample is worth.
+
+Prediction-powered pass rates (Angelopoulos et al., Science 2023): the judge grades every answer; the human-graded
+sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as above). The pass
+rate is the judge's rate on all answers plus the rectifier, and its interval resamples both. It is worth as many
+human grades as a human-only estimate of the same precision would need.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish
+
+NO_DRAWS = "no sampled item graded by both"
+
+
+def kish_effective_n(weights: np.ndarray) -> float:
+    """How many equally weighted draws these weights are worth: (sum w)^2 / sum w^2."""
+    weights = np.asarray(weights, dtype=float)
+    return float(weights.sum() ** 2 / (weights ** 2).sum()) if weights.size else 0.0
+
+
+def weighted_matrix(cells: np.ndarray, weights: np.ndarray, q: int) -> np.ndarray:
+    """q x q matrix of summed weights; cells[i] = row * q + col of draw i."""
+    return np.bincount(np.asarray(cells, dtype=np.int64), weights=np.asarray(weights, dtype=float),
+                       minlength=q * q).reshape(q, q)
+
+
+def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: int, seed: int) -> np.ndarray:
+    """B weighted matrices, each from n draws resampled with replacement (weights travel with their draws)."""
+    n = len(cells)
+    idx = np.random.default_rng(seed).integers(0, n, size=(boot, n))
+    flat = (np.arange(boot)[:, None] * q * q + cells[idx]).ravel()
+    return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
+
+
+def weighted_estimates(cells: Sequence[int], weights: Sequence[float], q: int, measures: Sequence[Measure],
+                       boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
+    """Each measure on the Hajek-weighted matrix of the draws, with a weighted bootstrap interval."""
+    cells_a, weights_a = np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=float)
+    if cells_a.size == 0:
+        return {m.name: Estimate(None, 0, reason=NO_DRAWS) for m in measures}
+    cm = weighted_matrix(cells_a, weights_a, q)
+    boot_cms = _resampled_matrices(cells_a, weights_a, q, boot, seed) if boot else np.zeros((0, q, q))
+    out = {}
+    for m in measures:
+        value = float(m.fn(cm))
+        boot_values = m.fn(boot_cms) if len(boot_cms) else np.array([])
+        out[m.name] = finish(value, int(cells_a.size), boot_values, m.why(cm) if math.isnan(value) else "")
+    return out
+
+
+def ppi_pass_rate(judge_all: Sequence[bool], human: Sequence[bool], judge_on_sample: Sequence[bool],
+                  weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT,
+                  seed: int = DEFAULT_SEED) -> tuple[Estimate, float | None]:
+    """(pass rate, effective human grades): the judge's pass rate on all answers, corrected by the human sample.
+
+    judge_all: the judge's pass/fail on every answer of one kind; human and judge_on_sample: the person's and the
+    judge's pass/fail on the human-graded draws (weights: 1/q of each draw; None = a simple random sample). The second
+    value is how many simple random human grades a human-only estimate would need for the same precision.
+    """
+    j_all = np.asarray(judge_all, dtype=float)
+    h, j = np.asarray(human, dtype=float), np.asarray(judge_on_sample, dtype=float)
+    w = np.ones_like(h) if weights is None else np.asarray(weights, dtype=float)
+    if j_all.size == 0:
+        return Estimate(None, 0, reason="no answer of this kind has a machine grade"), None
+    if h.size == 0:
+        return Estimate(None, 0, reason="no answer of this kind has both a person's grade and a machine grade"), None
+    rect = h - j
+    value = float(j_all.mean() + (w * rect).sum() / w.sum())
+    rng = np.random.default_rng(seed)
+    b_all = rng.binomial(j_all.size, j_all.mean(), size=boot) / j_all.size
+    idx = rng.integers(0, h.size, size=(boot, h.size))
+    b_rect = (w[idx] * rect[idx]).sum(1) / w[idx].sum(1)
+    boot_values = np.clip(b_all + b_rect, 0.0, 1.0)
+    est = finish(min(max(value, 0.0), 1.0), int(h.size), boot_values, "")
+    variance = float(boot_values.var())
+    p = est.value if est.value is not None else 0.0
+    worth = p * (1 - p) / variance if variance > 0 else None
+    return est, worth

@@ -1,0 +1,80 @@
+"""core/agreement/weighted.py: inverse-probability weighted agreement and prediction-powered pass rates."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from gradedesk.core.agreement.statistics import estimates, pair_measures
+from gradedesk.core.agreement.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates, weighted_matrix
+from gradedesk.core.review.sampler import draw_probabilities
+
+from tests.fixtures import REPO_ROOT
+
+
+def _simulation():
+    spec = importlib.util.spec_from_file_location("sampling_coverage", REPO_ROOT / "benchmarks/sampling_coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_weighted_matrix_sums_weights_per_cell():
+    cm = weighted_matrix(np.array([0, 0, 3, 1]), np.array([1.0, 2.0, 0.5, 4.0]), 2)
+    assert cm.tolist() == [[3.0, 4.0], [0.0, 0.5]]
+
+
+def test_equal_weights_give_the_unweighted_values():
+    cells = np.array([0, 0, 0, 3, 3, 1, 2, 0])
+    cm = np.bincount(cells, minlength=4).reshape(2, 2)
+    plain = estimates(cm, pair_measures(), boot=0)
+    weighted = weighted_estimates(cells, np.full(cells.size, 7.0), 2, pair_measures(), boot=0)
+    for name, est in plain.items():
+        assert weighted[name].value == pytest.approx(est.value)
+
+
+def test_hand_computed_weighted_agreement():
+    # two agreeing draws of weight 1 and one disagreeing draw of weight 2: agreement (1 + 1) / (1 + 1 + 2) = 0.5
+    est = weighted_estimates([0, 3, 1], [1.0, 1.0, 2.0], 2, pair_measures(), boot=200)["percent_agreement"]
+    assert est.value == pytest.approx(0.5) and est.n == 3 and est.low <= 0.5 <= est.high
+
+
+def test_no_draws_is_not_defined_not_zero():
+    est = weighted_estimates([], [], 2, pair_measures())["cohen_kappa"]
+    assert est.value is None and est.reason
+
+
+def test_kish_effective_n():
+    assert kish_effective_n(np.ones(10)) == pytest.approx(10)
+    assert kish_effective_n(np.array([1.0, 1.0, 2.0])) == pytest.approx(16 / 6)
+
+
+def test_ppi_pass_rate_by_hand():
+    # the judge passes 6 of 10 answers; on 4 human-graded ones it passed one the person failed: rectifier -1/4
+    est, worth = ppi_pass_rate([1] * 6 + [0] * 4, human=[1, 0, 0, 1], judge_on_sample=[1, 1, 0, 1], boot=500)
+    assert est.value == pytest.approx(0.6 - 0.25)
+    assert est.low <= est.value <= est.high and worth and worth > 0
+
+
+def test_ppi_with_a_perfect_judge_is_worth_more_than_its_human_grades():
+    rng = np.random.default_rng(3)
+    judge_all = rng.random(5000) < 0.7
+    sample = rng.choice(5000, 50, replace=False)
+    est, worth = ppi_pass_rate(judge_all, judge_all[sample], judge_all[sample], boot=1000)
+    assert est.value == pytest.approx(judge_all.mean())
+    assert worth > 50 * 10  # the judge's 5,000 grades carry the precision; 50 human grades alone would not
+
+
+def test_sampler_keeps_every_item_possible_and_prefers_the_useful():
+    probs = draw_probabilities([0.0, 0.1, 0.5])
+    assert sum(probs) == pytest.approx(1) and min(probs) >= 0.2 / 3 - 1e-12 and probs[2] > probs[1] > probs[0]
+    assert draw_probabilities([0, 0]) == [0.5, 0.5]
+
+
+def test_simulation_weighted_intervals_cover_the_truth_and_naive_ones_are_biased():
+    out = _simulation().coverage(reps=300, items=1000, draws=120, boot=400)
+    assert 0.92 <= out["weighted_coverage"] <= 0.98, out
+    assert abs(out["weighted_bias"]) < 0.01, out
+    assert out["naive_bias"] < -0.03 and out["naive_coverage"] < 0.85, out
