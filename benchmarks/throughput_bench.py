@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the chat stand-in lives in tests/fixtures
 
-from chat_server import ChatServer  # noqa: E402
+from tests.fixtures.chat_server import ChatServer  # noqa: E402
 
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, run_bounded  # noqa: E402
 
