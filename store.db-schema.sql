@@ -1,4 +1,6 @@
--- gradedesk store.db: the only DDL. core/store.py applies it and records SCHEMA_VERSION in PRAGMA user_version.
+-- gradedesk store.db: the only DDL. core/store/connection.py applies it and records the schema version in
+-- PRAGMA user_version. The CREATE statements describe the newest tables; an upgrade of an older store lives in a
+-- section `-- migrate to N` at the end (see core/store/connection.py), and the highest N is the schema version.
 -- Conventions: times are UTC ISO-8601 text; lists and objects are JSON text; every token count names its tokenizer.
 -- Human grades are append-only events; the current grade is derived (view current_human_grades).
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.store.connection import SCHEMA_VERSION, Store
+from gradedesk.core.store.connection import Store, schema_version
 
 UNMATCHED_RUN = "its run is not in this store (no run with the same configuration)"
 UNMATCHED_ANSWER = "its answer is not in the matched run of this store (question, method or budget missing)"
@@ -64,9 +64,9 @@ def open_other(path: str | Path) -> sqlite3.Connection:
     if "human_grades" not in tables or "answers" not in tables:
         conn.close()
         raise UserError(f"{p}: not a gradedesk store (no human_grades table)")
-    if version != SCHEMA_VERSION:
+    if version != schema_version():
         conn.close()
-        raise UserError(f"{p}: store schema {version}, this gradedesk merges schema {SCHEMA_VERSION} only")
+        raise UserError(f"{p}: store schema {version}, this gradedesk merges schema {schema_version()} only")
     return conn
 
 

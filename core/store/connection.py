@@ -1,13 +1,22 @@
 """The single entrance to store.db (sqlite-utils).
 
 No connection is made at import time; callers pass a path. Opening applies store.db-schema.sql (idempotent), records the
-schema version in PRAGMA user_version, and refuses a store written by a newer gradedesk. WAL mode and a busy timeout let
+schema version in PRAGMA user_version, upgrades a store made by an older gradedesk, and refuses a store written by a
+newer one.
+
+Upgrades live in the schema file too, so it stays the only DDL: its CREATE statements always describe the newest
+tables, and a section headed `-- migrate to N` holds what turns a version N-1 store into version N (ALTER TABLE for a
+new column, DROP VIEW for a changed view, data fixes). The schema version is the highest N (1 without sections). A
+new store runs the CREATE statements only; an older one first runs the sections above its version, in order, then the
+CREATE statements, all in one transaction. WAL mode and a busy timeout let
 two desks and a CLI share one file. Each logical write runs in one transaction (`with store.transaction():`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +27,6 @@ from typing import TYPE_CHECKING
 from gradedesk.core.config import store_path
 from gradedesk.core.errors import UserError
 
-SCHEMA_VERSION = 1
 SCHEMA_FILE = "store.db-schema.sql"  # package data: a symlink to the top-level file in a checkout, a copy in a wheel
 BUSY_TIMEOUT_MS = 10_000
 
@@ -34,6 +42,9 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+_MIGRATE = re.compile(r"^-- migrate to (\d+)\s*$", re.M)
+
+
 def schema_sql() -> str:
     from importlib.resources import files
 
@@ -42,6 +53,22 @@ def schema_sql() -> str:
         return resource.read_text(encoding="utf-8")
     except OSError:
         raise StoreError(f"{resource}: schema file missing from the installed package; reinstall gradedesk")
+
+
+@functools.lru_cache(maxsize=None)
+def schema_parts(sql: str | None = None) -> tuple[list[str], dict[int, list[str]]]:
+    """(the CREATE statements, {N: the statements that upgrade a version N-1 store to N})."""
+    text = schema_sql() if sql is None else sql
+    pieces = _MIGRATE.split(text)
+    migrations = {int(pieces[i]): _statements(pieces[i + 1]) for i in range(1, len(pieces), 2)}
+    if sorted(migrations) != list(range(2, len(migrations) + 2)):
+        raise StoreError(f"{SCHEMA_FILE}: migrate sections must number 2, 3, ... in order, found {sorted(migrations)}")
+    return _statements(pieces[0]), migrations
+
+
+def schema_version() -> int:
+    """The version this gradedesk writes: the highest `-- migrate to N` of the schema file, 1 without one."""
+    return max(schema_parts()[1], default=1)
 
 
 class Store:
@@ -126,10 +153,11 @@ def open_store(path: str | os.PathLike | None = None, *, create: bool = True) ->
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{p}: not a gradedesk store ({exc})") from None
-    if version > SCHEMA_VERSION:
+    newest = schema_version()
+    if version > newest:
         conn.close()
         raise StoreError(
-            f"{p}: made by a newer gradedesk (schema {version}, this one reads up to {SCHEMA_VERSION}); upgrade gradedesk"
+            f"{p}: made by a newer gradedesk (schema {version}, this one reads up to {newest}); upgrade gradedesk"
         )
     if version == 0 and _has_foreign_tables(conn):
         conn.close()
@@ -137,12 +165,20 @@ def open_store(path: str | os.PathLike | None = None, *, create: bool = True) ->
     store = Store(p, conn)
     store.created = created
     conn.execute("PRAGMA journal_mode = WAL")
-    if version < SCHEMA_VERSION:
-        # the whole schema in one transaction: a store is either fully made or not at all
-        with store.transaction():
-            for statement in _statements(schema_sql()):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    if version < newest:
+        creates, migrations = schema_parts()
+        # the upgrade and the whole schema in one transaction: a store is either fully made or not at all
+        try:
+            with store.transaction():
+                for step in range(version + 1, newest + 1) if version else ():
+                    for statement in migrations[step]:
+                        conn.execute(statement)
+                for statement in creates:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {newest}")
+        except BaseException:
+            store.close()
+            raise
     return store
 
 

@@ -8,20 +8,21 @@ import uuid
 
 import pytest
 
-from gradedesk.core.store.connection import SCHEMA_VERSION, StoreError, open_store, schema_sql
+from gradedesk.core.store import connection
+from gradedesk.core.store.connection import StoreError, open_store, schema_sql, schema_version
 
 
 def test_creates_schema_records_version_and_uses_wal(tmp_path):
     path = tmp_path / "store.db"
     with open_store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION
+        assert store.schema_version == schema_version()
         assert store.scalar("PRAGMA journal_mode") == "wal"
         assert store.scalar("PRAGMA foreign_keys") == 1
         tables = set(store.db.table_names())
     assert {"repos", "chunks", "questions", "runs", "answers", "bundles", "bundle_snippets", "auto_grades",
             "human_grades", "rubrics", "prompts"} <= tables
     with open_store(path) as store:  # reopening is idempotent
-        assert store.schema_version == SCHEMA_VERSION
+        assert store.schema_version == schema_version()
 
 
 def test_no_connection_at_import_time():
@@ -33,7 +34,7 @@ def test_no_connection_at_import_time():
 def test_refuses_newer_store(tmp_path):
     path = tmp_path / "new.db"
     conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.execute(f"PRAGMA user_version = {schema_version() + 1}")
     conn.close()
     with pytest.raises(StoreError, match="newer gradedesk"):
         open_store(path)
@@ -154,3 +155,61 @@ def test_two_connections_write_concurrently_with_busy_timeout(tmp_path):
 
 def test_schema_file_is_the_only_ddl():
     assert "CREATE TABLE IF NOT EXISTS answers" in schema_sql()
+
+
+V1 = """CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, text TEXT);
+CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY);
+"""
+V3 = """CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, text TEXT, finish_reason TEXT, tokens INTEGER);
+CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY);
+CREATE INDEX IF NOT EXISTS answers_finish ON answers (finish_reason);
+-- migrate to 2
+ALTER TABLE answers ADD COLUMN finish_reason TEXT;
+UPDATE answers SET finish_reason = 'unknown';
+-- migrate to 3
+ALTER TABLE answers ADD COLUMN tokens INTEGER;
+"""
+
+
+@pytest.fixture
+def use_schema(monkeypatch):
+    """Open stores with this schema text instead of the real one (the real one is back after the test)."""
+    def use(text):
+        monkeypatch.setattr(connection, "schema_sql", lambda: text)
+        connection.schema_parts.cache_clear()
+    yield use
+    connection.schema_parts.cache_clear()
+
+
+def test_an_older_store_is_upgraded_by_the_schema_files_migrate_sections(tmp_path, use_schema):
+    path = tmp_path / "old.db"
+    use_schema(V1)
+    with open_store(path) as store:
+        store.conn.execute("INSERT INTO answers (text) VALUES ('kept')")
+        assert store.schema_version == 1
+    use_schema(V3)
+    with open_store(path) as store:
+        assert store.schema_version == 3
+        assert store.query("SELECT text, finish_reason, tokens FROM answers") == [
+            {"text": "kept", "finish_reason": "unknown", "tokens": None}]
+    fresh = tmp_path / "fresh.db"
+    with open_store(fresh) as store:  # a new store runs the CREATE statements only
+        assert store.schema_version == 3 and store.query("SELECT * FROM answers") == []
+
+
+def test_a_failed_upgrade_leaves_the_store_as_it_was(tmp_path, use_schema):
+    path = tmp_path / "old.db"
+    use_schema(V1)
+    open_store(path).close()
+    use_schema(V1 + "-- migrate to 2\nALTER TABLE answers ADD COLUMN text TEXT;\n")  # fails: exists
+    with pytest.raises(sqlite3.OperationalError):
+        open_store(path)
+    use_schema(V1)
+    with open_store(path) as store:
+        assert store.schema_version == 1
+
+
+def test_migrate_sections_must_be_numbered_in_order(use_schema):
+    use_schema(V1 + "-- migrate to 3\nSELECT 1;\n")
+    with pytest.raises(StoreError, match="migrate sections must number 2, 3"):
+        schema_version()
