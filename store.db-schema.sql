@@ -92,8 +92,8 @@ CREATE TABLE IF NOT EXISTS prompts (
 );
 
 CREATE TABLE IF NOT EXISTS rubrics (
-    version    TEXT PRIMARY KEY,
-    text       TEXT NOT NULL,
+    version    TEXT PRIMARY KEY,           -- name/hash: the rubric's name and 8 hex of its normal form's sha256
+    text       TEXT NOT NULL,              -- the normal form of the rubric file (core/grading/rubric.py)
     created_at TEXT NOT NULL
 );
 
@@ -249,6 +249,31 @@ CREATE TABLE IF NOT EXISTS human_preferences (
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
 
+-- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
+-- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
+CREATE TABLE IF NOT EXISTS alignments (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    base_version TEXT NOT NULL REFERENCES rubrics(version),
+    new_version  TEXT NOT NULL REFERENCES rubrics(version),
+    judge_model  TEXT NOT NULL,
+    grader       TEXT,                     -- whose grades; NULL: every person's, where the people agree
+    seed         INTEGER NOT NULL,
+    test_share   REAL NOT NULL,
+    report       TEXT NOT NULL,            -- JSON: the figures `gradedesk align` printed
+    created_at   TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS alignment_items (
+    alignment_id INTEGER NOT NULL REFERENCES alignments(id) ON DELETE CASCADE,
+    answer_id    INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    question_pk  INTEGER NOT NULL REFERENCES questions(id),
+    side         TEXT NOT NULL CHECK (side IN ('train', 'test')),
+    grade        TEXT NOT NULL,            -- the people's grade the judge was compared with
+    example      INTEGER NOT NULL DEFAULT 0 CHECK (example = 0 OR side = 'train'), -- 1: an example of the new rubric
+    PRIMARY KEY (alignment_id, answer_id)
+);
+
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
     grader      TEXT NOT NULL,
@@ -285,3 +310,7 @@ WHERE g.id = (
              g2.id DESC
     LIMIT 1
 );
+
+-- migrate to 2
+-- Judge alignment: the tables alignments and alignment_items come from their CREATE statements above. Rubrics are
+-- files now: new rows hold a rubric file's normal form; the prompt an older store kept as judge-rubric/1 stays as it was.

@@ -1,3 +1,6 @@
 """Grades of people and machines in, honest figures out: agreement statistics with bootstrap intervals (statistics.py:
 kappa, AC1, alpha, TPR/TNR, corrected pass rates), the report of one run (report.py), the same as plain tables
-(tables.py), and which ungraded item narrows the intervals most (priority.py)."""
+(tables.py), and which ungraded item narrows the intervals most (priority.py). Judge alignment (align.py): people's
+grades split by question (split.py), examples from the train side (examples.py), base vs new rubric on the test side
+with paired intervals (paired.py) and bias probes (bias.py), kept in the store with the rubric history
+(alignments.py)."""

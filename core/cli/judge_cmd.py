@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="grade each answer N times and report the judge's consistency (default 1)")
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
+    p.add_argument("--rubric", default=None, metavar="FILE",
+                   help="grade with this rubric: a file (see `gradedesk rubric show`), a stored version, or "
+                        "'builtin' (default)")
     p.set_defaults(handler=run)
 
 
@@ -36,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline import grade_offline
     from gradedesk.core.grading.judge import judge_consistency, judge_run
+    from gradedesk.core.grading.rubrics import resolve_rubric
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import provider_from_args
     from gradedesk.core.cli.grade_offline_cmd import offline_line
@@ -44,15 +48,19 @@ def run(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         raise UserError("--repeat: must be at least 1")
     endpoint = args.model is not None or args.base_url is not None
+    if args.rubric is not None and not endpoint:
+        raise UserError("--rubric: only an LLM judge reads a rubric; give the judge --model (and --base-url)")
     provider = provider_from_args(args) if endpoint else None
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
+        rubric = resolve_rubric(store, args.rubric) if provider else None
         answer_model = store.scalar("SELECT model FROM runs WHERE id = ?", (run_id,))
         with progress_bars() as bar:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
-                               progress=bar) if provider else None
-        consistency = judge_consistency(store, run_id, provider.model) if provider else None
+                               progress=bar, rubric=rubric) if provider else None
+        consistency = judge_consistency(store, run_id, provider.model,
+                                        rubric_version=report.rubric_version) if report else None
     if provider is None:
         info("gradedesk: no judge endpoint given (--model/--base-url): graded offline only, "
              f"with the rule grader {offline.rule_grader} (not an LLM judge)")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gradedesk.core.cli import main
-from gradedesk.core.grading.judge import RUBRIC
+from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit
 
@@ -66,12 +66,12 @@ def test_judge_with_repeat_and_self_evaluation(db, capsys, chat_server):
     code, out, err = cli(capsys, "judge", "--store", db, "--model", "answer-model", "--base-url",
                          chat_server.base_url, "--repeat", "2", "--max-retries", "0")
     assert code == 0, err
-    assert "judge answer-model (judge-rubric/1), repeat 2: 8 graded now" in out
+    assert f"judge answer-model ({RUBRIC_VERSION}), repeat 2: 8 graded now" in out
     assert "judge consistency: 4/4 answers graded identically" in out
     assert "self-evaluation bias" in err
     code, out, _ = cli(capsys, "summary", "--store", db)
     assert "self-evaluation bias" in out and "llm:answer-model" in out
-    assert "judge answer-model (judge-rubric/1)" in out
+    assert f"judge answer-model ({RUBRIC_VERSION})" in out
 
 
 def test_judge_without_endpoint_grades_offline_only(db, capsys):
@@ -158,7 +158,7 @@ def test_end_to_end_through_a_real_offline_run(tmp_path, capsys, chat_server):
     code, out, _ = cli(capsys, "summary", str(run), "--store", str(db), "--json")
     s = json.loads(out)
     assert [a["method"] for a in s["answers"]] == ["raw", "bundle@500"]
-    assert {g["grader"] for g in s["grades"]} == {"judge judge-m (judge-rubric/1)", "rule grader rules/1"}
+    assert {g["grader"] for g in s["grades"]} == {f"judge judge-m ({RUBRIC_VERSION})", "rule grader rules/1"}
     judged = [g for g in s["grades"] if g["grader"].startswith("judge")]
     assert all(g["n"] == 2 and g["pass_rate"] == 1.0 for g in judged)
     recall = {(r["method"], r["metric"]): r for r in s["retrieval"]}

@@ -9,6 +9,7 @@ import pytest
 
 from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION, judge_consistency, judge_run, parse_verdict
 from gradedesk.core.grading.llm_io import ReplyError
+from gradedesk.core.grading.rubric import builtin_rubric
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.grading.scorers import FAITHFULNESS_SYSTEM
 from gradedesk.core.store.connection import open_store
@@ -89,7 +90,8 @@ def test_judge_grades_records_errors_and_scores(run_store, chat_server):
         r = rows[ids[key]]
         assert (r["grade"], r["failure_label"]) == ("unsupported", "grading_error")
         assert r["raw_response"] and r["confidence"] is None
-    assert store.scalar("SELECT text FROM rubrics WHERE version = ?", (RUBRIC_VERSION,)) == RUBRIC
+    # the store keeps the rubric file's normal form under its version; the judge reads the prompt made from it
+    assert store.scalar("SELECT text FROM rubrics WHERE version = ?", (RUBRIC_VERSION,)) == builtin_rubric().text
     s = scores_of(store, ids["good"], "llm:judge-model")
     assert s["faithfulness"]["value"] == 0.5
     assert s["answer_relevance"]["value"] == 1.0

@@ -1,0 +1,97 @@
+"""Bias probes of a judge against people on the same items (the ones the evals lesson names). Pure functions, no store.
+
+- Grade inflation: the judge's pass rate beside the people's on the same items, their difference (judge - people) and
+  ratio ("the judge passes 31% more than people do" is a ratio of 1.31), each with a bootstrap interval that
+  resamples items, so both rates always come from the same items.
+- Verbosity: agreement split by answer length tercile (shortest third, middle, longest), with both pass rates per
+  tercile: a judge that favours long answers agrees less, or passes more, in the longest third.
+- Self-evaluation (the judge model also wrote the answers) is a fact of the run, warned about where the run is judged.
+
+Every measure is a function of the 2x2 pass/fail matrix (person rows, judge columns) or the 4x4 grade matrix, so the
+intervals come from core/agreement/statistics.py like every other figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradedesk.core.agreement.statistics import (
+    DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Measure, collapse_binary, confusion_matrix, estimates, pair_measures,
+)
+from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+
+TERCILES = ("shortest third", "middle third", "longest third")
+AGREEMENT_MEASURES = ("percent_agreement", "cohen_kappa", "gwet_ac1")
+
+
+def _share(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN where den is 0 (a rate of no items is not defined; the Measure's reason says why)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.asarray(den) != 0, np.asarray(num, dtype=float) / np.asarray(den, dtype=float), np.nan)
+
+
+def _person_rate(cm: np.ndarray) -> np.ndarray:
+    return _share(cm[..., 0, :].sum(-1), cm.sum((-2, -1)))
+
+
+def _judge_rate(cm: np.ndarray) -> np.ndarray:
+    return _share(cm[..., :, 0].sum(-1), cm.sum((-2, -1)))
+
+
+def _empty_or(reason: str):
+    return lambda cm: NO_ITEMS if cm.sum() == 0 else reason
+
+
+def inflation_measures() -> list[Measure]:
+    """On the 2x2 pass/fail matrix: both pass rates, judge - people, and judge / people."""
+    return [
+        Measure("person_pass_rate", _person_rate, _empty_or(NO_ITEMS)),
+        Measure("judge_pass_rate", _judge_rate, _empty_or(NO_ITEMS)),
+        Measure("pass_rate_difference", lambda cm: _judge_rate(cm) - _person_rate(cm), _empty_or(NO_ITEMS)),
+        Measure("pass_rate_ratio", lambda cm: _share(_judge_rate(cm), _person_rate(cm)),
+                _empty_or("the people passed no item, so the judge's pass rate has nothing to be a multiple of")),
+    ]
+
+
+def _matrix(people: Sequence[str], judge: Sequence[str]) -> np.ndarray:
+    return confusion_matrix(people, judge, GRADES)
+
+
+def grade_inflation(people: Sequence[str], judge: Sequence[str], boot: int = DEFAULT_BOOT,
+                    seed: int = DEFAULT_SEED) -> dict:
+    """The judge's pass rate against the people's on the same items (grades in GRADES), with intervals."""
+    cm2 = collapse_binary(_matrix(people, judge), GRADES.index(PASS_GRADE))
+    return {k: v.to_dict() for k, v in estimates(cm2, inflation_measures(), boot, seed).items()}
+
+
+@dataclass(frozen=True)
+class LengthItem:
+    length: int  # the answer's length (tokens)
+    person: str
+    judge: str
+
+
+def terciles(items: Sequence[LengthItem]) -> list[list[LengthItem]]:
+    """Items by length into three groups as equal as possible (shortest first); ties keep their input order."""
+    ordered = sorted(items, key=lambda i: i.length)
+    sizes = [len(ordered) // 3 + (k < len(ordered) % 3) for k in range(3)]
+    starts = [0, sizes[0], sizes[0] + sizes[1]]
+    return [ordered[start:start + size] for start, size in zip(starts, sizes)]
+
+
+def verbosity(items: Sequence[LengthItem], boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> list[dict]:
+    """Agreement (percent, kappa, AC1) and both pass rates per answer-length tercile, with intervals."""
+    keep = [m for m in pair_measures() if m.name in AGREEMENT_MEASURES]
+    rates = [m for m in inflation_measures() if m.name in ("person_pass_rate", "judge_pass_rate")]
+    out = []
+    for name, part in zip(TERCILES, terciles(items)):
+        cm = _matrix([i.person for i in part], [i.judge for i in part])
+        cm2 = collapse_binary(cm, GRADES.index(PASS_GRADE))
+        figures = {**estimates(cm, keep, boot, seed), **estimates(cm2, rates, boot, seed)}
+        lengths = [i.length for i in part]
+        out.append({"tercile": name, "n": len(part), "min_length": min(lengths, default=None),
+                    "max_length": max(lengths, default=None), **{k: v.to_dict() for k, v in figures.items()}})
+    return out

@@ -1,0 +1,86 @@
+"""Rubrics in the store: each version stored once, and what a `--rubric` argument names (a file, a stored version or
+the built-in rubric).
+
+A stored rubric's text is its normal form (core/grading/rubric.py), so reading it back gives the same version. Stores
+made before rubrics were files hold the judge's prompt under `judge-rubric/1`; that text is shown as it is, and it
+cannot be judged with again (the built-in rubric replaces it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gradedesk.core.errors import UserError
+from gradedesk.core.grading.rubric import Rubric, builtin_rubric, parse_rubric
+from gradedesk.core.jsonl import read_lines
+from gradedesk.core.store.connection import Store, utc_now
+
+BUILTIN = "builtin"
+
+
+def store_rubric(store: Store, rubric: Rubric) -> str:
+    """Store the rubric under its version unless it is there already; return the version."""
+    version = rubric.version
+    with store.transaction():
+        existing = store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+        if existing is None:
+            store.db["rubrics"].insert({"version": version, "text": rubric.text, "created_at": utc_now()})
+        elif existing != rubric.text:  # 8 hex digits of sha256 collided: never seen, but never silently merged
+            raise UserError(f"rubric {version}: the store holds another text under this version; rename the rubric")
+    return version
+
+
+def stored_text(store: Store, version: str) -> str | None:
+    return store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+
+
+def stored_rubric(store: Store, version: str) -> Rubric:
+    text = stored_text(store, version)
+    if text is None:
+        raise UserError(f"rubric {version}: not in {store.path} (see `gradedesk rubric history`)")
+    try:
+        return parse_rubric(text, f"{store.path} rubric {version}")
+    except UserError:
+        raise UserError(f"rubric {version}: stored by an older gradedesk as a prompt, not a rubric file; "
+                        "`gradedesk rubric show` prints the built-in rubric that replaced it") from None
+
+
+def find_version(store: Store, spec: str) -> str | None:
+    """The stored version `spec` names: itself, a rubric name (its newest version) or a unique version prefix."""
+    if stored_text(store, spec) is not None:
+        return spec
+    newest = store.scalar("SELECT version FROM rubrics WHERE version LIKE ? || '/%' ESCAPE '\\' "
+                          "ORDER BY created_at DESC, rowid DESC LIMIT 1", (_like(spec),))
+    if newest:
+        return newest
+    matches = [r["version"] for r in store.query("SELECT version FROM rubrics WHERE version LIKE ? || '%' ESCAPE '\\'",
+                                                 (_like(spec),))]
+    if len(matches) > 1:
+        raise UserError(f"rubric {spec!r}: names {len(matches)} versions ({', '.join(sorted(matches)[:4])}, ...); "
+                        "give more of the version")
+    return matches[0] if matches else None
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def read_rubric_file(path: str | Path) -> Rubric:
+    """A rubric file; problems as `file:line: field: problem` (InputError)."""
+    return parse_rubric("\n".join(read_lines(path)), str(path))
+
+
+def resolve_rubric(store: Store | None, spec: str | None, flag: str = "--rubric") -> Rubric:
+    """The rubric `spec` names: None or 'builtin' (the built-in one), a file, or a version stored in `store`."""
+    if spec is None or spec == BUILTIN:
+        return builtin_rubric()
+    path = Path(spec)
+    if path.is_file():
+        return read_rubric_file(path)
+    if path.exists():
+        raise UserError(f"{flag}: {spec}: not a file")
+    version = find_version(store, spec) if store is not None else None
+    if version is None:
+        where = f" nor a rubric version in {store.path} (see `gradedesk rubric history`)" if store else ""
+        raise UserError(f"{flag}: {spec}: no such file{where}")
+    return stored_rubric(store, version)
