@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +36,29 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value).replace("\n", " ")
+
+
+def write_lines(records: Iterable[Any], path: str) -> int:
+    """Records as JSON lines to stdout (path '-') or to a file that appears whole or not at all; returns how many.
+
+    Everything is serialised before anything is written, so a failure midway leaves no half-written output."""
+    from gradedesk.core.errors import UserError
+
+    lines = [json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records]
+    text = "".join(lines)
+    if path == "-":
+        sys.stdout.write(text)
+        return len(lines)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)  # a reader never sees half a file
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UserError(f"{path}: cannot write ({exc.strerror})") from None
+    return len(lines)
 
 
 def info(message: str) -> None:

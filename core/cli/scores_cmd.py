@@ -1,41 +1,51 @@
-"""gradedesk export-scores [RUN]: human and machine grades as Langfuse-style score records (JSONL)."""
+"""gradedesk export-scores [RUN]: human and machine grades as score records (JSONL): gradedesk's own, Langfuse's score
+API records, or Phoenix span annotations."""
 
 from __future__ import annotations
 
 import argparse
 
 ORDER = 47
+FORMATS = ("gradedesk", "langfuse", "phoenix")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "export-scores", parents=[common], help="export grades as score records (JSONL) for Langfuse-style tools",
-        description="One JSON object per line: name, value, data_type, source (HUMAN or EVAL), comment, grader, time, "
-                    "trace_id, observation_id, run/answer/question ids, metadata. People's current grades and every "
-                    "machine grade of the run.")
+        "export-scores", parents=[common],
+        help="export grades as score records (JSONL): gradedesk, Langfuse or Phoenix",
+        description="People's current grades and every machine grade of the run, one JSON object per line. "
+                    "gradedesk (default): name, value, data_type, source (HUMAN or EVAL), comment, grader, time, "
+                    "trace_id, observation_id, run/answer/question ids, metadata. langfuse: the records Langfuse's "
+                    "score API accepts as they are (camelCase; 32-hex traceId and 16-hex observationId derived from "
+                    "run, question and answer; id an idempotency key), with --configs for its score configs. "
+                    "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
+    p.add_argument("--format", default="gradedesk", choices=FORMATS, help="which records (default: gradedesk)")
     p.add_argument("--out", metavar="FILE.jsonl", help="write here instead of stdout")
+    p.add_argument("--configs", metavar="FILE.jsonl",
+                   help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
+                        "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.cli.output import info, write_lines
     from gradedesk.core.errors import UserError
-    from gradedesk.core.exchange.scores import export_scores
+    from gradedesk.core.exchange.scores import gradedesk_records
+    from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
+    from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.output import info
+    from gradedesk.core.store.runs import resolve_run
 
+    if args.configs and args.format != "langfuse":
+        raise UserError("--configs: score configs are Langfuse's; add --format langfuse")
+    records_of = {"gradedesk": gradedesk_records, "langfuse": langfuse_scores, "phoenix": phoenix_annotations}
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
-        if args.out is None:
-            count = export_scores(store, run_id, sys.stdout)
-        else:
-            try:
-                with open(args.out, "w", encoding="utf-8") as out:
-                    count = export_scores(store, run_id, out)
-            except OSError as exc:
-                raise UserError(f"{args.out}: cannot write ({exc.strerror})") from None
+        records = list(records_of[args.format](store, run_id))
+    if args.configs:
+        configs = write_lines(score_configs(), args.configs)
+        info(f"{configs} score config(s) written to {args.configs}")
+    count = write_lines(records, args.out or "-")
     info(f"{count} score record(s) of run {run_id}" + (f" written to {args.out}" if args.out else ""))
     return 0

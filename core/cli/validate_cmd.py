@@ -1,24 +1,41 @@
-"""gradedesk validate-bundle FILE.json: check an evidence bundle against the context-pack contract."""
+"""gradedesk validate-bundle FILE.json: check an evidence bundle, or a context pack, against its contract."""
 
 from __future__ import annotations
 
 import argparse
 
 ORDER = 80
-import json
+FORMATS = ("bundle", "context-pack")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("validate-bundle", parents=[common], help="check an evidence bundle JSON file against the contract",
-                       description="Print every violation of the context-pack contract; exit 1 when there are any.")
+    p = sub.add_parser("validate-bundle", parents=[common],
+                       help="check an evidence bundle or context pack JSON file against its contract",
+                       description="Say what the file is (an evidence bundle: snippets; a context pack: text, "
+                                   "evidence_count, blocks) and print every violation of its contract; exit 1 when "
+                                   "there are any. A bundle's coverage_notes may be one string; a bundle that names "
+                                   "no tokenizer is counted with the default one (the output names it).")
     p.add_argument("file", metavar="FILE.json")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="check the file as this instead of telling it by its fields")
     p.set_defaults(handler=run)
 
 
+def _describe_pack(report) -> str:
+    size = f"{report.blocks} blocks, {report.characters} characters"
+    if report.tokenizer:
+        size += f", {report.tokens} tokens ({report.tokenizer})"
+    budgets = ", ".join(f"{k} {v}" for k, v in report.budgets.items()) or "none recorded"
+    return f"context pack: {{}} ({size}; budgets: {budgets}" + ("" if report.tokenizer else "; no tokenizer named") + ")"
+
+
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.evidence.bundle import EvidenceBundle, schema_violations, validate
+    import json
+
+    from gradedesk.core.cli.output import info, print_json
     from gradedesk.core.errors import UserError
-    from gradedesk.core.cli.output import print_json
+    from gradedesk.core.evidence.bundle import read_bundle, validate
+    from gradedesk.core.evidence.pack_check import check_pack, is_pack
 
     try:
         with open(args.file, encoding="utf-8") as fh:
@@ -27,17 +44,28 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.file}: cannot read ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{args.file}: not a JSON file ({exc})") from None
-    violations = schema_violations(data)
-    bundle = None if violations else EvidenceBundle.from_dict(data)
-    if bundle is not None:
-        violations = validate(bundle)
+    as_pack = args.format == "context-pack" or (args.format is None and is_pack(data))
+    if as_pack:
+        if not isinstance(data, dict):
+            raise UserError(f"{args.file}: expected a JSON object, got {type(data).__name__}")
+        pack = check_pack(data)
+        violations, summary = pack.violations, _describe_pack(pack)
+    else:
+        read = read_bundle(data)
+        violations = read.violations or validate(read.bundle)
+        b = read.bundle
+        tokenizer = "" if b is None else b.tokenizer if read.tokenizer_named else \
+            f"{b.tokenizer}, the default: the file names no tokenizer"
+        summary = "evidence bundle: {}" + ("" if b is None else
+                                           f" ({len(b.snippets)} snippets, {b.total_tokens} tokens; {tokenizer})")
     if args.json:
         print_json([{"rule": v.rule, "message": v.message, "snippet": v.snippet, "chunk_id": v.chunk_id}
                     for v in violations])
     else:
         for v in violations:
             print(f"{args.file}: {v}")
-        if not violations:
-            assert bundle is not None
-            print(f"{args.file}: ok ({len(bundle.snippets)} snippets, {bundle.total_tokens} tokens)")
+        if violations:
+            info(f"{args.file}: " + summary.format(f"{len(violations)} violation(s)"))
+        else:
+            print(f"{args.file}: " + summary.format("ok"))
     return 1 if violations else 0

@@ -9,7 +9,7 @@ named tokenizer. `validate` checks the context-pack contract and returns every v
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -113,38 +113,48 @@ class Violation:
     message: str
     snippet: int | None = None  # 1-based [Evidence i] label, None for the bundle as a whole
     chunk_id: str | None = None
+    unit: str = "evidence"  # what `snippet` counts: a bundle's evidence, or a context pack's block
 
     def __str__(self) -> str:
-        where = "bundle"
+        where = "bundle" if self.unit == "evidence" else "pack"
         if self.snippet:
-            where = f"evidence {self.snippet}" + (f" ({self.chunk_id})" if self.chunk_id else "")
+            where = f"{self.unit} {self.snippet}" + (f" ({self.chunk_id})" if self.chunk_id else "")
         return f"{where}: {self.rule}: {self.message}"
 
 
-def _type_problem(value: Any, annotation: str) -> str | None:
-    """Why `value` (from JSON) does not fit a field annotated `annotation`, or None when it does."""
-    if annotation.endswith(" | None"):
-        if value is None:
-            return None
-        annotation = annotation.removesuffix(" | None")
-    fits = {"str": lambda v: isinstance(v, str),
-            "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-            "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-            "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}.get(annotation)
-    return None if fits is None or fits(value) else f"must be {annotation}, got {type(value).__name__}"
+# Every field of a bundle file, required or optional, and the JSON it must hold: the one table the schema check reads
+# (README "Evidence bundle fields" states it; a test keeps the two in step). A contract rule may still ask more of an
+# optional field: selection_reason and evidence_role may be absent from the schema's view, but the contract flags them.
+BUNDLE_FIELDS: dict[str, tuple[bool, str]] = {
+    "question": (True, "str"), "question_type": (True, "str"), "snippets": (True, "list"),
+    "total_tokens": (True, "int"), "token_budget": (True, "int"),
+    "retrieval_strategies_used": (False, "list[str]"), "coverage_notes": (True, "str | list[str]"),
+    "created_at": (False, "str"), "compiler_version": (False, "str"), "warnings": (False, "list[str]"),
+    "tokenizer": (False, "str"),
+}
+SNIPPET_FIELDS: dict[str, tuple[bool, str]] = {
+    "chunk_id": (True, "str"), "content_hash": (True, "str"), "text": (True, "str"), "token_count": (True, "int"),
+    "file_path": (True, "str"), "start_line": (True, "int"), "end_line": (True, "int"),
+    "symbol_name": (False, "str | None"), "retrieval_method": (True, "str"), "relevance_score": (True, "float"),
+    "retrieval_rank": (True, "int"), "selection_reason": (False, "str | None"), "evidence_role": (False, "str | None"),
+}
+_FITS = {"str": lambda v: isinstance(v, str), "None": lambda v: v is None,
+         "list": lambda v: isinstance(v, list), "dict": lambda v: isinstance(v, dict),
+         "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+         "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+         "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
 
 
-def _field_problems(data: dict, cls: type, skip: set[str]) -> list[tuple[str, str]]:
+def field_problems(data: dict, table: dict[str, tuple[bool, str]], skip: set[str]) -> list[tuple[str, str]]:
     out = []
-    for f in fields(cls):
-        if f.name in skip:
+    for name, (required, kind) in table.items():
+        if name in skip:
             continue
-        if f.name not in data:
-            required = f.default is MISSING and f.default_factory is MISSING
+        if name not in data:
             if required:
-                out.append((f.name, "missing"))
-        elif why := _type_problem(data[f.name], str(f.type)):
-            out.append((f.name, why))
+                out.append((name, "missing"))
+        elif not any(_FITS[k](data[name]) for k in kind.split(" | ")):
+            out.append((name, f"must be {kind.removesuffix(' | None')}, got {type(data[name]).__name__}"))
     return out
 
 
@@ -152,8 +162,10 @@ def schema_violations(data: Any) -> list[Violation]:
     """Missing or mistyped fields of a bundle read from JSON (checked before `from_dict`, which trusts its input)."""
     if not isinstance(data, dict):
         return [Violation("schema", f"expected a JSON object, got {type(data).__name__}")]
-    out = [Violation("schema", f"{name}: {why}") for name, why in _field_problems(data, EvidenceBundle, {"snippets"})]
-    snippets = data.get("snippets", [])
+    out = [Violation("schema", f"{name}: {why}") for name, why in field_problems(data, BUNDLE_FIELDS, {"snippets"})]
+    snippets = data.get("snippets")
+    if snippets is None:
+        return out + [Violation("schema", "snippets: missing")]
     if not isinstance(snippets, list):
         return out + [Violation("schema", f"snippets: must be a list, got {type(snippets).__name__}")]
     for i, s in enumerate(snippets, start=1):
@@ -162,18 +174,44 @@ def schema_violations(data: Any) -> list[Violation]:
             continue
         chunk_id = s.get("chunk_id") if isinstance(s.get("chunk_id"), str) else None
         out += [Violation("schema", f"{name}: {why}", i, chunk_id)
-                for name, why in _field_problems(s, EvidenceSnippet, set())]
+                for name, why in field_problems(s, SNIPPET_FIELDS, set())]
     return out
 
 
+@dataclass
+class BundleFile:
+    """A bundle file read for checking: the bundle (None when its schema is broken) and what was assumed."""
+    bundle: EvidenceBundle | None
+    violations: list[Violation]
+    tokenizer_named: bool  # False: the file names no tokenizer and counts are checked with the default
+
+
+def read_bundle(data: Any) -> BundleFile:
+    """A bundle as another pipeline writes it: coverage_notes may be one string (the lesson's EvidenceBundle writes a
+    string), and a file that names no tokenizer is counted with the default one."""
+    violations = schema_violations(data)
+    if violations:
+        return BundleFile(None, violations, isinstance(data, dict) and "tokenizer" in data)
+    data = dict(data)
+    if isinstance(data["coverage_notes"], str):
+        data["coverage_notes"] = [data["coverage_notes"]]
+    data.setdefault("retrieval_strategies_used", [])
+    data["snippets"] = [{"symbol_name": None, **s} for s in data["snippets"]]
+    return BundleFile(EvidenceBundle.from_dict(data), [], "tokenizer" in data)
+
+
 def validate(bundle: EvidenceBundle) -> list[Violation]:
-    """Every violation of the context-pack contract, each with the snippet it concerns."""
+    """Every violation of the context-pack contract, each with the snippet it concerns.
+
+    content_hash is checked for consistency, whatever function made it (sha256, md5, sha1...): one hash on two
+    different texts is a violation; the same text twice is a duplicate, whatever its hashes say."""
     out: list[Violation] = []
     try:
         tok = get_tokenizer(bundle.tokenizer)
     except Exception as exc:  # an unknown tokenizer makes every count unverifiable: say so once
         return [Violation("token_count", f"tokenizer {bundle.tokenizer!r} unusable: {exc}")]
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = {}  # normalized text -> first snippet with it
+    hashed: dict[str, tuple[int, str]] = {}  # the producer's content_hash -> (first snippet, its normalized text)
     for i, s in enumerate(bundle.snippets, start=1):
 
         def bad(rule: str, message: str) -> None:
@@ -190,13 +228,17 @@ def validate(bundle: EvidenceBundle) -> list[Violation]:
         actual = tok.count(s.text)
         if s.token_count != actual:
             bad("token_count", f"token_count {s.token_count} but the text has {actual} tokens ({tok.id})")
-        expected_hash = content_hash(s.text)
-        if s.content_hash != expected_hash:
-            bad("content_hash", "content_hash does not match the text")
-        if expected_hash in seen:
-            bad("duplicate", f"same content as evidence {seen[expected_hash]}")
+        same = content_hash(s.text)  # gradedesk's own hash of the normalized text: what "the same content" means
+        if not (s.content_hash or "").strip():
+            bad("content_hash", "content_hash is missing")
+        elif s.content_hash in hashed and hashed[s.content_hash][1] != same:
+            bad("content_hash", f"same content_hash as evidence {hashed[s.content_hash][0]} but different text")
         else:
-            seen[expected_hash] = i
+            hashed.setdefault(s.content_hash, (i, same))
+        if same in seen:
+            bad("duplicate", f"same content as evidence {seen[same]}")
+        else:
+            seen[same] = i
         if not (s.selection_reason or "").strip():
             bad("selection_reason", "selection_reason is missing")
         if not (s.evidence_role or "").strip():

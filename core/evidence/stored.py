@@ -2,7 +2,9 @@
 
 Raw answers keep their evidence as a JSON list of hits whose fields depend on who produced them (`gradedesk run`, an
 import); `parse_hits` reads whatever subset of the seed's field names (or their common aliases) is there and keeps the
-rest in `extra`, so every reader sees any run's evidence rather than failing on it.
+rest in `extra`, so every reader sees any run's evidence rather than failing on it. A log that recorded only how
+many chunks an answer used (the evidence-bundles lesson's comparison log) is stored as {"chunk_count": N}: no hits,
+and a note saying so.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ HIT_ALIASES = {  # seed field name -> the names producers use for it, preferred 
 }
 _NUMERIC = {"start_line": int, "end_line": int, "retrieval_rank": int, "token_count": int, "relevance_score": float}
 _LIST_COLUMNS = ("retrieval_strategies_used", "coverage_notes", "warnings")
+CHUNK_COUNT = "chunk_count"  # evidence of which only the number of chunks is known
 
 
 # bundles ---------------------------------------------------------------------------------------------------------------
@@ -120,11 +123,27 @@ def parse_hits(evidence: str | None) -> tuple[list[Evidence], str | None]:
         data = json.loads(evidence)
     except json.JSONDecodeError as exc:
         return [], f"evidence is not JSON ({exc.msg}); shown as stored"
+    if isinstance(data, dict) and set(data) == {CHUNK_COUNT}:
+        return [], f"{data[CHUNK_COUNT]} chunks, evidence not recorded"
     if isinstance(data, dict):  # {"hits": [...]} or a single hit
         data = data.get("hits", [data])
     if not isinstance(data, list):
         return [], "evidence is not a list of hits; shown as stored"
     return [evidence_from_hit(i, hit) for i, hit in enumerate(data, start=1)], None
+
+
+def count_only_evidence(count: int) -> str:
+    """The stored evidence of an answer whose log recorded only how many chunks it used."""
+    return json.dumps({CHUNK_COUNT: count})
+
+
+def unrecorded_chunk_count(evidence: str | None) -> int | None:
+    """N when the stored evidence says only "N chunks" (count_only_evidence), else None."""
+    try:
+        data = json.loads(evidence) if evidence else None
+    except json.JSONDecodeError:
+        return None
+    return data[CHUNK_COUNT] if isinstance(data, dict) and set(data) == {CHUNK_COUNT} else None
 
 
 def files_evidence(evidence_files: str | None) -> list[Evidence]:

@@ -1,4 +1,5 @@
-"""Run logs and grades in and out of a store. In: run logs made elsewhere, JSONL, every line checked (runlog_lines)
-and stored as a new run, all or nothing (runlog_import), and another store's human grades (merge). Out: a run as
-gradedesk's run log, one line per question with answers, evidence, bundle and grades (runlog_export), and a run's
-grades as score records (scores)."""
+"""Run logs and grades in and out of a store. In: a JSONL run log made elsewhere (gradedesk's own, the evidence-bundles
+lesson's comparison and harness logs, RAGAS rows), every line checked (runlog_fields, runlog_shapes) and stored as a
+new run with its grades and metrics, all or nothing (runlog_import); another store's human grades (merge). Out: a run
+as gradedesk's run log (runlog_export), as the lesson's comparison log or RAGAS rows (export_formats), and its grades
+as score records: gradedesk's, Langfuse's or Phoenix's (scores, scores_langfuse, scores_phoenix)."""

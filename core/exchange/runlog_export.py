@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from gradedesk.core.evidence.stored import load_bundle
+from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
 from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
 from gradedesk.core.store.connection import Store
 
@@ -24,7 +25,7 @@ HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", 
                 "rubric_version", "created_at")
 
 
-def _grades_of(store: Store, answer_id: int) -> list[dict]:
+def grades_of(store: Store, answer_id: int) -> list[dict]:
     """Every current grade of an answer, each marked with its grader: people's current grades, then machine grades."""
     out = []
     for h in store.query("SELECT * FROM current_human_grades WHERE answer_id = ? ORDER BY id", (answer_id,)):
@@ -39,7 +40,7 @@ def _grades_of(store: Store, answer_id: int) -> list[dict]:
     return out
 
 
-def _headline(grades: list[dict]) -> dict | None:
+def headline(grades: list[dict]) -> dict | None:
     """The grade a log line leads with: the newest person's grade, else the machine grade (judge > imported > rule)."""
     humans = [g for g in grades if g["grader_kind"] == "human"]
     if humans:
@@ -49,23 +50,51 @@ def _headline(grades: list[dict]) -> dict | None:
     return min(machine, key=lambda g: (rank[g["grader_kind"]], g["repeat_index"])) if machine else None
 
 
-def _chunks(store: Store, answer: dict | None) -> list[dict]:
+def graded_by(grade: dict) -> str:
+    """Who made a grade, as `*_grade_by` and `graded_by` name it: human:NAME, judge:MODEL, rule:NAME, imported:NAME."""
+    return f"{grade['grader_kind']}:{grade['grader']}"
+
+
+def chunks_of(store: Store, answer: dict | None) -> list[dict] | int:
+    """An answer's chunks as a log line carries them, or how many there were when only that was recorded."""
     if answer is None:
         return []
+    count = unrecorded_chunk_count(answer["evidence"])
+    if count is not None:
+        return count
     if answer["bundle_id"] is not None:
         stored = load_bundle(store, answer["bundle_id"])
         return [s.__dict__ | {"position": i} for i, s in enumerate(stored.bundle.snippets, start=1)] if stored else []
     return json.loads(answer["evidence"] or "[]")
 
 
-def export_run(store: Store, run_id: int) -> Iterator[dict]:
-    """One dict per question of the run (in question order)."""
-    run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+@dataclass
+class QuestionAnswers:
+    """One question of a run with the answers a log line shows: raw, and bundled at the run's primary budget."""
+    rows: list[dict]  # every answer of the question (the budget sweep included), joined with its question
+    raw: dict | None
+    bundle: dict | None
+    bundles: list[dict]
+
+    @property
+    def question(self) -> dict:
+        return self.rows[0]
+
+    @property
+    def timestamp(self) -> str | None:
+        return max((a["answered_at"] or a["created_at"] for a in self.rows), default=None)
+
+    def by_method(self) -> list[tuple[str, dict]]:
+        return [(m, a) for m, a in (("raw", self.raw), ("bundle", self.bundle)) if a is not None]
+
+
+def questions_of_run(store: Store, run: dict) -> Iterator[QuestionAnswers]:
+    """Every question of the run that has answers, in question order."""
     primary = run["primary_budget"] or 0
     answers = store.query("SELECT a.*, q.question_id AS qid, q.question AS qtext, q.category, q.benchmark, "
                           "q.gold_answer "
                           "FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? "
-                          "ORDER BY a.question_pk, a.method DESC, a.budget", (run_id,))
+                          "ORDER BY a.question_pk, a.method DESC, a.budget", (run["id"],))
     by_question: dict[int, list[dict]] = {}
     for a in answers:
         by_question.setdefault(a["question_pk"], []).append(a)
@@ -73,13 +102,20 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         raw = next((a for a in rows if a["method"] == "raw"), None)
         bundles = [a for a in rows if a["method"] == "bundle"]
         bundle = next((a for a in bundles if a["budget"] == primary), bundles[-1] if bundles else None)
-        first = rows[0]
+        yield QuestionAnswers(rows, raw, bundle, bundles)
+
+
+def export_run(store: Store, run_id: int) -> Iterator[dict]:
+    """One dict per question of the run (in question order)."""
+    run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+    for qa in questions_of_run(store, run):
+        raw, bundle, bundles, first = qa.raw, qa.bundle, qa.bundles, qa.question
         line: dict[str, Any] = {
             "run_id": run_id, "benchmark": first["benchmark"], "provider": run["provider"], "model": run["model"],
             "question_id": first["qid"], "question": first["qtext"], "category": first["category"],
-            "gold_answer": first["gold_answer"], "raw_answer": raw and raw["text"], "raw_chunks": _chunks(store, raw),
+            "gold_answer": first["gold_answer"], "raw_answer": raw and raw["text"], "raw_chunks": chunks_of(store, raw),
             "raw_evidence_files": json.loads(raw["evidence_files"] or "[]") if raw else [],
-            "bundle_answer": bundle and bundle["text"], "bundle_chunks": _chunks(store, bundle),
+            "bundle_answer": bundle and bundle["text"], "bundle_chunks": chunks_of(store, bundle),
             "bundle_evidence_files": json.loads(bundle["evidence_files"] or "[]") if bundle else [],
             "bundle_budget": bundle and bundle["budget"],
         }
@@ -87,19 +123,19 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         info = stored.bundle if stored else None
         line["bundle_tokens"] = info.total_tokens if info else None
         line["bundle_coverage"] = info.coverage_notes if info else []
-        grades = {m: _grades_of(store, a["id"]) for m, a in (("raw", raw), ("bundle", bundle)) if a is not None}
+        grades = {m: grades_of(store, a["id"]) for m, a in qa.by_method()}
         notes = []
         for method in METHODS:
-            head = _headline(grades.get(method, []))
+            head = headline(grades.get(method, []))
             line[f"{method}_grade"] = head and head["grade"]
-            line[f"{method}_grade_by"] = head and f"{head['grader_kind']}:{head['grader']}"
+            line[f"{method}_grade_by"] = head and graded_by(head)
             text = head and (head.get("note") or head.get("reasoning"))
             if text:
-                notes.append(f"{method} ({head['grader_kind']}:{head['grader']}): {text}")
+                notes.append(f"{method} ({graded_by(head)}): {text}")
         line["grading_notes"] = "\n".join(notes) or None
-        line["timestamp"] = max((a["answered_at"] or a["created_at"] for a in rows), default=None)
-        for method, a in (("raw", raw), ("bundle", bundle)):
-            if a is not None and a["status"] != "ok":
+        line["timestamp"] = qa.timestamp
+        for method, a in qa.by_method():
+            if a["status"] != "ok":
                 line[f"{method}_error"] = a["error"] or a["status"]
         line["budget_sweep"] = [{"budget": a["budget"], "answer": a["text"], "status": a["status"],
                                  "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"]} for a in bundles]

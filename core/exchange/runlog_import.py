@@ -1,10 +1,13 @@
-"""Run logs made elsewhere in: the good lines of a log (core/exchange/runlog_lines.py) stored as a new run.
+"""Run logs made elsewhere in: the good lines of a log (core/exchange/runlog_shapes.py) stored as a new run.
 
-Grades that come with a log were made by the other team's grader: they are stored as auto_grades with grader_kind
-'imported' and grader_model `import:<file name>`. Human grades in a comparison file's `grades` (marked grader_kind
-'human') become human_grades events with their grader and uuid, so importing twice adds nothing. Every bad line is
-reported as file:line: field: problem and nothing is stored, unless skip_invalid, which stores the good lines and
-reports what it skipped. Questions go under the line's `benchmark`, else a benchmark named after the file.
+Grades come with a log from whoever made them (GradedBy): a person's (the lesson's hand-filled comparison grades)
+become human_grades events under --grader (default: the file's name); a judge's (a graded harness log names its
+judge_model) become auto_grades of kind 'judge' under that model, with their confidence; grades of an unnamed grader
+become auto_grades of kind 'imported' named `import:<file name>`. `grades_from` says who made them instead. Human grades
+in a gradedesk run log's `grades` keep their grader and uuid, so importing twice adds nothing. A harness log's
+retrieval grader metrics are stored as scores of the answer. Every bad line is reported as file:line: field: problem
+and nothing is stored, unless skip_invalid, which stores the good lines and reports what it skipped. Questions go under
+the line's `benchmark`, else a benchmark named after the file.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ import hashlib
 import json
 import random
 import uuid
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
-from gradedesk.core.evidence.stored import save_bundle
+from gradedesk.core.evidence.stored import count_only_evidence, save_bundle
 from gradedesk.core.exchange.runlog_export import HUMAN_FIELDS
-from gradedesk.core.exchange.runlog_lines import LogAnswer, LogLine, parse_runlog
+from gradedesk.core.exchange.runlog_fields import GradedBy, LogAnswer, LogLine
+from gradedesk.core.exchange.runlog_shapes import parse_runlog
 from gradedesk.core.jsonl import read_lines
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.text.hashing import content_hash
@@ -40,9 +45,19 @@ class ImportReport:
     human_grades: int
     skipped: list[str]
     already_imported: bool = False
+    shapes: dict[str, int] = field(default_factory=dict)  # how many lines of each shape
+    metrics: int = 0  # retrieval metrics stored
 
     def to_dict(self) -> dict:
         return self.__dict__.copy()
+
+
+@dataclass(frozen=True)
+class _Names:
+    """How this import names the graders a log leaves unnamed."""
+    person: str  # --grader, or the file's name
+    imported: str  # import:<file name>
+    key: str  # the file's key: deterministic uuids for the people's grades it brings
 
 
 def _question_pk(store: Store, benchmark: str, line: LogLine, now: str) -> int:
@@ -62,7 +77,8 @@ def _imported_bundle(line: LogLine, a: LogAnswer) -> EvidenceBundle:
     tok = get_tokenizer(DEFAULT_ENCODING)
     snippets = [EvidenceSnippet(c["chunk_id"], content_hash(c["text"]), c["text"], tok.count(c["text"]),
                                 c["file_path"], c["start_line"], c["end_line"], c["symbol_name"],
-                                c["retrieval_method"], c["relevance_score"], c["retrieval_rank"])
+                                c["retrieval_method"], c["relevance_score"], c["retrieval_rank"],
+                                c.get("selection_reason"), c.get("evidence_role"))
                 for c in a.chunks]
     bundle = EvidenceBundle(line.question, "general", snippets, 0, 0, [], a.bundle_coverage,
                             compiler_version="imported", tokenizer=tok.id)
@@ -72,23 +88,53 @@ def _imported_bundle(line: LogLine, a: LogAnswer) -> EvidenceBundle:
     return bundle
 
 
-def _store_grades(store: Store, answer_id: int, a: LogAnswer, grader_model: str, now: str) -> tuple[int, int]:
+def _evidence(a: LogAnswer) -> str | None:
+    """The answer's stored evidence: its chunks, its texts without provenance, or only how many chunks it used."""
+    if a.chunks:
+        return json.dumps(a.chunks, ensure_ascii=False)
+    if a.contexts:
+        return json.dumps([{"text": c, "retrieval_rank": i} for i, c in enumerate(a.contexts, start=1)],
+                          ensure_ascii=False)
+    return count_only_evidence(a.chunk_count) if a.chunk_count is not None else None
+
+
+def _insert_human(store: Store, row: dict) -> int:
+    return store.conn.execute(
+        f"INSERT OR IGNORE INTO human_grades ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        tuple(row.values())).rowcount
+
+
+def _store_headline(store: Store, answer_id: int, line: LogLine, a: LogAnswer, names: _Names,
+                    now: str) -> tuple[int, int]:
+    """The grade the log leads with, stored as its maker's: (machine grades, human grades) stored."""
+    if a.grade is None:
+        return 0, 0
+    by = a.graded_by
+    if by.kind == "human":
+        # the person graded what the file shows: no machine grade was in view (blind)
+        identity = f"gradedesk-import:{names.key}:{line.question_id}:{a.method}"
+        return 0, _insert_human(store, {
+            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, identity)), "answer_id": answer_id,
+            "grader": by.name or names.person, "action": "set", "grade": a.grade, "failure_label": a.failure_label,
+            "note": a.notes, "judge_visible": 0, "mode": "blind", "is_revision": 0,
+            "created_at": now})  # when it came in: the log does not say when the person graded
+    store.db["auto_grades"].insert({
+        "answer_id": answer_id, "grader_kind": by.kind, "grader_model": by.name or names.imported,
+        "rubric_version": None, "repeat_index": 0, "grade": a.grade, "failure_label": a.failure_label,
+        "confidence": a.confidence, "reasoning": a.notes, "created_at": now}, ignore=True)
+    return 1, 0
+
+
+def _store_marked(store: Store, answer_id: int, a: LogAnswer, now: str) -> tuple[int, int]:
+    """A gradedesk run log's grades, each marked with its grader: (machine grades, human grades) stored."""
     machine = humans = 0
-    if a.grade is not None:
-        store.db["auto_grades"].insert({
-            "answer_id": answer_id, "grader_kind": "imported", "grader_model": grader_model, "rubric_version": None,
-            "repeat_index": 0, "grade": a.grade, "failure_label": a.failure_label, "reasoning": a.notes,
-            "created_at": now})
-        machine += 1
     for g in a.graded:
         if g["grader_kind"] == "human":
             row = {k: g.get(k) for k in HUMAN_FIELDS}
             row.update(uuid=str(g.get("uuid") or uuid.uuid4()), answer_id=answer_id, grader=g["grader"],
                        action="set", mode=row["mode"] or "blind", judge_visible=int(bool(row["judge_visible"])),
                        is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now)
-            humans += store.conn.execute(
-                f"INSERT OR IGNORE INTO human_grades ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                tuple(row.values())).rowcount
+            humans += _insert_human(store, row)
         else:
             rubric = g.get("rubric_version")
             known = rubric and store.scalar("SELECT 1 FROM rubrics WHERE version = ?", (rubric,))
@@ -101,12 +147,25 @@ def _store_grades(store: Store, answer_id: int, a: LogAnswer, grader_model: str,
     return machine, humans
 
 
-def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
-                  label: str | None = None) -> ImportReport:
-    """Import a run log as a new run (source 'import'), all in one transaction; the same file twice is one run."""
+def _store_metrics(store: Store, answer_id: int, a: LogAnswer, names: _Names, now: str) -> int:
+    store.db["answer_scores"].insert_all(
+        [{"answer_id": answer_id, "metric": metric, "method": names.imported, "value": value,
+          "detail": json.dumps(detail, ensure_ascii=False), "created_at": now}
+         for metric, (value, detail) in a.metrics.items()], replace=True)
+    return len(a.metrics)
+
+
+def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False, label: str | None = None,
+                  shape: str | None = None, grader: str | None = None,
+                  grades_from: GradedBy | None = None) -> ImportReport:
+    """Import a run log as a new run (source 'import'), all in one transaction; the same file twice is one run.
+
+    `shape` forces how every line is read (core/exchange/runlog_shapes.SHAPES); `grades_from` says who made the log's
+    grades; `grader` names the person whose grades they are (default: the file's name).
+    """
     p = Path(path)
     lines = read_lines(p)
-    good, problems = parse_runlog(lines, str(p))
+    good, problems = parse_runlog(lines, str(p), shape, grades_from)
     if problems and not skip_invalid:
         raise InputError(problems)
     if not good:  # with --skip-invalid too: say what is wrong with each line, not only how many
@@ -114,38 +173,44 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
             raise InputError([*problems, f"{p}: no importable lines"])
         raise UserError(f"{p}: no importable lines")
     key = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+    shapes = dict(Counter(ln.shape for ln in good))
     existing = store.scalar("SELECT id FROM runs WHERE source = 'import' AND json_extract(config, '$.key') = ?",
                             (key,))
     if existing is not None:
-        return ImportReport(int(existing), str(p), len(good), 0, 0, 0, problems, already_imported=True)
+        return ImportReport(int(existing), str(p), len(good), 0, 0, 0, problems, already_imported=True, shapes=shapes)
     now = utc_now()
-    grader_model = f"import:{p.name}"
-    answers = grades = humans = 0
+    names = _Names(grader or p.name, f"import:{p.name}", key)
+    report = ImportReport(0, str(p), len(good), 0, 0, 0, problems, shapes=shapes)
     # the desk shows the bundles of the run's one primary budget: keep the log's budget when all its bundles share it
     budgets = {a.bundle_budget for ln in good for a in ln.answers if a.method == "bundle"}
     budget = budgets.pop() if len(budgets) == 1 and None not in budgets else 0
+    config = {"key": key, "file": str(p), "lines": len(good), "skipped": len(problems), "shapes": shapes}
+    rubrics = {ln.question_id: ln.rubric for ln in good if ln.rubric is not None}
+    if rubrics:
+        config["rubrics"] = rubrics  # kept with the run (a RAGAS export writes them back)
     with store.transaction():
-        run_id = int(store.db["runs"].insert({
+        report.run_id = int(store.db["runs"].insert({
             "created_at": now, "source": "import", "label": label or p.name, "provider": IMPORTED_PROVIDER,
             "model": next((ln.model for ln in good if ln.model), None), "benchmark": good[0].benchmark or p.stem,
             "budgets": json.dumps([budget] if budget else []), "primary_budget": budget,
-            "order_seed": random.randrange(2**31),
-            "config": json.dumps({"key": key, "file": str(p), "lines": len(good), "skipped": len(problems)}),
+            "order_seed": random.randrange(2**31), "config": json.dumps(config, ensure_ascii=False),
         }).last_pk)
         for line in good:
             qpk = _question_pk(store, line.benchmark or p.stem, line, now)
             for a in line.answers:
                 bundle_id = None
-                if a.method == "bundle" and (a.chunks or a.bundle_tokens is not None or a.bundle_coverage):
+                if a.method == "bundle" and (a.chunks or a.bundle_tokens is not None or a.bundle_coverage
+                                             or a.chunk_count is not None):
                     bundle_id = save_bundle(store, _imported_bundle(line, a))
-                answer_id = store.db["answers"].insert({
-                    "run_id": run_id, "question_pk": qpk, "method": a.method,
-                    "budget": budget if a.method == "bundle" else 0, "status": "ok",
-                    "text": a.text, "evidence": json.dumps(a.chunks, ensure_ascii=False) if a.chunks else None,
-                    "evidence_files": json.dumps(a.evidence_files), "bundle_id": bundle_id,
-                    "created_at": now, "answered_at": line.timestamp or now}).last_pk
-                answers += 1
-                g, h = _store_grades(store, int(answer_id), a, grader_model, now)
-                grades += g
-                humans += h
-    return ImportReport(run_id, str(p), len(good), answers, grades, humans, problems)
+                answer_id = int(store.db["answers"].insert({
+                    "run_id": report.run_id, "question_pk": qpk, "method": a.method,
+                    "budget": budget if a.method == "bundle" else 0, "status": "ok", "text": a.text,
+                    "evidence": _evidence(a), "evidence_files": json.dumps(a.evidence_files), "bundle_id": bundle_id,
+                    "created_at": now, "answered_at": line.timestamp or now}).last_pk)
+                report.answers += 1
+                for machine, humans in (_store_headline(store, answer_id, line, a, names, now),
+                                        _store_marked(store, answer_id, a, now)):
+                    report.grades += machine
+                    report.human_grades += humans
+                report.metrics += _store_metrics(store, answer_id, a, names, now)
+    return report

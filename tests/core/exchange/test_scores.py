@@ -1,4 +1,4 @@
-"""core/scores_export.py: Langfuse-style score records, JSONL, people and machines told apart."""
+"""core/exchange/scores.py: gradedesk's score records, JSONL, people and machines told apart."""
 
 from __future__ import annotations
 

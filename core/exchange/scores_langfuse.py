@@ -1,0 +1,80 @@
+"""A run's grades as Langfuse scores: the records its score API (POST /api/public/scores) accepts as they are, and
+the score configs they follow.
+
+One record per score, camelCase as Langfuse writes them:
+  id             idempotency key: a UUID derived from the grade and the score's name, so a re-export updates
+                 rather than duplicates
+  traceId        32 hex, derived from the run and the question (one trace per question of a run)
+  observationId  16 hex, derived from the answer (raw or bundled), like an OpenTelemetry span id
+  name, value    "grade" (CATEGORICAL: the grade's name), "pass" (BOOLEAN 1/0), a failure label (BOOLEAN 1, when
+                 the grade has one), and a person's "correctness", "grounding", "completeness", "conciseness"
+                 (NUMERIC 1-5)
+  dataType       CATEGORICAL | BOOLEAN | NUMERIC
+  comment        the person's note, or the machine grader's reasoning (left out when there is none)
+  timestamp      when the grade was made (ISO 8601 with its offset)
+  metadata       grader, grader_kind (human, judge, rule, imported), run_id, answer_id, benchmark, question_id,
+                 method, budget, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
+`source` is left to Langfuse (it sets API for scores sent to this endpoint). The configs (`score_configs`): grade
+CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+
+from gradedesk.core.exchange.scores import grade_rows
+from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
+from gradedesk.core.store.connection import Store
+
+_NAMESPACE = uuid.UUID("5c0f6a4e-8d7b-4f0e-9a51-2f6b1c3d7e90")  # gradedesk's: ids derived from it are its own
+
+
+def trace_id(run_id: int, benchmark: str, question_id: str) -> str:
+    return hashlib.sha256(f"gradedesk:{run_id}:{benchmark}:{question_id}".encode()).hexdigest()[:32]
+
+
+def observation_id(run_id: int, answer_id: int) -> str:
+    return hashlib.sha256(f"gradedesk:{run_id}:answer:{answer_id}".encode()).hexdigest()[:16]
+
+
+def _timestamp(text: str) -> str | None:
+    """The grade's time when it is an ISO 8601 time with an offset (Langfuse needs one), else None."""
+    try:
+        when = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return when.isoformat() if when.tzinfo is not None else None
+
+
+def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
+    for g in grade_rows(store, run_id):
+        a = g.answer
+        scores = g.scores()
+        if g.failure_label:
+            scores.append((g.failure_label, 1, "BOOLEAN"))
+        metadata = {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}
+        common = {"traceId": trace_id(a["run_id"], a["benchmark"], a["question_id"]),
+                  "observationId": observation_id(a["run_id"], a["answer_id"])}
+        if g.comment:
+            common["comment"] = g.comment
+        if when := _timestamp(g.time):
+            common["timestamp"] = when
+        for name, value, data_type in scores:
+            yield {"id": str(uuid.uuid5(_NAMESPACE, f"{g.key}:{name}")), "name": name, "value": value,
+                   "dataType": data_type, **common, "metadata": metadata}
+
+
+def score_configs() -> list[dict]:
+    """The score configs the scores follow (Langfuse's create-score-config requests)."""
+    grade = {"name": "grade", "dataType": "CATEGORICAL",
+             "categories": [{"value": float(len(GRADES) - 1 - i), "label": g} for i, g in enumerate(GRADES)],
+             "description": "gradedesk grade of an answer: fully_correct, partially_correct, unsupported, wrong"}
+    passed = {"name": "pass", "dataType": "BOOLEAN", "description": "1 when the grade is fully_correct"}
+    labels = [{"name": label, "dataType": "BOOLEAN", "description": f"failure label {label}"}
+              for label in (*FAILURE_LABELS, GRADING_ERROR)]
+    dims = [{"name": d, "dataType": "NUMERIC", "minValue": 1.0, "maxValue": 5.0,
+             "description": f"a person's {d} score, 1-5"} for d in DIMENSIONS]
+    return [grade, passed, *labels, *dims]

@@ -1,0 +1,37 @@
+"""A run's grades as Phoenix span annotations: the records Phoenix's span-annotation API takes.
+
+One annotation per grade ("grade": result.label the grade, result.score 1 when fully_correct else 0,
+result.explanation the note or reasoning), one per failure label ("failure_label": result.label the label), and one
+per dimension a person scored (result.score 1-5). annotator_kind says who graded: HUMAN (a person), LLM (the judge, and
+grades imported with a run log, made by the other team's LLM grader), CODE (the rule grader). identifier tells apart
+the annotators of one span (the person, or "<kind>:<model>", with "#<repeat>" for a judge's repeats), so a re-export
+updates rather than duplicates. span_id is the answer's 16-hex id, the same as the Langfuse export's observationId.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gradedesk.core.exchange.scores import grade_rows
+from gradedesk.core.exchange.scores_langfuse import observation_id
+from gradedesk.core.grading.vocabulary import is_pass
+from gradedesk.core.store.connection import Store
+
+ANNOTATOR_KINDS = {"human": "HUMAN", "judge": "LLM", "imported": "LLM", "rule": "CODE"}
+
+
+def phoenix_annotations(store: Store, run_id: int) -> Iterator[dict]:
+    for g in grade_rows(store, run_id):
+        a = g.answer
+        repeat = g.metadata.get("repeat_index")
+        common = {"span_id": observation_id(a["run_id"], a["answer_id"]), "annotator_kind": ANNOTATOR_KINDS[g.kind],
+                  "identifier": g.grader + (f"#{repeat}" if repeat else ""),
+                  "metadata": {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}}
+        result = {"label": g.grade, "score": float(is_pass(g.grade))}
+        if g.comment:
+            result["explanation"] = g.comment
+        yield {"name": "grade", **common, "result": result}
+        if g.failure_label:
+            yield {"name": "failure_label", **common, "result": {"label": g.failure_label}}
+        for name, value in g.dimensions.items():
+            yield {"name": name, **common, "result": {"score": float(value)}}

@@ -1,0 +1,84 @@
+"""Bundle and context-pack files as other pipelines write them: the lesson's bundle, Biblicus packs, every violation."""
+
+from __future__ import annotations
+
+import json
+
+from gradedesk.core.evidence.bundle import BUNDLE_FIELDS, SNIPPET_FIELDS, read_bundle, validate
+from gradedesk.core.evidence.pack_check import PACK_FIELDS, check_pack, is_pack
+from gradedesk.core.evidence.policy import ContextPackPolicy, Evidence, build_budgeted_pack
+from tests.fixtures import REPO_ROOT
+from tests.fixtures.lesson_files import lesson_bundle_json, lesson_snippet
+
+
+def rules(violations) -> list[tuple[str, int | None]]:
+    return [(v.rule, v.snippet) for v in violations]
+
+
+def test_the_lessons_bundle_is_read_as_written_and_passes_the_contract():
+    data = json.loads(lesson_bundle_json([lesson_snippet(1, "def invalidate(self):\n    self._data.clear()"),
+                                          lesson_snippet(2, "cache.invalidate()", evidence_role="caller")]))
+    assert isinstance(data["coverage_notes"], str) and "tokenizer" not in data
+    read = read_bundle(data)
+    assert read.violations == [] and not read.tokenizer_named
+    assert read.bundle.coverage_notes == ["Found definition of invalidate; no callers found"]
+    assert read.bundle.tokenizer == "tiktoken/o200k_base"
+    assert validate(read.bundle) == []
+
+
+def test_a_broken_lesson_bundle_lists_each_violation():
+    snippets = [lesson_snippet(1, "def f():\n    pass", file_path="", selection_reason=None),
+                lesson_snippet(2, "def f():\n    pass", evidence_role="vibes"),
+                lesson_snippet(3, "x = 1", token_count=99, start_line=9, end_line=2)]
+    snippets[2].content_hash = snippets[0].content_hash  # one hash on two different texts
+    data = json.loads(lesson_bundle_json(snippets, budget=10, total_tokens=3))
+    found = rules(validate(read_bundle(data).bundle))
+    assert found == [("provenance", 1), ("selection_reason", 1), ("duplicate", 2), ("evidence_role", 2),
+                     ("provenance", 3), ("token_count", 3), ("content_hash", 3), ("token_count", None),
+                     ("budget", None)]
+
+
+def test_a_bundle_without_snippets_or_question_is_refused_alike():
+    data = json.loads(lesson_bundle_json([lesson_snippet(1, "x = 1")]))
+    del data["snippets"], data["question"]
+    assert [str(v) for v in read_bundle(data).violations] == ["bundle: schema: question: missing",
+                                                              "bundle: schema: snippets: missing"]
+
+
+def test_the_readme_states_the_field_tables():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    for table in (BUNDLE_FIELDS, SNIPPET_FIELDS, PACK_FIELDS):
+        for name, (required, kind) in table.items():
+            row = f"| `{name}` | {'required' if required else 'optional'} | {kind.replace('|', 'or')} |"
+            assert row in readme, row
+
+
+def pack(texts: list[str], **budgets) -> dict:
+    evidence = [Evidence(f"c{i}", t, 1.0 / i, i, f"a.py:{i}-{i}", i, "bm25", {}) for i, t in enumerate(texts, 1)]
+    return build_budgeted_pack(evidence, ContextPackPolicy(), **budgets).to_dict()
+
+
+def test_a_context_pack_is_recognised_and_checked_as_one():
+    built = pack(["def f(): pass", "def g(): pass"], max_tokens=500)
+    assert is_pack(built)
+    report = check_pack(built)
+    assert report.violations == [] and (report.blocks, report.tokenizer) == (2, "tiktoken/o200k_base")
+    assert report.budgets == {"max_tokens": 500}
+    biblicus = {"text": built["text"], "evidence_count": 2, "blocks": built["blocks"]}
+    report = check_pack(biblicus)
+    assert report.violations == [] and report.tokenizer is None and report.budgets == {}
+
+
+def test_a_broken_context_pack_lists_each_violation():
+    built = pack(["def f(): pass", "def g(): pass"], max_tokens=500)
+    built["blocks"].append({"evidence_item_id": "c1", "text": "def f(): pass", "metadata": None})
+    built["blocks"].append({"evidence_item_id": "c9", "text": "  ", "metadata": None})
+    built.update(evidence_count=2, total_tokens=1, max_tokens=2, tokenizer="tiktoken/o200k_base")
+    found = rules(check_pack(built).violations)
+    assert found == [("duplicate", 3), ("duplicate", 3), ("blocks", 4), ("evidence_count", None),
+                     ("text", None), ("token_count", None), ("budget", None)]
+    assert rules(check_pack({"text": "", "evidence_count": 0, "blocks": [], "max_tokens": 5}).violations) == [
+        ("blocks", None), ("tokenizer", None)]
+    assert [str(v) for v in check_pack({"text": 1, "blocks": [3]}).violations] == [
+        "pack: schema: text: must be str, got int", "pack: schema: evidence_count: missing",
+        "block 1: schema: must be an object, got int"]

@@ -1,0 +1,111 @@
+"""Scores for Langfuse and Phoenix, checked against the records their own SDKs define (test-only dependencies)."""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Mapping
+
+import pytest
+import typing_extensions
+from langfuse.api import CreateScoreConfigRequest, CreateScoreRequest
+from langfuse.api.core.pydantic_utilities import parse_obj_as
+from phoenix.client.__generated__.v1 import AnnotationResult, SpanAnnotationData
+
+from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
+from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
+from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.agreement import add_auto, add_human
+from tests.fixtures.grading import add_question, add_raw_answer, add_run
+
+
+@pytest.fixture
+def graded(tmp_path):
+    """A run with a person's grade (with a note and a correctness score), a judge's and a rule grader's."""
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        qpk = add_question(store, "q1", "q?", "g", benchmark="bench")
+        answer = add_raw_answer(store, run, qpk, "text", [])
+        add_human(store, answer, "alice", "wrong", label="hallucination", note="made up")
+        add_auto(store, answer, "partially_correct", confidence=0.4, label="retrieval_miss")
+        add_auto(store, answer, "wrong", kind="rule", model="rules/1")
+        yield store, run, answer
+
+
+def as_the_sdk_reads_it(model: type, record: dict):
+    """The record read by the SDK's own wire reader; it must write back exactly the keys it was given (camelCase,
+    none unknown: snake_case keys would be read, then written back camelCase)."""
+    parsed = parse_obj_as(model, record)
+    assert not parsed.model_extra, parsed.model_extra
+    assert parsed.dict().keys() == record.keys()
+    return parsed
+
+
+def test_langfuse_records_are_the_score_apis_own(graded):
+    store, run, _ = graded
+    records = list(langfuse_scores(store, run))
+    assert [r["name"] for r in records] == ["grade", "pass", "correctness", "hallucination",
+                                            "grade", "pass", "retrieval_miss", "grade", "pass"]
+    for record in records:
+        parsed = as_the_sdk_reads_it(CreateScoreRequest, record)
+        assert parsed.timestamp is not None and parsed.timestamp.tzinfo is not None
+        assert re.fullmatch(r"[0-9a-f]{32}", record["traceId"]) and re.fullmatch(r"[0-9a-f]{16}",
+                                                                               record["observationId"])
+        assert "source" not in record  # Langfuse sets it
+        if record["dataType"] == "BOOLEAN":
+            assert record["value"] in (0, 1)
+        elif record["dataType"] == "CATEGORICAL":
+            assert record["value"] in GRADES
+    person = records[0]
+    assert person["comment"] == "made up" and person["metadata"]["grader"] == "alice"
+    assert person["metadata"]["grader_kind"] == "human"
+    assert records[4]["metadata"]["grader"] == "judge:judge-model" and records[4]["metadata"]["confidence"] == 0.4
+    assert len({r["id"] for r in records}) == len(records)
+    assert list(langfuse_scores(store, run)) == records  # ids and trace ids are derived: a re-export is idempotent
+
+
+def test_langfuse_score_configs_cover_every_score(graded):
+    store, run, _ = graded
+    configs = {c["name"]: as_the_sdk_reads_it(CreateScoreConfigRequest, c) for c in score_configs()}
+    assert [cat.label for cat in configs["grade"].categories] == list(GRADES)
+    assert all(configs[label].data_type == "BOOLEAN" for label in FAILURE_LABELS)
+    assert all((configs[d].data_type, configs[d].min_value, configs[d].max_value) == ("NUMERIC", 1, 5)
+               for d in DIMENSIONS)
+    for record in langfuse_scores(store, run):
+        assert configs[record["name"]].data_type == record["dataType"]
+
+
+def check_typed_dict(value: object, schema: type) -> None:
+    """`value` fits the SDK's TypedDict: no unknown keys, every required key, and each value of its declared type."""
+    assert isinstance(value, dict)
+    hints = typing_extensions.get_type_hints(schema, include_extras=True)
+    assert set(value) <= set(hints), set(value) - set(hints)
+    required = {k for k, h in hints.items() if typing_extensions.get_origin(h) is not typing_extensions.NotRequired}
+    assert required <= set(value), required - set(value)
+    for key, item in value.items():
+        hint = hints[key]
+        if typing_extensions.get_origin(hint) is typing_extensions.NotRequired:
+            hint = typing_extensions.get_args(hint)[0]
+        if typing.get_origin(hint) is typing.Literal:
+            assert item in typing.get_args(hint), (key, item)
+        elif hint is AnnotationResult:
+            check_typed_dict(item, AnnotationResult)
+        elif typing.get_origin(hint) is Mapping:
+            assert isinstance(item, dict)
+        else:
+            assert isinstance(item, hint), (key, item)
+
+
+def test_phoenix_annotations_are_its_span_annotation_records(graded):
+    store, run, answer = graded
+    records = list(phoenix_annotations(store, run))
+    for record in records:
+        check_typed_dict(record, SpanAnnotationData)
+    kinds = [(r["name"], r["annotator_kind"], r["identifier"]) for r in records]
+    assert kinds == [("grade", "HUMAN", "alice"), ("failure_label", "HUMAN", "alice"),
+                     ("correctness", "HUMAN", "alice"), ("grade", "LLM", "judge:judge-model"),
+                     ("failure_label", "LLM", "judge:judge-model"), ("grade", "CODE", "rule:rules/1")]
+    assert records[0]["result"] == {"label": "wrong", "score": 0.0, "explanation": "made up"}
+    assert len({r["span_id"] for r in records}) == 1
+    assert records[0]["span_id"] == next(langfuse_scores(store, run))["observationId"]
