@@ -211,6 +211,19 @@ CREATE TABLE IF NOT EXISTS answer_scores (
     PRIMARY KEY (answer_id, metric, method)
 );
 
+-- An answer's claims and what each cites (core/grading/claims.py), computed once from its text and evidence: the counts
+-- for summaries, the claims themselves for the desk's claim mode. Recomputed when the splitter version changes.
+CREATE TABLE IF NOT EXISTS answer_claims (
+    answer_id   INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+    splitter    TEXT NOT NULL,             -- version of the splitting and citation rules, e.g. claims/1
+    claims      INTEGER NOT NULL,          -- how many claims the answer makes
+    cited       INTEGER NOT NULL,          -- claims with at least one citation (valid or not)
+    citations   INTEGER NOT NULL,          -- citations found ([Evidence i] labels, File: path, path:line)
+    invalid     INTEGER NOT NULL,          -- citations to a label, file or lines that are not in the evidence
+    detail      TEXT NOT NULL,             -- JSON list of claims: text, kind, span, citations and what they resolve to
+    computed_at TEXT NOT NULL
+);
+
 -- People's grades: append-only events ----------------------------------------------------------------------------------
 CREATE TABLE IF NOT EXISTS human_grades (
     id             INTEGER PRIMARY KEY,
@@ -314,3 +327,6 @@ WHERE g.id = (
 -- migrate to 2
 -- Judge alignment: the tables alignments and alignment_items come from their CREATE statements above. Rubrics are
 -- files now: new rows hold a rubric file's normal form; the prompt an older store kept as judge-rubric/1 stays as it was.
+
+-- migrate to 3
+-- answer_claims is new: the CREATE statements above make it.

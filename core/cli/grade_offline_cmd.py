@@ -1,4 +1,5 @@
-"""gradedesk grade-offline RUN: retrieval evals, the rule grader and offline faithfulness/relevance; no model needed."""
+"""gradedesk grade-offline RUN: retrieval evals, the rule grader, claims and citations, offline faithfulness/relevance;
+no model needed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "grade-offline", parents=[common], help="grade a run without a model: retrieval evals, rule grader, scores",
         description="Score retrieval (file/symbol precision and recall, context precision and recall), grade every "
                     "answer with the offline rule grader (rules/1: key terms of the gold answer, rapidfuzz; not an "
-                    "LLM judge) and score faithfulness and relevance offline. Safe to run again.")
+                    "LLM judge), cut every answer into claims and check its citations against its evidence, and "
+                    "score faithfulness and relevance offline. Safe to run again.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.set_defaults(handler=run)
 
@@ -21,6 +23,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def offline_line(report) -> str:
     return (f"run {report.run_id}: retrieval evals for {report.retrieval_scored} answers, "
             f"{report.rule_graded} new grades by the rule grader {report.rule_grader} (not an LLM judge), "
+            f"claims and citations of {report.claims_split} answers, "
             f"faithfulness/relevance ({report.scorer_method}) for {report.offline_scored} answers")
 
 

@@ -1,4 +1,5 @@
-"""gradedesk summary RUN: grades by method and category, retrieval, faithfulness, tokens and cost, grading cost."""
+"""gradedesk summary RUN: grades by method and category, retrieval, faithfulness, claims and invalid citations, tokens
+and cost, grading cost."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "summary", parents=[common], help="summarize a run: grades, retrieval, faithfulness, tokens and cost",
         description="Tables on stdout (--json for machines): answers, tokens and cost per method; grades per grader "
                     "by method and by category; failure labels; retrieval precision/recall; faithfulness and "
-                    "relevance; grading cost against answering cost; judge consistency; notes.")
+                    "relevance; claims, citations and invalid citations; grading cost against answering cost; "
+                    "judge consistency; notes.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.set_defaults(handler=run)
 
@@ -66,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         print_table(("method", "metric", "scorer", "mean", "n", "unlabelled", "undefined", "errors"),
                     [[x["method"], x["metric"], x["scorer"], x["mean"], x["n"], x["unlabelled"], x["undefined"],
                       x["errors"]] for x in s[key]])
+    section("claims and citations (invalid: a label, file or lines not in the answer's evidence)")
+    print_table(("method", "answers", "claims", "cited", "citations", "invalid", "answers_with_invalid"),
+                [[c["method"], c["answers"], c["claims"], c["cited"], c["citations"], c["invalid_citations"],
+                  c["answers_with_invalid"]] for c in s["claims"]])
     section("cost: answering vs grading")
     c = s["cost"]
     g = c["grading"]

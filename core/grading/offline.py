@@ -1,7 +1,9 @@
-"""Everything that grades a run without a model: retrieval evals, the rule grader, offline faithfulness and relevance.
+"""Everything that grades a run without a model: retrieval evals, the rule grader, the answers' claims and citations,
+offline faithfulness and relevance.
 
-`grade_offline(store, run_id)` is what `gradedesk grade-offline` and the demo call. Safe to run again: retrieval evals
-and offline scores are deterministic and recomputed (labels may have changed), rule grades are added only where missing.
+`grade_offline(store, run_id)` is what `gradedesk grade-offline` and the demo call. Safe to run again: retrieval evals,
+claims and offline scores are deterministic and recomputed (labels may have changed), rule grades are added only where
+missing.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gradedesk.core.progress import Progress
+from gradedesk.core.grading.claim_store import compute_run_claims
 from gradedesk.core.grading.retrieval_evals import grade_retrieval
 from gradedesk.core.grading.rules import RULES_ID, rule_grade_run
 from gradedesk.core.grading.scorers import OFFLINE_METHOD, score_offline_run
@@ -21,10 +24,12 @@ class OfflineReport:
     retrieval_scored: int
     rule_graded: int      # new rule grades (answers already rule-graded are kept)
     offline_scored: int
+    claims_split: int  # answers whose claims and citations were computed
     rule_grader: str = RULES_ID
     scorer_method: str = OFFLINE_METHOD
 
 
 def grade_offline(store: Store, run_id: int, progress: Progress | None = None) -> OfflineReport:
-    return OfflineReport(run_id, grade_retrieval(store, run_id, progress), rule_grade_run(store, run_id, progress),
-                         score_offline_run(store, run_id, progress))
+    retrieval, rules = grade_retrieval(store, run_id, progress), rule_grade_run(store, run_id, progress)
+    claims = compute_run_claims(store, run_id, progress)
+    return OfflineReport(run_id, retrieval, rules, score_offline_run(store, run_id, progress), claims)

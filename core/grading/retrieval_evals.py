@@ -52,7 +52,7 @@ def method_label(method: str, budget: int) -> str:
     return "raw" if method == "raw" else f"bundle@{budget}"
 
 
-def _norm_path(path: str) -> str:
+def norm_path(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
 
 
@@ -67,7 +67,7 @@ def _dedupe(items: list[Evidence]) -> list[Evidence]:
 
 
 def _distinct_files(items: list[Evidence]) -> list[str]:
-    return list(dict.fromkeys(_norm_path(i.file_path) for i in items if i.file_path))
+    return list(dict.fromkeys(norm_path(i.file_path) for i in items if i.file_path))
 
 
 def average_precision(relevance: list[bool]) -> float | None:
@@ -87,7 +87,7 @@ def retrieval_scores(items: list[Evidence], expected_files: list[str] | None,
     """All retrieval metrics of one ranked evidence list against one question's labels (pure; no store)."""
     ranked = _dedupe(items)
     files = _distinct_files(ranked)
-    exp_files = None if expected_files is None else list(dict.fromkeys(_norm_path(f) for f in expected_files))
+    exp_files = None if expected_files is None else list(dict.fromkeys(norm_path(f) for f in expected_files))
     exp_symbols = None if expected_symbols is None else list(dict.fromkeys(expected_symbols))
     symbols = [i.symbol_name for i in ranked if i.symbol_name]
     no_evidence = {"reason": "no evidence"} if not ranked else {}
@@ -121,7 +121,7 @@ def retrieval_scores(items: list[Evidence], expected_files: list[str] | None,
                 unlabelled("context_recall", "expected_files or expected_symbols")]
         return out
     ref_files, ref_symbols = exp_files or [], exp_symbols or []
-    relevance = [(i.file_path is not None and _norm_path(i.file_path) in ref_files) or any(symbol_matches(i.symbol_name, s) for s in ref_symbols)
+    relevance = [(i.file_path is not None and norm_path(i.file_path) in ref_files) or any(symbol_matches(i.symbol_name, s) for s in ref_symbols)
                  for i in ranked]
     ap = average_precision(relevance)
     out.append(Score("context_precision", ap, {"relevance": [int(r) for r in relevance], **no_evidence}))

@@ -2,10 +2,10 @@
 
 Each metric has two versions, stored in answer_scores under the method that made it:
 
-- offline (method OFFLINE_METHOD, no model): claims are the answer's sentences (core.textmatch); a claim is supported
-  when at least SUPPORT_SHARE of its key terms (code terms and content words) occur in the evidence, exact or as a
-  rapidfuzz near match. Relevance is the share of the question's key terms the answer takes up; an answer that declines
-  to answer has relevance 0.
+- offline (method OFFLINE_METHOD, no model): claims are the answer's sentences, the same pieces a person marks at the
+  desk (core/text/matching.py); a claim is supported when at least SUPPORT_SHARE of its key terms (code terms and
+  content words) occur in the evidence, exact or as a rapidfuzz near match. Relevance is the share of the question's
+  key terms the answer takes up; an answer that declines to answer has relevance 0.
 - LLM (method "llm:<judge model>", through the judge endpoint): the model lists the answer's claims and says of each
   whether the evidence supports it (RAGAS-style faithfulness = supported / claims), and rates relevance 0, 0.5 or 1
   against a short scale.
@@ -25,7 +25,7 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, store_scores
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.store.connection import Store
-from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, sentences
+from gradedesk.core.text.matching import Haystack, abstains, key_terms, sentences
 
 OFFLINE_METHOD = "offline-rapidfuzz"
 SUPPORT_SHARE = 0.6
@@ -37,24 +37,20 @@ def llm_method(model: str) -> str:
     return f"llm:{model}"
 
 
-def _key_terms(text: str) -> list[str]:
-    return code_terms(text) + content_words(text)
-
-
 def offline_faithfulness(answer: str | None, evidence: list[Evidence]) -> Score:
-    claims = [c for c in sentences(answer or "") if not abstains(c) and _key_terms(c)]
+    claims = [c for c in sentences(answer or "") if not abstains(c) and key_terms(c)]
     if not claims:
         return Score("faithfulness", None, {"reason": "the answer makes no claims", "claims": []})
     hay = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence if e.file_path]
                              + [e.symbol_name or "" for e in evidence]))
-    verdicts = [{"claim": c[:200], "supported": (hay.share(_key_terms(c)) or 0.0) >= SUPPORT_SHARE} for c in claims]
+    verdicts = [{"claim": c[:200], "supported": (hay.share(key_terms(c)) or 0.0) >= SUPPORT_SHARE} for c in claims]
     supported = sum(v["supported"] for v in verdicts)
     return Score("faithfulness", supported / len(claims), {"claims": verdicts, "supported": supported})
 
 
 def offline_relevance(question: str, answer: str | None) -> Score:
     answer = (answer or "").strip()
-    terms = _key_terms(question)
+    terms = key_terms(question)
     if not answer or abstains(answer):
         return Score("answer_relevance", 0.0, {"reason": "the answer does not answer"})
     if not terms:

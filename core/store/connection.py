@@ -191,7 +191,7 @@ def _statements(sql: str) -> list[str]:
     """Split the schema into statements (sqlite3.complete_statement knows where each ends)."""
     out, buf = [], ""
     for line in sql.splitlines(keepends=True):
-        if not buf and line.strip().startswith("--"):
+        if not buf.strip() and line.strip().startswith("--"):
             continue
         buf += line
         if sqlite3.complete_statement(buf):

@@ -4,6 +4,12 @@ Code answers hinge on identifiers and file names, so terms are split in two kind
 CamelCase, calls, paths, numbers) which must match closely, and content words (plain words minus stop words) which
 carry the rest of the meaning. A term is present in a text when it occurs as a token, or when some token of the text is
 within rapidfuzz ratio FUZZY_CUTOFF of it (plurals, inflections, small typos).
+
+An answer is cut into claim-sized pieces once, here (`pieces`): sentences and list items, with fenced code blocks and
+quoted lines kept whole, and never cut inside `inline code`. `sentences` (the offline scorers' claims) and the claims a
+person marks at the desk (core/grading/claims.py) are the same pieces. `find_citations` reads what a piece cites:
+`[Evidence i]` labels, `File: path` (with `:line` or `(lines a-b)`) and bare `path:line`; what is quoted as code is not
+read as a citation.
 """
 
 from __future__ import annotations
@@ -31,9 +37,16 @@ _CODE_RE = re.compile(
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w]*(?:[./][A-Za-z_][\w]*)*|\d[\d_]*(?:\.\d+)?")
 _PART_RE = re.compile(r"[./_]")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
-_CITATION_LABEL_RE = re.compile(r"\[(?:Evidence|E)\s*\d+(?:\s*,\s*\d+)*\]", re.IGNORECASE)
+# what a claim cites: [Evidence 1, 3-4], File: path[:line] [(lines a-b)], path:line
+_LABEL_REF_RE = re.compile(
+    r"\[(?:Evidence|E)\s*(\d+(?:\s*(?:[,;&]|and|[-–])\s*(?:(?:Evidence|E)\s*)?\d+)*)\]", re.IGNORECASE)
+_PATH = r"(?P<path>[^\s`'\"(),;:\[\]]+)"
+_LINES = r"(?::(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?)?"
+_FILE_REF_RE = re.compile(
+    r"\bFile:\s*`?" + _PATH + _LINES + r"`?(?:\s*\(lines?\s+(?P<c>\d+)(?:\s*[-–]\s*(?P<d>\d+))?\))?", re.IGNORECASE)
+_PATH_LINE_RE = re.compile(r"(?<![\w/.:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,7})"
+                           r":(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?\b")
 _LINE_REF_RE = re.compile(r"(\.[A-Za-z]{1,5}):\d+(?:-\d+)?\b|\(?\blines?\s+\d+(?:\s*[-–]\s*\d+)?\)?", re.IGNORECASE)
 _ABSTAIN_RE = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|tell|determine|say|answer)|not enough (?:information|evidence|context)"
@@ -65,16 +78,26 @@ def content_words(text: str) -> list[str]:
 def strip_citations(text: str) -> str:
     """Drop evidence labels and line numbers ("[Evidence 11]", "core/store.py:106" keeps the file, "(lines 3-9)"):
     they point at evidence, they are not claims about the code."""
-    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", _CITATION_LABEL_RE.sub("", text))
+    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", _LABEL_REF_RE.sub("", text))
+
+
+def key_terms(text: str) -> list[str]:
+    """What a claim is about: its code terms, then its content words."""
+    return code_terms(text) + content_words(text)
+
+
+def uncited(text: str) -> str:
+    """The text without its citations (labels, `File: path` blocks, line numbers)."""
+    return strip_citations(_FILE_CITATION_RE.sub("", text))
 
 
 def sentences(text: str) -> list[str]:
-    """Claim-sized pieces of an answer: sentences and lines, citations removed, fragments under 3 words dropped."""
+    """The answer's claim-sized pieces as plain text: citations removed, fragments under 3 words dropped."""
     out = []
-    for piece in _SENTENCE_RE.split(text):
-        piece = strip_citations(_FILE_CITATION_RE.sub("", piece)).strip(" \t-*•:#>")
-        if len(piece.split()) >= 3:
-            out.append(piece)
+    for piece in pieces(text):
+        plain = uncited(text[piece.start:piece.end]).strip(" \t-*•:#>")
+        if len(plain.split()) >= 3:
+            out.append(plain)
     return out
 
 
@@ -124,3 +147,182 @@ class Haystack:
         if not terms:
             return None
         return sum(self.has(t) for t in terms) / len(terms)
+
+
+# claim-sized pieces and what they cite -------------------------------------------------------------------------------
+PIECE_KINDS = ("sentence", "item", "code", "quote")
+
+_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
+_FENCE_RE = re.compile(r"\s*(```|~~~)")
+_ITEM_RE = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_QUOTE_RE = re.compile(r"\s*>")
+# a heading, a horizontal rule, a table's rule row: not claims
+_SKIP_RE = re.compile(r"\s*#{1,6}\s|\s*(?:[-*_]\s*){3,}$|\s*\|?[\s:|-]*-[\s:|-]*\|[\s:|-]*$")
+_TICKS_RE = re.compile(r"`+")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[*_\"'])")
+_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A claim-sized piece of an answer: its character span and its kind (sentence, item, code, quote)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class CitationRef:
+    """A citation as written, with its span in the piece searched: evidence labels, or a file with optional lines."""
+
+    start: int
+    end: int
+    text: str
+    labels: tuple[int, ...] = ()
+    path: str | None = None
+    first_line: int | None = None
+    last_line: int | None = None
+
+
+def _is_citation(text: str) -> bool:
+    return any(r.fullmatch(text.strip()) for r in (_LABEL_REF_RE, _FILE_REF_RE, _PATH_LINE_RE))
+
+
+def mask_code(text: str) -> str:
+    """The text with what is quoted as code blanked (same length, newlines kept): fenced blocks whole, `inline` spans
+    inside their backticks, unless the span holds nothing but a citation (`core/store.py:12`)."""
+    out = list(text)
+    fence = None
+    for m in _LINE_RE.finditer(text):
+        opening = _FENCE_RE.match(m.group())
+        if fence or opening:
+            out[m.start():m.end()] = [c if c == "\n" else " " for c in m.group()]
+            if opening and fence is None:
+                fence = opening.group(1)
+            elif fence and m.group().strip().startswith(fence):
+                fence = None
+    for start, end, ticks in _code_spans("".join(out)):
+        if not _is_citation(text[start + ticks:end - ticks]):
+            out[start + ticks:end - ticks] = " " * (end - start - 2 * ticks)
+    return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, backticks) of each `inline` code span, as CommonMark reads them: a run of backticks opens a span
+    that the next run of as many backticks on the same line closes (``a ` b`` quotes a backtick); a run that is never
+    closed is a plain backtick."""
+    spans = []
+    runs = list(_TICKS_RE.finditer(text))
+    i = 0
+    while i < len(runs):
+        opener = runs[i]
+        closer = next((j for j in range(i + 1, len(runs)) if "\n" in text[opener.end():runs[j].start()]
+                       or len(runs[j].group()) == len(opener.group())), None)
+        if closer is not None and "\n" not in text[opener.end():runs[closer].start()]:
+            spans.append((opener.start(), runs[closer].end(), len(opener.group())))
+            i = closer + 1
+        else:
+            i += 1
+    return spans
+
+
+def _blocks(text: str) -> list[list]:
+    """[kind, start, end] of the answer's paragraph lines, list items, fenced code blocks and quotes, in order."""
+    blocks: list[list] = []
+    current: list | None = None
+    fence = None
+    for m in _LINE_RE.finditer(text):
+        line = m.group().rstrip("\n")
+        start, end = m.start(), m.start() + len(line)
+        indent = len(line) - len(line.lstrip())
+        if fence:
+            current[2] = end
+            if line.strip().startswith(fence):
+                current, fence = None, None
+            continue
+        if opening := _FENCE_RE.match(line):
+            fence, current = opening.group(1), ["code", start + indent, end]
+            blocks.append(current)
+        elif not line.strip() or _SKIP_RE.match(line):
+            current = None
+        elif _QUOTE_RE.match(line):
+            if current is None or current[0] != "quote":
+                current = ["quote", start + indent, end]
+                blocks.append(current)
+            current[2] = end
+        elif item := _ITEM_RE.match(line):
+            current = ["item", start + item.end(), end]
+            blocks.append(current)
+        elif current is not None and current[0] in ("sentence", "item") and _continues(current, text, line, indent):
+            current[2] = end
+        else:
+            current = ["sentence", start + indent, end]
+            blocks.append(current)
+    return blocks
+
+
+def _continues(block: list, text: str, line: str, indent: int) -> bool:
+    """Does `line` carry on the block before it (an indented item body, a wrapped sentence) rather than start anew?"""
+    if block[0] == "item" and indent > 0:
+        return True
+    return not text[block[1]:block[2]].rstrip().endswith((".", "!", "?", ":")) and line.lstrip()[:1].islower()
+
+
+def pieces(text: str) -> list[Piece]:
+    """The answer cut into claims: sentences of paragraphs and of list items; fenced code blocks and runs of quoted
+    lines whole; headings and rules left out. A piece that is nothing but a citation joins the piece before it."""
+    masked = mask_code(text)
+    out: list[Piece] = []
+    for kind, start, end in _blocks(text):
+        cuts = [start]
+        if kind in ("sentence", "item"):
+            cuts += [m.end() for m in _SENTENCE_END_RE.finditer(masked, start, end)]
+        for a, b in zip(cuts, cuts[1:] + [end]):
+            piece = text[a:b].rstrip()
+            if not _ALNUM_RE.search(piece):
+                continue
+            if not _ALNUM_RE.search(uncited(piece)) and out:  # "... shown. [Evidence 2]"
+                out[-1] = Piece(out[-1].start, a + len(piece), out[-1].kind)
+                continue
+            out.append(Piece(a, a + len(piece), kind))
+    return out
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value else None
+
+
+def _label_numbers(body: str) -> tuple[int, ...]:
+    """'1, 3-5' -> (1, 3, 4, 5); 'Evidence 2 and Evidence 4' -> (2, 4). A range over 50 labels is read as its ends."""
+    out: list[int] = []
+    for part in re.split(r"\s*(?:[,;&]|and)\s*", body, flags=re.IGNORECASE):
+        ends = [int(n) for n in re.findall(r"\d+", part)]
+        if len(ends) == 2 and 0 <= ends[1] - ends[0] <= 50:
+            out.extend(range(ends[0], ends[1] + 1))
+        else:
+            out.extend(ends)
+    return tuple(dict.fromkeys(out))
+
+
+def find_citations(text: str) -> list[CitationRef]:
+    """What a piece of an answer cites, in order of appearance (code quoted in it is not read)."""
+    masked = mask_code(text)
+    refs: list[CitationRef] = []
+    for m in _LABEL_REF_RE.finditer(masked):
+        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()], labels=_label_numbers(m.group(1))))
+    taken: list[tuple[int, int]] = []
+    for m in _FILE_REF_RE.finditer(masked):
+        path = m.group("path").rstrip(".")
+        first = _int(m.group("a") or m.group("c"))
+        last = _int(m.group("b") or m.group("d")) or first
+        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()].rstrip("."), path=path,
+                                first_line=first, last_line=last))
+        taken.append((m.start(), m.end()))
+    for m in _PATH_LINE_RE.finditer(masked):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        first = int(m.group("a"))
+        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()], path=m.group("path"), first_line=first,
+                                last_line=_int(m.group("b")) or first))
+    return sorted(refs, key=lambda r: r.start)
