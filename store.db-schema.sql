@@ -243,7 +243,10 @@ CREATE TABLE IF NOT EXISTS human_grades (
     mode           TEXT NOT NULL DEFAULT 'blind' CHECK (mode IN ('blind', 'open', 'recheck')),
     is_revision    INTEGER NOT NULL DEFAULT 0, -- a change made after the judge was revealed
     rubric_version TEXT,
-    created_at     TEXT NOT NULL
+    created_at     TEXT NOT NULL,
+    -- how the person came to this item: its estimates weigh it accordingly (core/agreement/samples.py)
+    selection      TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
+    selection_probability REAL              -- for 'sampled': the item's probability in the draw that brought it
 );
 CREATE INDEX IF NOT EXISTS human_grades_answer ON human_grades (answer_id, grader, id);
 CREATE INDEX IF NOT EXISTS human_grades_grader ON human_grades (grader, id);
@@ -285,6 +288,22 @@ CREATE TABLE IF NOT EXISTS alignment_items (
     grade        TEXT NOT NULL,            -- the people's grade the judge was compared with
     example      INTEGER NOT NULL DEFAULT 0 CHECK (example = 0 OR side = 'train'), -- 1: an example of the new rubric
     PRIMARY KEY (alignment_id, answer_id)
+);
+
+-- The desk's sampler draws ("most useful next"): each draw picks a question of the run with a known probability, from
+-- all of them; a question drawn again counts again without being graded again. These draws are the sampled sample
+-- that weighted agreement estimates rest on (core/review/sampler.py, core/agreement/samples.py).
+CREATE TABLE IF NOT EXISTS sample_draws (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    grader      TEXT NOT NULL,
+    draw_index  INTEGER NOT NULL,          -- 0, 1, ... per (run, grader): with the run's seed it fixes the draw
+    question_pk INTEGER NOT NULL REFERENCES questions(id),
+    probability REAL NOT NULL,             -- q of this question in this draw
+    population  INTEGER NOT NULL,          -- how many questions the draw chose from
+    created_at  TEXT NOT NULL,
+    UNIQUE (run_id, grader, draw_index)
 );
 
 -- Where each grader stopped, so reopening the desk returns there.
@@ -330,3 +349,9 @@ WHERE g.id = (
 
 -- migrate to 3
 -- answer_claims is new: the CREATE statements above make it.
+
+-- migrate to 4
+ALTER TABLE human_grades ADD COLUMN selection TEXT
+    CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
+ALTER TABLE human_grades ADD COLUMN selection_probability REAL;
+DROP VIEW IF EXISTS current_human_grades;

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.agreement.samples import sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, grade_rank
 from gradedesk.core.store.connection import Store
 
@@ -53,6 +54,7 @@ class Pair:
     mode: str
     rubric_version: str | None
     confidence: float | None
+    selection: str | None = None  # how the person came to the item (core/agreement/samples.py)
 
 
 # `gradedesk agree --by` names (core/cli/agree_cmd.BY_CHOICES repeats them so --help stays light)
@@ -106,7 +108,7 @@ def _load_pairs(store: Store, run_id: int) -> list[dict]:
         """
         SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
                h.rubric_version, a.method, a.budget, q.category, m.grade AS machine, m.grader_kind, m.grader_model,
-               m.confidence
+               m.confidence, h.selection
         FROM current_human_grades h
         JOIN answers a ON a.id = h.answer_id
         JOIN questions q ON q.id = a.question_pk
@@ -125,7 +127,8 @@ def _choose_kind(rows: list[dict]) -> str | None:
 
 def _pair(r: dict) -> Pair:
     return Pair(r["answer_id"], r["question_pk"], r["grader"], r["human"], r["machine"], r["category"], r["method"],
-                r["budget"], r["human_label"] or NO_LABEL, r["mode"], r["rubric_version"], r["confidence"])
+                r["budget"], r["human_label"] or NO_LABEL, r["mode"], r["rubric_version"], r["confidence"],
+                r["selection"])
 
 
 # -- sections ----------------------------------------------------------------------------------------------------------
@@ -363,6 +366,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "self_consistency": _self_consistency(events, s),
         "rubrics": _rubrics(store, run_id, pairs, s),
         "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
+        "samples": sample_report(store, run_id, pairs, kind, s),
         "notes": notes,
     }
     if not pairs:

@@ -116,7 +116,7 @@ def _store_headline(store: Store, answer_id: int, line: LogLine, a: LogAnswer, n
         return 0, _insert_human(store, {
             "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, identity)), "answer_id": answer_id,
             "grader": by.name or names.person, "action": "set", "grade": a.grade, "failure_label": a.failure_label,
-            "note": a.notes, "judge_visible": 0, "mode": "blind", "is_revision": 0,
+            "note": a.notes, "judge_visible": 0, "mode": "blind", "is_revision": 0, "selection": "imported",
             "created_at": now})  # when it came in: the log does not say when the person graded
     store.db["auto_grades"].insert({
         "answer_id": answer_id, "grader_kind": by.kind, "grader_model": by.name or names.imported,
@@ -133,7 +133,8 @@ def _store_marked(store: Store, answer_id: int, a: LogAnswer, now: str) -> tuple
             row = {k: g.get(k) for k in HUMAN_FIELDS}
             row.update(uuid=str(g.get("uuid") or uuid.uuid4()), answer_id=answer_id, grader=g["grader"],
                        action="set", mode=row["mode"] or "blind", judge_visible=int(bool(row["judge_visible"])),
-                       is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now)
+                       is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now,
+                       selection="imported")  # chosen by someone else's process: never weighed as a sample
             humans += _insert_human(store, row)
         else:
             rubric = g.get("rubric_version")

@@ -19,6 +19,8 @@ from gradedesk.core.store.connection import Store, utc_now
 
 PREFERENCES = ("raw", "bundle", "tie")
 MODES = ("blind", "open", "recheck")
+# how the person came to the item (the desk's navigation); estimates weigh 'sampled' items by their probability
+SELECTIONS = ("question_order", "sampled", "filter", "jump", "recheck", "imported")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class HumanGrade:
     is_revision: int
     rubric_version: str | None
     created_at: str
+    selection: str | None = None
+    selection_probability: float | None = None
 
     @property
     def scores(self) -> dict[str, int | None]:
@@ -86,13 +90,19 @@ def _check_change(change: GradeChange) -> None:
 
 
 def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange, *, mode: str = "blind",
-                 judge_visible: bool = False, rubric_version: str | None = None) -> HumanGrade:
+                 judge_visible: bool = False, rubric_version: str | None = None, selection: str | None = None,
+                 selection_probability: float | None = None) -> HumanGrade:
     """Append a `set` event: the grader's current state for the answer with `change` applied. One transaction.
 
     `judge_visible` says whether the machine grade was on screen when the person saved; a save that changes an
     existing grade while the judge is visible is stored as a revision (is_revision=1), so switch rates can be measured.
+    `selection` says how the person came to the item; a 'sampled' one carries the probability it was drawn with.
     """
     _check_change(change)
+    if selection is not None and selection not in SELECTIONS:
+        raise UserError(f"selection: {selection!r} is not one of {', '.join(SELECTIONS)}")
+    if (selection == "sampled") != (selection_probability is not None):
+        raise UserError("selection_probability: give it for a sampled item, and only then")
     if mode not in MODES:
         raise UserError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
     recheck = mode == "recheck"
@@ -116,7 +126,8 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
             "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **base,
             "judge_visible": int(judge_visible), "mode": mode,
             "is_revision": int(before is not None and judge_visible and not recheck),
-            "rubric_version": rubric_version, "created_at": utc_now(),
+            "rubric_version": rubric_version, "created_at": utc_now(), "selection": selection,
+            "selection_probability": selection_probability,
         }
         store.db["human_grades"].insert(row)
         rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))

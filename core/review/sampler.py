@@ -10,7 +10,12 @@ core/agreement/weighted.py exact.
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.runs import RunInfo
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
 
@@ -35,3 +40,73 @@ def draw(rng: random.Random, probabilities: Sequence[float]) -> int:
 def uncertainty(confidence: float | None) -> float:
     """How unsure the judge was: 1 - confidence, 0.5 when it gave no confidence."""
     return 0.5 if confidence is None else min(1.0, max(0.0, 1.0 - float(confidence)))
+
+
+# -- draws in the store --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Draw:
+    question_pk: int
+    probability: float
+    population: int
+    draw_index: int
+
+
+_USEFULNESS_SQL = """
+WITH cols AS (
+    SELECT m.grade AS machine, count(*) AS n
+    FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN machine_grades m ON m.answer_id = a.id
+    WHERE a.run_id = :run GROUP BY m.grade
+)
+SELECT a.question_pk, m.confidence, m.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
+FROM answers a
+LEFT JOIN machine_grades m ON m.answer_id = a.id
+LEFT JOIN cols c ON c.machine = m.grade
+WHERE a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))
+ORDER BY a.question_pk
+"""
+
+
+def question_usefulness(store: Store, run: RunInfo) -> tuple[list[int], list[float]]:
+    """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
+    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade)."""
+    best: dict[int, float] = {}
+    for pk, confidence, judged, column_grades in store.conn.execute(
+            _USEFULNESS_SQL, {"run": run.id, "budget": run.primary_budget}):
+        u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
+        best[pk] = max(best.get(pk, 0.0), u)
+    pks = list(best)
+    return pks, [best[pk] for pk in pks]
+
+
+def _graded_by(store: Store, run: RunInfo, grader: str, pk: int) -> bool:
+    """Every shown answer of the question has this grader's current grade."""
+    return not store.scalar(
+        "SELECT count(*) FROM answers a WHERE a.run_id = :run AND a.question_pk = :pk AND (a.method = 'raw' OR "
+        "(a.method = 'bundle' AND a.budget = :budget)) AND NOT EXISTS (SELECT 1 FROM current_human_grades h "
+        "WHERE h.answer_id = a.id AND h.grader = :grader)",
+        {"run": run.id, "pk": pk, "budget": run.primary_budget, "grader": grader})
+
+
+def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500) -> Draw | None:
+    """Draw until a question this grader has not graded comes up; every draw is stored (a graded one counts again).
+
+    Draw k of a grader uses Random(f"{run seed}:{grader}:{k}"), so the sequence is reproducible from the store.
+    None when every question is graded (or `max_draws` draws found only graded ones).
+    """
+    pks, usefulness = question_usefulness(store, run)
+    if not pks:
+        return None
+    probabilities = draw_probabilities(usefulness)
+    with store.transaction():
+        index = store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
+                             "grader = ?", (run.id, grader))
+        for k in range(index, index + max_draws):
+            i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
+            store.db["sample_draws"].insert({
+                "uuid": str(uuid.uuid4()), "run_id": run.id, "grader": grader, "draw_index": k,
+                "question_pk": pks[i], "probability": probabilities[i], "population": len(pks),
+                "created_at": utc_now()})
+            if not _graded_by(store, run, grader, pks[i]):
+                return Draw(pks[i], probabilities[i], len(pks), k)
+    return None

@@ -1,0 +1,133 @@
+"""core/agreement/samples.py and the sampler's draws on a real store: each figure names the sample it rests on."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradedesk.core.agreement.report import agreement_report
+from gradedesk.core.grading.human_grades import GradeChange, record_grade, record_preference
+from gradedesk.core.grading.vocabulary import GRADES
+from gradedesk.core.review.sampler import draw_next
+from gradedesk.core.store.connection import open_store
+from gradedesk.core.store.runs import run_info
+
+from tests.fixtures.agreement import add_auto
+from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run
+
+FC, PC, UN, WR = GRADES
+SNIPPET = {"chunk_id": "c1", "text": "def f(): pass", "file_path": "m.py", "start_line": 1, "end_line": 1,
+           "symbol_name": "f"}
+
+
+def build(path):
+    """Twelve questions; the judge is unsure of the first four (confidence 0.55) and sure of the rest (0.95)."""
+    store = open_store(path)
+    run = add_run(store, primary_budget=2000)
+    answers = {}
+    for i in range(12):
+        qpk = add_question(store, f"q{i}", f"question {i}?", "gold")
+        raw = add_raw_answer(store, run, qpk, "raw answer", [])
+        bundle = add_bundle_answer(store, run, qpk, "bundle answer", [SNIPPET], budget=2000)
+        confidence = 0.55 if i < 4 else 0.95
+        add_auto(store, raw, FC if i % 3 else WR, confidence=confidence)
+        add_auto(store, bundle, FC, confidence=confidence)
+        answers[qpk] = (raw, bundle)
+    return store, run_info(store, run), answers
+
+
+@pytest.fixture
+def run_store(tmp_path):
+    store, run, answers = build(tmp_path / "store.db")
+    yield store, run, answers
+    store.close()
+
+
+def _grade_question(store, answers, qpk, grade, *, selection, probability=None, grader="alice"):
+    for answer_id in answers[qpk]:
+        record_grade(store, answer_id, grader, GradeChange(grade=grade), selection=selection,
+                     selection_probability=probability)
+
+
+def test_draws_are_reproducible_prefer_the_unsure_and_count_graded_questions_again(run_store, tmp_path):
+    store, run, answers = run_store
+    first = draw_next(store, run, "alice")
+    assert first is not None and first.population == 12 and first.draw_index == 0
+    from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
+
+    pks, usefulness = question_usefulness(store, run)
+    probabilities = dict(zip(pks, draw_probabilities(usefulness)))
+    unsure, sure = sorted(answers)[:4], sorted(answers)[4:]
+    assert min(probabilities[q] for q in unsure) > max(probabilities[q] for q in sure) >= 0.2 / 12
+    assert first.probability == pytest.approx(probabilities[first.question_pk])
+    # the same run seed and grader give the same draws in another store built the same way
+    other, other_run, _ = build(tmp_path / "other.db")
+    assert draw_next(other, other_run, "alice") == first
+    other.close()
+    # grade everything but one question: the next draw may land on graded ones (stored, counted) before that one
+    last = sorted(answers)[-1]
+    for qpk in answers:
+        if qpk != last:
+            _grade_question(store, answers, qpk, FC, selection="question_order")
+    nxt = draw_next(store, run, "alice")
+    assert nxt.question_pk == last
+    drawn = [r["question_pk"] for r in store.query("SELECT question_pk FROM sample_draws ORDER BY draw_index")]
+    assert drawn[-1] == last and len(drawn) >= 2
+    _grade_question(store, answers, last, FC, selection="question_order")
+    assert draw_next(store, run, "alice", max_draws=50) is None  # everything graded
+
+
+def test_sampled_figures_are_weighted_and_other_samples_are_reported_apart(run_store):
+    store, run, answers = run_store
+    for _ in range(6):
+        d = draw_next(store, run, "alice")
+        # alice agrees with the judge except on the unsure questions' raw answers
+        raw, bundle = answers[d.question_pk]
+        judge_raw = store.scalar("SELECT grade FROM machine_grades WHERE answer_id = ?", (raw,))
+        unsure = store.scalar("SELECT confidence FROM machine_grades WHERE answer_id = ?", (raw,)) < 0.9
+        record_grade(store, raw, "alice", GradeChange(grade=PC if unsure else judge_raw), selection="sampled",
+                     selection_probability=d.probability)
+        record_grade(store, bundle, "alice", GradeChange(grade=FC), selection="sampled",
+                     selection_probability=d.probability)
+    ungraded = [q for q in answers if store.scalar(
+        "SELECT count(*) FROM current_human_grades WHERE answer_id = ?", (answers[q][0],)) == 0]
+    _grade_question(store, answers, ungraded[0], WR, selection="jump")
+    report = agreement_report(store, run.id)
+    samples = report["samples"]
+    sampled = samples["sampled"]
+    assert sampled["draws"] >= 6 and sampled["graded_draws"] >= 6 and sampled["pairs"] >= 12
+    assert sampled["four_level"]["percent_agreement"]["value"] is not None
+    assert 0 < sampled["kish_effective_n"] <= sampled["pairs"]
+    apart = {a["selection"]: a for a in samples["apart"]}
+    assert apart["jump"]["pairs"] == 2 and "convenience" in apart["jump"]["sample"]
+    assert "sampled" not in apart
+    rates = {r["method"]: r for r in samples["pass_rates"]}
+    assert rates["raw"]["judged"] == 12 and rates["raw"]["human_sampled"] >= 6
+    assert rates["bundle"]["ppi"]["value"] == pytest.approx(1.0)  # judge and person both pass every bundle
+
+
+def test_position_bias_and_anchoring(run_store):
+    store, run, answers = run_store
+    for i, qpk in enumerate(sorted(answers)):
+        record_preference(store, run.id, qpk, "alice", "raw", left="raw" if i < 9 else "bundle")
+    report = agreement_report(store, run.id)["samples"]
+    assert report["position_bias"]["preferences"] == 12
+    assert report["position_bias"]["preferred_left"]["value"] == pytest.approx(9 / 12)
+    assert report["anchoring"]["difference"]["value"] is None  # no revealed grades yet
+    raw0, _ = answers[sorted(answers)[0]]
+    record_grade(store, raw0, "alice", GradeChange(grade=WR), mode="open", judge_visible=True)
+    raw1, _ = answers[sorted(answers)[1]]
+    record_grade(store, raw1, "alice", GradeChange(grade=PC))
+    anchoring = agreement_report(store, run.id)["samples"]["anchoring"]
+    assert anchoring["open"]["value"] == 1.0 and anchoring["blind"]["value"] == 0.0
+    assert anchoring["difference"]["value"] == 1.0
+
+
+def test_a_sampled_grade_needs_its_probability(run_store):
+    from gradedesk.core.errors import UserError
+
+    store, run, answers = run_store
+    raw, _ = next(iter(answers.values()))
+    with pytest.raises(UserError, match="selection_probability"):
+        record_grade(store, raw, "alice", GradeChange(grade=FC), selection="sampled")
+    with pytest.raises(UserError, match="selection"):
+        record_grade(store, raw, "alice", GradeChange(grade=FC), selection="by magic")
