@@ -172,7 +172,8 @@ def open_store(path: str | os.PathLike | None = None, *, create: bool = True) ->
             with store.transaction():
                 for step in range(version + 1, newest + 1) if version else ():
                     for statement in migrations[step]:
-                        conn.execute(statement)
+                        if not _column_exists(conn, statement):
+                            conn.execute(statement)
                 for statement in creates:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {newest}")
@@ -180,6 +181,15 @@ def open_store(path: str | os.PathLike | None = None, *, create: bool = True) ->
             store.close()
             raise
     return store
+
+
+_ADD_COLUMN = re.compile(r"^\s*ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)", re.I)
+
+
+def _column_exists(conn: sqlite3.Connection, statement: str) -> bool:
+    """An ADD COLUMN step whose column is already there (a store upgraded half-way by hand) is skipped, not fatal."""
+    m = _ADD_COLUMN.match(statement)
+    return bool(m) and any(row[1] == m.group(2) for row in conn.execute(f"PRAGMA table_info({m.group(1)})"))
 
 
 def _has_foreign_tables(conn: sqlite3.Connection) -> bool:

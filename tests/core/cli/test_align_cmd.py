@@ -124,9 +124,6 @@ def test_a_store_from_before_rubric_files_is_upgraded_and_keeps_its_judge_prompt
     with open_store(path) as store:  # made as schema 1 made it: no alignment tables, the prompt as judge-rubric/1
         store.conn.execute("DROP TABLE alignment_items")
         store.conn.execute("DROP TABLE alignments")
-        store.conn.execute("DROP VIEW current_human_grades")  # and without the columns later versions add
-        for column in ("selection", "selection_probability"):
-            store.conn.execute(f"ALTER TABLE human_grades DROP COLUMN {column}")
         store.db["rubrics"].insert({"version": "judge-rubric/1", "text": "You are grading an answer...",
                                     "created_at": "2024-01-01T00:00:00+00:00"})
         store.conn.execute("PRAGMA user_version = 1")

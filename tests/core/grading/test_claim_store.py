@@ -90,5 +90,5 @@ def test_a_store_from_before_claims_gets_the_table_on_opening(tmp_path):
         store.conn.execute("DROP TABLE answer_claims")
         store.conn.execute("PRAGMA user_version = 2")
     with open_store(path) as store:
-        assert store.schema_version == schema_version() == 3
+        assert store.schema_version == schema_version() >= 3
         assert store.scalar("SELECT count(*) FROM answer_claims") == 0

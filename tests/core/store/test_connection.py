@@ -197,11 +197,20 @@ def test_an_older_store_is_upgraded_by_the_schema_files_migrate_sections(tmp_pat
         assert store.schema_version == 3 and store.query("SELECT * FROM answers") == []
 
 
+def test_an_added_column_that_is_already_there_is_not_added_again(tmp_path, use_schema):
+    path = tmp_path / "old.db"
+    use_schema(V1)
+    open_store(path).close()
+    use_schema(V1 + "-- migrate to 2\nALTER TABLE answers ADD COLUMN text TEXT;\n")
+    with open_store(path) as store:
+        assert store.schema_version == 2
+
+
 def test_a_failed_upgrade_leaves_the_store_as_it_was(tmp_path, use_schema):
     path = tmp_path / "old.db"
     use_schema(V1)
     open_store(path).close()
-    use_schema(V1 + "-- migrate to 2\nALTER TABLE answers ADD COLUMN text TEXT;\n")  # fails: exists
+    use_schema(V1 + "-- migrate to 2\nALTER TABLE answers ADD COLUMN more TEXT;\nALTER TABLE nowhere ADD x;\n")
     with pytest.raises(sqlite3.OperationalError):
         open_store(path)
     use_schema(V1)
