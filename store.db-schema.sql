@@ -252,6 +252,24 @@ CREATE INDEX IF NOT EXISTS human_grades_answer ON human_grades (answer_id, grade
 CREATE INDEX IF NOT EXISTS human_grades_grader ON human_grades (grader, id);
 CREATE INDEX IF NOT EXISTS human_grades_undoes ON human_grades (undoes_uuid);
 
+-- A person's marks on an answer's claims (the desk's claim mode): append-only events like human_grades. A mark names
+-- the claim by its place and its text; it applies while the answer's claim at that place has that text.
+CREATE TABLE IF NOT EXISTS claim_marks (
+    id              INTEGER PRIMARY KEY,
+    uuid            TEXT NOT NULL UNIQUE,   -- stable across stores, so merging is idempotent
+    answer_id       INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    grader          TEXT NOT NULL,
+    claim_index     INTEGER NOT NULL,       -- 1-based place in answer_claims.detail
+    claim_text      TEXT NOT NULL,
+    action          TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid     TEXT,                   -- for action 'undo': the event it takes back
+    mark            TEXT CHECK (mark IN ('supported', 'miscited', 'unsupported', 'not_claim')),
+    scorers_visible INTEGER NOT NULL DEFAULT 0, -- were the machine faithfulness verdicts on screen when this was saved
+    created_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS claim_marks_answer ON claim_marks (answer_id, grader, claim_index, id);
+CREATE INDEX IF NOT EXISTS claim_marks_undoes ON claim_marks (undoes_uuid);
+
 -- Which of the two answers of a question a person preferred (also events).
 CREATE TABLE IF NOT EXISTS human_preferences (
     id          INTEGER PRIMARY KEY,
@@ -329,6 +347,19 @@ WHERE h.action = 'set' AND h.mode <> 'recheck'
         AND NOT EXISTS (SELECT 1 FROM human_grades u2 WHERE u2.action = 'undo' AND u2.undoes_uuid = h2.uuid)
   );
 
+-- The current mark per (answer, grader, claim): the newest 'set' event that no 'undo' took back.
+CREATE VIEW IF NOT EXISTS current_claim_marks AS
+SELECT m.*
+FROM claim_marks m
+WHERE m.action = 'set'
+  AND NOT EXISTS (SELECT 1 FROM claim_marks u WHERE u.action = 'undo' AND u.undoes_uuid = m.uuid)
+  AND m.id = (
+      SELECT max(m2.id) FROM claim_marks m2
+      WHERE m2.answer_id = m.answer_id AND m2.grader = m.grader AND m2.claim_index = m.claim_index
+        AND m2.action = 'set'
+        AND NOT EXISTS (SELECT 1 FROM claim_marks u2 WHERE u2.action = 'undo' AND u2.undoes_uuid = m2.uuid)
+  );
+
 -- The machine grade shown beside a person's and used for agreement: the LLM judge's when there is one (first repeat,
 -- newest), else a grade imported with a run log (the other team's grader), else the rule grader's. grader_kind always
 -- says which, so a rule or imported grade is never presented as the judge.
@@ -355,3 +386,6 @@ ALTER TABLE human_grades ADD COLUMN selection TEXT
     CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
 ALTER TABLE human_grades ADD COLUMN selection_probability REAL;
 DROP VIEW IF EXISTS current_human_grades;
+
+-- migrate to 5
+-- claim_marks and the view current_claim_marks are new: the CREATE statements above make them.

@@ -1,4 +1,5 @@
-"""gradedesk merge OTHER.db: bring another store's human grades and preferences into this store (idempotent)."""
+"""gradedesk merge OTHER.db: bring another store's human grades, claim marks and preferences into this store
+(idempotent)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,12 @@ def run(args: argparse.Namespace) -> int:
     verb = "would add" if report.dry_run else "added"
     rows = [[f"human grade events {verb}", report.grades_added],
             ["human grade events already here", report.grades_already_here],
+            [f"claim marks {verb}", report.claim_marks_added],
+            ["claim marks already here", report.claim_marks_already_here],
             [f"preferences {verb}", report.preferences_added],
             ["preferences already here", report.preferences_already_here]]
     rows += [[f"grade events not matched: {reason}", n] for reason, n in report.unmatched_grades.items()]
+    rows += [[f"claim marks not matched: {reason}", n] for reason, n in report.unmatched_claim_marks.items()]
     rows += [[f"preferences not matched: {reason}", n] for reason, n in report.unmatched_preferences.items()]
     print(f"merge {report.other} -> {args.store}" + (f" (graders: {', '.join(report.graders)})" if report.graders else ""))
     print_table(["", "count"], rows)

@@ -1,4 +1,4 @@
-"""`gradedesk merge OTHER.db`: bring another store's human grades and preferences into this one.
+"""`gradedesk merge OTHER.db`: bring another store's human grades, claim marks and preferences into this one.
 
 Typical use: two people each grade a copy of the same store.db, then one merges the other's copy. Events keep their
 uuid, so merging twice (or merging a store into itself) adds nothing the second time.
@@ -10,8 +10,9 @@ Answers are matched across stores by what they are, not by row id (ids differ be
   answer    (question benchmark, question_id, method, budget) inside the matched run, AND the same answer text:
             a run repeated elsewhere with the same configuration can answer differently, and a grade of one text is
             not a grade of another
-Everything that cannot be matched is counted by reason and left out; nothing is half-written (one transaction).
-Within one (answer, person) the newest merged event becomes current in this store (events are appended in the other
+A claim mark names its claim by place and text, so it applies here exactly when the matched answer (the same text)
+makes that claim here too. Everything that cannot be matched is counted by reason and left out; nothing is
+half-written (one transaction). Within one (answer, person) the newest merged event becomes current in this store (events are appended in the other
 store's order); merge a person's grades from one copy only.
 """
 
@@ -40,8 +41,11 @@ class MergeReport:
     grades_already_here: int = 0
     preferences_added: int = 0
     preferences_already_here: int = 0
+    claim_marks_added: int = 0
+    claim_marks_already_here: int = 0
     unmatched_grades: dict[str, int] = field(default_factory=dict)  # reason -> count
     unmatched_preferences: dict[str, int] = field(default_factory=dict)
+    unmatched_claim_marks: dict[str, int] = field(default_factory=dict)
     graders: list[str] = field(default_factory=list)
     dry_run: bool = False
 
@@ -98,7 +102,8 @@ def match_runs(here: list[dict], other: list[dict]) -> dict[int, int]:
 _THEIR_ANSWERS_SQL = """
     SELECT a.id, a.run_id, q.benchmark, q.question_id, a.method, a.budget, a.text
     FROM answers a JOIN questions q ON q.id = a.question_pk
-    WHERE a.id IN (SELECT answer_id FROM human_grades) AND a.run_id IN ({})
+    WHERE (a.id IN (SELECT answer_id FROM human_grades) OR a.id IN (SELECT answer_id FROM claim_marks))
+      AND a.run_id IN ({})
 """
 _OUR_ANSWER_SQL = """
     SELECT a.id, a.text FROM answers a JOIN questions q ON q.id = a.question_pk
@@ -125,22 +130,26 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
         answer_map, answer_miss = _map_answers(store, run_map, theirs)
         grades = [dict(r) for r in other.execute(
             "SELECT h.*, a.run_id AS other_run FROM human_grades h JOIN answers a ON a.id = h.answer_id ORDER BY h.id")]
+        marks = [dict(r) for r in other.execute(
+            "SELECT m.*, a.run_id AS other_run FROM claim_marks m JOIN answers a ON a.id = m.answer_id ORDER BY m.id")]
         preferences = [dict(r) for r in other.execute(
             "SELECT p.*, q.benchmark, q.question_id FROM human_preferences p JOIN questions q ON q.id = p.question_pk "
             "ORDER BY p.id")]
     finally:
         other.close()
     grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
+    mark_rows = _plan_answer_events(store, "claim_marks", marks, run_map, answer_map, answer_miss)
+    report.claim_marks_added = len(mark_rows[0])
+    _, report.claim_marks_already_here, report.unmatched_claim_marks = mark_rows
     pref_rows = _plan_preferences(store, preferences, run_map, report)
-    report.graders = sorted({g["grader"] for g in grade_rows} | {p["grader"] for p in pref_rows})
-    if not dry_run and (grade_rows or pref_rows):
-        grade_cols = set(_columns(store.conn, "human_grades")) - {"id"}
-        pref_cols = set(_columns(store.conn, "human_preferences")) - {"id"}
+    report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows})
+    new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows}
+    if not dry_run and any(new.values()):
         with store.transaction():
-            for row in grade_rows:
-                store.db["human_grades"].insert({k: v for k, v in row.items() if k in grade_cols})
-            for row in pref_rows:
-                store.db["human_preferences"].insert({k: v for k, v in row.items() if k in pref_cols})
+            for table, rows in new.items():
+                columns = set(_columns(store.conn, table)) - {"id"}
+                for row in rows:
+                    store.db[table].insert({k: v for k, v in row.items() if k in columns})
     return report
 
 
@@ -187,16 +196,23 @@ def _plan(store: Store, table: str, rows: list[dict], map_row: Callable[[dict], 
     return out, len(present), dict(misses)
 
 
+def _plan_answer_events(store: Store, table: str, events: list[dict], run_map: dict[int, int],
+                        answer_map: dict[int, int], answer_miss: dict[int, str]) -> tuple[list, int, dict]:
+    """`_plan` for events of one answer (human grades, claim marks): mapped to the matched answer here."""
+    def map_row(e: dict) -> dict | str:
+        if e["other_run"] not in run_map:
+            return UNMATCHED_RUN
+        if e["answer_id"] not in answer_map:
+            return answer_miss[e["answer_id"]]
+        return {**e, "answer_id": answer_map[e["answer_id"]]}
+
+    return _plan(store, table, events, map_row)
+
+
 def _plan_grades(store: Store, grades: list[dict], run_map: dict[int, int], answer_map: dict[int, int],
                  answer_miss: dict[int, str], report: MergeReport) -> list[dict]:
-    def map_row(g: dict) -> dict | str:
-        if g["other_run"] not in run_map:
-            return UNMATCHED_RUN
-        if g["answer_id"] not in answer_map:
-            return answer_miss[g["answer_id"]]
-        return {**g, "answer_id": answer_map[g["answer_id"]]}
-
-    rows, report.grades_already_here, report.unmatched_grades = _plan(store, "human_grades", grades, map_row)
+    rows, report.grades_already_here, report.unmatched_grades = _plan_answer_events(
+        store, "human_grades", grades, run_map, answer_map, answer_miss)
     report.grades_added = len(rows)
     return rows
 

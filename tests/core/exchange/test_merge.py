@@ -110,3 +110,23 @@ def test_other_path_with_uri_characters(copies, tmp_path):
     shutil.copy(b_path, odd)
     with open_store(a_path) as a:
         assert merge_store(a, odd).grades_added == 1
+
+
+def test_claim_marks_merge_with_their_undo_events_and_only_onto_the_same_answer_text(copies):
+    from gradedesk.core.grading.claim_marks import current_marks, record_mark, undo_last_mark
+    from gradedesk.core.grading.claim_store import claims_of
+
+    a_path, b_path, run, answers, qpks = copies
+    with open_store(b_path) as b:  # bob marks the claims of two answers in his copy; one answer differs here
+        for ans in answers[:2]:
+            [claim] = claims_of(b, b.query("SELECT * FROM answers WHERE id = ?", (ans,))[0]).claims
+            record_mark(b, ans, "bob", claim, "unsupported")
+            record_mark(b, ans, "bob", claim, "not_claim")
+        undo_last_mark(b, answers[0], "bob")
+    with open_store(a_path) as a:
+        a.conn.execute("UPDATE answers SET text = 'answered otherwise' WHERE id = ?", (answers[1],))
+        report = merge_store(a, b_path)
+        assert (report.claim_marks_added, report.claim_marks_already_here) == (3, 0)
+        assert report.unmatched_claim_marks == {DIFFERENT_TEXT: 2} and report.graders == ["bob"]
+        assert {m.mark for m in current_marks(a, answers[0], "bob").values()} == {"unsupported"}  # undo came along
+        assert merge_store(a, b_path).claim_marks_added == 0

@@ -84,11 +84,13 @@ def test_claims_are_computed_once_and_recomputed_for_another_splitter_version(pr
         assert load_claims(store, answer["id"]) == []
 
 
-def test_a_store_from_before_claims_gets_the_table_on_opening(tmp_path):
+def test_a_store_from_before_claims_gets_the_tables_on_opening(tmp_path):
     path = tmp_path / "old.db"
-    with open_store(path) as store:  # as schema 2 left it: no answer_claims
-        store.conn.execute("DROP TABLE answer_claims")
-        store.conn.execute("PRAGMA user_version = 2")
+    with open_store(path) as store:  # as schema 2 left it: no answer_claims, no claim marks
+        for statement in ("DROP VIEW current_claim_marks", "DROP TABLE claim_marks", "DROP TABLE answer_claims",
+                          "PRAGMA user_version = 2"):
+            store.conn.execute(statement)
     with open_store(path) as store:
-        assert store.schema_version == schema_version() >= 3
-        assert store.scalar("SELECT count(*) FROM answer_claims") == 0
+        assert store.schema_version == schema_version() >= 5
+        for table in ("answer_claims", "claim_marks", "current_claim_marks"):
+            assert store.scalar(f"SELECT count(*) FROM {table}") == 0
