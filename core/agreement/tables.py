@@ -132,6 +132,39 @@ def quality_table(report: dict) -> Table:
                  ["method", "budget", "answers", "mean prompt tokens", "machine pass rate", "person pass rate"], rows)
 
 
+def samples_table(report: dict) -> Table:
+    """Agreement on each sample the people graded, each named: only the sampled one is weighted to the whole run."""
+    samples = report["samples"]
+    sampled = samples["sampled"]
+    rows = [[sampled["sample"], sampled["pairs"], f"{sampled['kish_effective_n']}",
+             *(est_text(sampled["four_level"][key]) for key, _ in GROUP_MEASURES)]]
+    rows += [[a["sample"], a["pairs"], "-", *(est_text(a[key]) for key, _ in GROUP_MEASURES)]
+             for a in samples["apart"]]
+    return Table(f"Samples (the tables above use {samples['headline_sample']}; "
+                 f"{sampled['pending_draws']} draw(s) not graded yet)",
+                 ["sample", "pairs", "effective n", *(label for _, label in GROUP_MEASURES)], rows)
+
+
+def ppi_table(report: dict) -> Table:
+    rows = [[r["method"], r["judged"], r["human_sampled"], est_text(r["ppi"]),
+             "-" if r["worth_human_grades"] is None else f"{r['worth_human_grades']} (+{r['more_than_graded']})"]
+            for r in report["samples"]["pass_rates"]]
+    return Table("Prediction-powered pass rates (the judge on every answer, corrected by the sampled human grades)",
+                 ["method", "judged", "human-graded draws", "pass rate", "worth human grades (+ more than graded)"],
+                 rows)
+
+
+def people_bias_table(report: dict) -> Table:
+    samples = report["samples"]
+    anchoring = samples["anchoring"]
+    rows = [["preferred the left answer (sides are shuffled: fair is 0.5)",
+             est_text(samples["position_bias"]["preferred_left"])],
+            ["agreement with the judge shown before grading", est_text(anchoring["open"])],
+            ["agreement graded blind", est_text(anchoring["blind"])],
+            ["difference, shown - blind (anchoring)", est_text(anchoring["difference"])]]
+    return Table("Biases of the people", ["measure", "estimate"], rows)
+
+
 def report_tables(report: dict, by: list[str]) -> list[Table]:
     """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
     tables = [measures_table(report), confusion_table(report), per_class_table(report)]
@@ -143,5 +176,8 @@ def report_tables(report: dict, by: list[str]) -> list[Table]:
     tables += [switch_table(report),
                group_table("Self-consistency (blind re-check vs the earlier grade)", "person",
                            report["self_consistency"]),
-               rubric_table(report), quality_table(report)]
+               rubric_table(report), quality_table(report), samples_table(report)]
+    if report["samples"]["pass_rates"]:
+        tables.append(ppi_table(report))
+    tables.append(people_bias_table(report))
     return tables
