@@ -3,4 +3,5 @@ kappa, AC1, alpha, TPR/TNR, corrected pass rates), the report of one run (report
 (tables.py), and which ungraded item narrows the intervals most (priority.py). Judge alignment (align.py): people's
 grades split by question (split.py), examples from the train side (examples.py), base vs new rubric on the test side
 with paired intervals (paired.py) and bias probes (bias.py), kept in the store with the rubric history
-(alignments.py)."""
+(alignments.py). People's claim-level faithfulness against the faithfulness scorers (faithfulness.py, with the
+numeric-score statistics in numeric.py)."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.agreement.faithfulness import faithfulness_agreement
 from gradedesk.core.agreement.samples import sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, grade_rank
 from gradedesk.core.store.connection import Store
@@ -367,8 +368,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "rubrics": _rubrics(store, run_id, pairs, s),
         "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
         "samples": sample_report(store, run_id, pairs, kind, s),
+        "faithfulness": faithfulness_agreement(store, run_id, s.boot, s.seed),
         "notes": notes,
     }
+    report["notes"] += report["faithfulness"]["notes"]
     if not pairs:
         report["notes"].append("no answer of this run has both a person's grade and a machine grade")
     elif len(pairs) < FEW_PAIRS:

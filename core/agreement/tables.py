@@ -165,6 +165,24 @@ def people_bias_table(report: dict) -> Table:
     return Table("Biases of the people", ["measure", "estimate"], rows)
 
 
+def faithfulness_tables(report: dict) -> list[Table]:
+    """People's faithfulness per method (claim marks), and each faithfulness scorer against it."""
+    f = report["faithfulness"]
+    people = Table("Faithfulness by people (claim marks; answers with every claim marked)",
+                   ["method", "answers", "partly marked", "faithfulness", "citation precision", "supported",
+                    "miscited", "unsupported", "not claims"],
+                   [[method, m["marked_answers"], m["partly_marked"], m["human_faithfulness"],
+                     m["citation_precision"], m["supported"], m["miscited"], m["unsupported"], m["not_claims"]]
+                    for method, m in f["by_method"].items()])
+    level = int(report["settings"]["level"] * 100)
+    scorers = Table(f"Faithfulness scorers vs people ({level}% bootstrap intervals; difference = scorer - person)",
+                    ["scorer", "answers", "person mean", "scorer mean", "Pearson r", "mean |difference|",
+                     "mean difference"],
+                    [[s["scorer"], s["n"], s["mean_person"], s["mean_scorer"], est_text(s["pearson"]),
+                      est_text(s["mean_abs_diff"]), est_text(s["mean_difference"])] for s in f["scorers"]])
+    return [people, scorers]
+
+
 def report_tables(report: dict, by: list[str]) -> list[Table]:
     """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
     tables = [measures_table(report), confusion_table(report), per_class_table(report)]
@@ -180,4 +198,5 @@ def report_tables(report: dict, by: list[str]) -> list[Table]:
     if report["samples"]["pass_rates"]:
         tables.append(ppi_table(report))
     tables.append(people_bias_table(report))
+    tables += faithfulness_tables(report)
     return tables

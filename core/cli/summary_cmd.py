@@ -68,10 +68,13 @@ def run(args: argparse.Namespace) -> int:
         print_table(("method", "metric", "scorer", "mean", "n", "unlabelled", "undefined", "errors"),
                     [[x["method"], x["metric"], x["scorer"], x["mean"], x["n"], x["unlabelled"], x["undefined"],
                       x["errors"]] for x in s[key]])
-    section("claims and citations (invalid: a label, file or lines not in the answer's evidence)")
-    print_table(("method", "answers", "claims", "cited", "citations", "invalid", "answers_with_invalid"),
+    section("claims and citations (invalid: a label, file or lines not in the answer's evidence; people: answers "
+            "with every claim marked)")
+    print_table(("method", "answers", "claims", "cited", "citations", "invalid", "answers_with_invalid",
+                 "people_answers", "human_faithfulness", "citation_precision"),
                 [[c["method"], c["answers"], c["claims"], c["cited"], c["citations"], c["invalid_citations"],
-                  c["answers_with_invalid"]] for c in s["claims"]])
+                  c["answers_with_invalid"], c["marked_answers"], c["human_faithfulness"], c["citation_precision"]]
+                 for c in s["claims"]])
     section("cost: answering vs grading")
     c = s["cost"]
     g = c["grading"]

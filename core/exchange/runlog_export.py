@@ -5,8 +5,9 @@ bundle_answer, bundle_chunks, bundle_evidence_files, bundle_tokens, bundle_budge
 bundle_grade, grading_notes, timestamp; plus run_id, benchmark, provider, model, the budget sweep and the question's
 gold_answer (which import gives a question it creates). raw_grade / bundle_grade are the headline grades (a person's
 current grade, else the machine grade), each named by `*_grade_by`; once grades exist, `grades` carries every human,
-judge, rule and imported grade of both answers, each marked with its grader. core/exchange/runlog_import.py reads it
-back.
+judge, rule and imported grade of both answers, each marked with its grader. `raw_claims` / `bundle_claims` carry the
+answer's claim counts and invalid citations and each person's faithfulness and citation precision from their claim
+marks (null until the claims are computed). core/exchange/runlog_import.py reads it back.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
+from gradedesk.core.grading.claim_figures import answer_claim_record
 from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
 from gradedesk.core.store.connection import Store
 
@@ -141,4 +143,6 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
                                  "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"]} for a in bundles]
         if any(grades.values()):
             line["grades"] = grades
+        for method, a in qa.by_method():
+            line[f"{method}_claims"] = answer_claim_record(store, a["id"])
         yield line

@@ -48,7 +48,8 @@ class ClaimMark:
 _FIELDS = tuple(ClaimMark.__dataclass_fields__)
 
 
-def _mark(row: dict) -> ClaimMark:
+def mark_of(row: dict) -> ClaimMark:
+    """A claim_marks row (extra columns ignored) as a ClaimMark."""
     return ClaimMark(**{k: row[k] for k in _FIELDS})
 
 
@@ -56,7 +57,7 @@ def current_marks(store: Store, answer_id: int, grader: str) -> dict[int, ClaimM
     """The grader's current mark of each claim of an answer, by claim index (whatever its text)."""
     rows = store.query("SELECT * FROM current_claim_marks WHERE answer_id = ? AND grader = ? ORDER BY claim_index",
                        (answer_id, grader))
-    return {r["claim_index"]: _mark(r) for r in rows}
+    return {r["claim_index"]: mark_of(r) for r in rows}
 
 
 def _check(claim: Claim, mark: str) -> None:
@@ -84,7 +85,7 @@ def record_mark(store: Store, answer_id: int, grader: str, claim: Claim, mark: s
                             "recomputed; open its claims again")
         store.db["claim_marks"].insert(row)
         rows = store.query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))
-    return _mark(rows[0])
+    return mark_of(rows[0])
 
 
 def undo_last_mark(store: Store, answer_id: int, grader: str) -> ClaimMark | None:
@@ -101,7 +102,7 @@ def undo_last_mark(store: Store, answer_id: int, grader: str) -> ClaimMark | Non
             "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader,
             "claim_index": target["claim_index"], "claim_text": target["claim_text"], "action": "undo",
             "undoes_uuid": target["uuid"], "scorers_visible": target["scorers_visible"], "created_at": utc_now()})
-    return _mark(target)
+    return mark_of(target)
 
 
 # what the marks add up to ----------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Run summaries and run comparisons, as plain data (the CLI prints tables or JSON from it).
 
 A summary covers one run: answers, tokens and cost per method (raw, bundle@<budget>); grades per grader and method, and
-per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims and invalid citations;
-what grading cost against what answering cost; judge consistency across repeats; and warnings (self-evaluation,
-grading errors, failed answers, claims not computed).
+per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
+people's faithfulness from their claim marks; what grading cost against what answering cost; judge consistency across
+repeats; and warnings (self-evaluation, grading errors, failed answers, claims not computed).
 
 Conventions: every grader is named as what it is (an LLM judge with its model and rubric version, the rule grader, an
 imported grade); only the judge's first repeat counts in grade tables (the others feed consistency); grading errors are
@@ -21,7 +21,7 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
-from gradedesk.core.grading.claim_store import claim_counts
+from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency
 from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.store.connection import Store
@@ -175,7 +175,7 @@ def summarize(store: Store, run: str | int) -> dict:
     grading = _grading_cost(store, run_id)
     consistency = judge_consistency(store, run_id)
     warnings = _warnings(info, graders, grade_table, answer_table, consistency)
-    claims = claim_counts(store, run_id)
+    claims = claim_summary(store, run_id)
     missing = sum(c["not_computed"] for c in claims)
     if missing:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "

@@ -57,9 +57,9 @@ def test_llm_answers_citations_to_evidence_they_were_not_given_are_counted(proje
     code, out = cli(capsys, "summary", "--store", str(db))
     table = out.split("== claims and citations", 1)[1].split("==", 1)[0]
     assert [line.split() for line in table.strip().splitlines()[2:]] == [
-        # method, answers, claims, cited, citations, invalid, answers_with_invalid
-        ["raw", "3", "6", "6", "6", "3", "3"],  # shop/cache.py is not in any raw evidence
-        ["bundle@600", "3", "6", "6", "6", "3", "3"]]  # no bundle has 9 snippets
+        # method, answers, claims, cited, citations, invalid, answers_with_invalid, and nobody marked claims yet
+        ["raw", "3", "6", "6", "6", "3", "3", "0", "-", "-"],  # shop/cache.py is not in any raw evidence
+        ["bundle@600", "3", "6", "6", "6", "3", "3", "0", "-", "-"]]  # no bundle has 9 snippets
     with open_store(db) as store:
         answer = store.query("SELECT * FROM answers WHERE method = 'bundle' LIMIT 1")[0]
         got = claims_of(store, answer)
