@@ -246,7 +246,10 @@ CREATE TABLE IF NOT EXISTS human_grades (
     created_at     TEXT NOT NULL,
     -- how the person came to this item: its estimates weigh it accordingly (core/agreement/samples.py)
     selection      TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
-    selection_probability REAL              -- for 'sampled': the item's probability in the draw that brought it
+    selection_probability REAL,             -- for 'sampled': the item's probability in the draw that brought it
+    machine_kind   TEXT,                   -- the machine grader on the desk (shown, or hidden until this was saved):
+    machine_model  TEXT,                   -- its kind, model and rubric version; `agree` compares with it
+    machine_rubric TEXT
 );
 CREATE INDEX IF NOT EXISTS human_grades_answer ON human_grades (answer_id, grader, id);
 CREATE INDEX IF NOT EXISTS human_grades_grader ON human_grades (grader, id);
@@ -389,3 +392,9 @@ DROP VIEW IF EXISTS current_human_grades;
 
 -- migrate to 5
 -- claim_marks and the view current_claim_marks are new: the CREATE statements above make them.
+
+-- migrate to 6
+-- Each human grade names the machine grader on the desk when it was saved: `agree` compares with it.
+ALTER TABLE human_grades ADD COLUMN machine_kind TEXT;
+ALTER TABLE human_grades ADD COLUMN machine_model TEXT;
+ALTER TABLE human_grades ADD COLUMN machine_rubric TEXT;

@@ -12,8 +12,12 @@ DeskApp with `run_test()`, and reports:
   next       key `j` pressed → next item shown (store thread query + item load + widgets updated), p50/p95,
              and → the screen's next compositor refresh after that (what the terminal gets)
   ungraded   key `n` (next ungraded) likewise
-  peak RSS   of the measuring process (ru_maxrss)
-Goals (issue 6): open ≤ 1 s, next item shown and painted ≤ 50 ms p95, memory ≤ 300 MB.
+  peak RSS   of the measuring process (ru_maxrss), before the type-ahead phase
+  type-ahead 200 keys (j k 1-4 tab, seeded) sent at 20 a second to a desk whose store thread waits 50 ms before every
+             job (a busy machine), as grader "typeahead"; the grades stored are then checked one by one against the
+             same keys pressed slowly (misfiled: a grade missing, extra or on another answer), and the time from the
+             last key to its item shown is taken
+Goals (issue 6): open ≤ 1 s, next item shown and painted ≤ 50 ms p95, memory ≤ 300 MB; (issue 13) 0 misfiled.
 """
 
 from __future__ import annotations
@@ -162,13 +166,15 @@ async def measure(path: Path, steps: int) -> dict:
     with open_store(path, create=False) as store:  # what run_desk checks before the screen opens
         run_id = resolve_run(store, "latest")
     shown: list[float] = []
-    original = GradingScreen._show
+    drawn: list[int | None] = []
+    original = GradingScreen._draw
 
-    def timed_show(self, item):
-        original(self, item)
+    def timed_draw(self):  # the item is on screen (drawn; painted at the next refresh)
+        original(self)
         shown.append(time.perf_counter())
+        drawn.append(self.item.question_pk if self.item else None)
 
-    GradingScreen._show = timed_show
+    GradingScreen._draw = timed_draw
     painted: list[float] = []
     original_refresh = GradingScreen._compositor_refresh
 
@@ -208,7 +214,73 @@ async def measure(path: Path, steps: int) -> dict:
             out[f"{name}_ms"] = [1000 * x for x in times]
             out[f"{name}_paint_ms"] = [1000 * x for x in paints]
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["typeahead"] = await measure_typeahead(path, run_id, shown, drawn)
     return out
+
+
+TYPEAHEAD_KEYS, TYPEAHEAD_RATE, TYPEAHEAD_DELAY = 200, 20.0, 0.05
+TYPEAHEAD_START = 5000  # the question the "typeahead" grader starts at (well inside the store)
+
+
+def slow_keys(keys: list[str], start: int, left_of) -> tuple[int, list[tuple[int, str]]]:
+    """What the keys do pressed one after the other: (the question shown at the end, [(question, side, grade)])."""
+    grades = {"1": "fully_correct", "2": "partially_correct", "3": "unsupported", "4": "wrong"}
+    question, side, out = start, "left", []
+    for key in keys:
+        if key in ("j", "k"):
+            question += 1 if key == "j" else -1
+        elif key == "tab":
+            side = "right" if side == "left" else "left"
+        else:
+            method = left_of(question) if side == "left" else ("bundle" if left_of(question) == "raw" else "raw")
+            out.append((question, method, grades[key]))
+    return question, out
+
+
+async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: list[int | None]) -> dict:
+    from itertools import zip_longest
+
+    from textual import events
+
+    from gradedesk.core.review import queue as review
+    from gradedesk.core.review.queue import left_method
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.runs import run_info
+    from gradedesk.tui.app import DeskApp, DeskConfig
+
+    grader = "typeahead"
+    with open_store(path, create=False) as store:
+        review.save_desk_state(store, grader, run_id, TYPEAHEAD_START, {})
+        before = store.scalar("SELECT coalesce(max(id), 0) FROM human_grades")
+        seed = run_info(store, run_id).order_seed
+    keys = random.Random(5).choices(["j", "k", "1", "2", "3", "4", "tab"], weights=[5, 1, 2, 2, 2, 2, 2],
+                                    k=TYPEAHEAD_KEYS)
+    app = DeskApp(DeskConfig(path, run_id, grader, cursor_blink=False, job_delay=TYPEAHEAD_DELAY))
+    async with app.run_test(size=(160, 50)) as pilot:
+        while not app.idle or app.screen.item is None:
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        t0 = time.perf_counter()
+        for i, key in enumerate(keys):  # as a terminal delivers them: no waiting for the desk between keys
+            await asyncio.sleep(max(0.0, t0 + i / TYPEAHEAD_RATE - time.perf_counter()))
+            app.post_message(events.Key(key, "\t" if key == "tab" else key))
+        last_key = time.perf_counter()
+        sent_rate = (len(keys) - 1) / (last_key - t0)
+        final, expected = slow_keys(keys, TYPEAHEAD_START, lambda q: left_method(seed, q))
+        while not (app.idle and drawn and drawn[-1] == final):  # the last key's item, drawn
+            await asyncio.sleep(0.005)
+            if time.perf_counter() - last_key > 600:
+                break
+        caught_up = max(0.0, shown[-1] - last_key)
+        final_shown = bool(drawn) and drawn[-1] == final
+    with open_store(path, create=False) as store:
+        stored = store.query("SELECT a.question_pk, a.method, h.grade FROM human_grades h JOIN answers a "
+                             "ON a.id = h.answer_id WHERE h.grader = ? AND h.id > ? ORDER BY h.id", (grader, before))
+    stored_rows = [(r["question_pk"], r["method"], r["grade"]) for r in stored]
+    misfiled = sum(a != b for a, b in zip_longest(stored_rows, expected))
+    return {"keys": len(keys), "rate": sent_rate, "grades": len(expected), "stored": len(stored_rows),
+            "misfiled": misfiled, "caught_up_ms": 1000 * caught_up, "delay_ms": 1000 * TYPEAHEAD_DELAY,
+            "final_shown": final_shown}
 
 
 def main() -> int:
@@ -216,13 +288,14 @@ def main() -> int:
     ap.add_argument("--answers", type=int, default=1_000_000)
     ap.add_argument("--steps", type=int, default=200, help="key presses measured per kind")
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--cache", type=Path, default=CACHE, help=f"where built stores are kept (default {CACHE})")
     ap.add_argument("--measure", metavar="STORE", help=argparse.SUPPRESS)  # the fresh measuring process
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(asyncio.run(measure(Path(args.measure), args.steps))))
         return 0
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"desk-scale-{args.answers}.db"
+    args.cache.mkdir(parents=True, exist_ok=True)
+    path = args.cache / f"desk-scale-{args.answers}.db"
     if args.rebuild or not path.exists():
         print(f"building {path} ({args.answers:,} answers)…", file=sys.stderr)
         t = time.perf_counter()
@@ -245,6 +318,11 @@ def main() -> int:
         print(f"  {name:<9} key → screen painted:  p50 {statistics.median(paint):.1f} ms   "
               f"p95 {percentile(paint, 0.95):.1f} ms   (goal p95 ≤ 50 ms)")
     print(f"  peak RSS of the desk process:      {figures['peak_rss_mb']:.0f} MB   (goal ≤ 300 MB)")
+    ta = figures["typeahead"]
+    print(f"  type-ahead: {ta['keys']} keys at {ta['rate']:.1f}/s, store jobs slowed by {ta['delay_ms']:.0f} ms: "
+          f"{ta['grades']} grades expected, {ta['stored']} stored, misfiled {ta['misfiled']}   (goal 0)")
+    print(f"  type-ahead: last key → its item shown:  {ta['caught_up_ms']:.0f} ms"
+          + ("" if ta["final_shown"] else "   (the desk never reached the last key's item)"))
     return 0
 
 

@@ -1,7 +1,7 @@
 """The grading desk app: `run_desk(store_path, run=None, grader=None)` opens it.
 
-The app owns the store thread (tui/db.py), the one place worker errors are shown (the status line of the screen on top,
-plus a notification), and help built from the bindings. Screens hold what is on screen and nothing else; they reach the
+The app owns the store thread (tui/db.py), the gate that makes type-ahead exact (tui/keygate.py), the one place worker
+errors are shown (the status line of the screen on top, plus a notification), and help built from the bindings. Screens hold what is on screen and nothing else; they reach the
 app only through the `Desk` protocol (tui/desk_protocol.py), and declare their own command-palette providers.
 """
 
@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import WorkerState
 
 from gradedesk.core.config import grader_name
@@ -23,6 +25,7 @@ from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.db import Job, JobDone, JobFailed, StoreThread
 from gradedesk.tui.desk_protocol import DeskConfig
+from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.widgets.status_line import StatusLine
@@ -42,7 +45,10 @@ class DeskApp(App):
     def __init__(self, config: DeskConfig) -> None:
         super().__init__()
         self.config = config
-        self.store_thread = StoreThread(config.store_path)
+        self.store_thread = StoreThread(config.store_path, delay=config.job_delay)
+        self.gate = KeyGate()
+        self._key_screen: Screen | None = None  # the screen on top when the travelling key was let through
+        self._stuck_timer: Timer | None = None
         self.last_status = ""
         self.quitting = False
         self._flushes: list[Callable[[], None]] = []
@@ -57,24 +63,96 @@ class DeskApp(App):
 
     # Store jobs ------------------------------------------------------------------------------------------------------
 
-    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None) -> None:
-        self.store_thread.submit(Job(what, fn, on_done))
+    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None, *,
+               background: bool = False) -> None:
+        job = Job(what, fn, on_done, holds_keys=not background)
+        if job.holds_keys:
+            self.gate.holds += 1
+        self.store_thread.submit(job)
 
-    def on_job_done(self, message: JobDone) -> None:
+    async def on_job_done(self, message: JobDone) -> None:
         if message.job.on_done is not None:
             message.job.on_done(message.result)
+        await self._release(message.job)
 
-    def on_job_failed(self, message: JobFailed) -> None:
+    async def on_job_failed(self, message: JobFailed) -> None:
         error = message.error
         text = str(error) if isinstance(error, UserError) else f"{message.job.what} failed: {type(error).__name__}: {error}"
         self.report(text, error=True)
         if self.quitting:  # the store failed while saving the position: leave anyway, grades are committed
             self.exit()
+        await self._release(message.job)
 
-    def on_worker_state_changed(self, event) -> None:
+    async def on_worker_state_changed(self, event) -> None:
         if event.state == WorkerState.ERROR:
             what = "the store could not be used" if event.worker.name == "store" else f"{event.worker.name} failed"
             self.report(f"{what}: {event.worker.error}", error=True)
+            if event.worker.name == "store":  # no job will ever answer: keys stop waiting for them
+                self.gate.holds = 0
+                await self._let_waiting_through()
+
+    # Keys: exact type-ahead (tui/keygate.py) -------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            if not event.is_forwarded:  # a new key
+                if self.gate.idle:
+                    await self._let_through(event)
+                else:
+                    self.gate.waiting.append(event)
+                    self.gate.backlog = True
+                return
+            await super().on_event(event)  # back from the focused widget: the bindings run now
+            await self._done(event)
+            return
+        await super().on_event(event)
+
+    async def _let_through(self, key: events.Key) -> None:
+        self.gate.travelling, self._key_screen = key, self.screen
+        if self._stuck_timer is not None:
+            self._stuck_timer.stop()
+        self._stuck_timer = self.set_timer(STUCK_AFTER, lambda: self._done(key))
+        target = self.focused or self.screen
+        await super().on_event(key)  # priority bindings run here; any other key goes on to `target`
+        if key.is_forwarded:
+            target.post_message(KeyDone(key))
+        else:  # handled already; the caller lets the next one through (no recursion, however many keys wait)
+            await self._done(key, let_waiting_through=False)
+
+    async def on_key_done(self, message: KeyDone) -> None:
+        await self._done(message.key)
+
+    async def _done(self, key: events.Key, *, let_waiting_through: bool = True) -> None:
+        if self.gate.travelling is not key:
+            return
+        if self.screen is not self._key_screen:  # the key opened or closed a screen: the next key is for that
+            # screen, once it has mounted and taken focus (it handles this message after those)
+            self._key_screen = self.screen
+            self.screen.post_message(KeyDone(key))
+            return
+        self.gate.travelling = None
+        if self._stuck_timer is not None:
+            self._stuck_timer.stop()
+            self._stuck_timer = None
+        if self.gate.backlog and not self.gate.waiting:
+            self.gate.backlog = False
+            for screen in self.screen_stack:
+                screen.post_message(KeysCaughtUp())
+        if let_waiting_through:
+            await self._let_waiting_through()
+
+    async def _release(self, job: Job) -> None:
+        if job.holds_keys:
+            self.gate.holds -= 1
+            await self._let_waiting_through()
+
+    async def _let_waiting_through(self) -> None:
+        while self.gate.waiting and self.gate.open:
+            await self._let_through(self.gate.waiting.popleft())
+
+    @property
+    def keys_waiting(self) -> bool:
+        return bool(self.gate.waiting)
 
     def report(self, text: str, *, error: bool = False) -> None:
         """The one place messages and errors are shown: the status line, and a notification for errors."""
@@ -93,13 +171,15 @@ class DeskApp(App):
         self.quitting = True
         for flush in self._flushes:
             flush()
-        self.submit("leave", lambda store: None, lambda _: self.exit())
+        self.submit("leave", lambda store: None, lambda _: self.exit(), background=True)
 
     @property
     def idle(self) -> bool:
-        """No store job queued or running, and no other worker (highlighting) busy: tests and benchmarks wait on it."""
+        """No key waiting, no store job queued or running, and no other worker (highlighting) busy: tests and
+        benchmarks wait on it."""
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
-        return self.store_thread.idle and not any(w.state in busy for w in self.workers if w.name != "store")
+        return self.gate.idle and self.store_thread.idle and not any(
+            w.state in busy for w in self.workers if w.name != "store")
 
     # Help ------------------------------------------------------------------------------------------------------------
 

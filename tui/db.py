@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ class Job:
     what: str  # for error messages: "save grade", "load item", ...
     fn: Callable[[Store], Any]
     on_done: Callable[[Any], None] | None = None
+    holds_keys: bool = True  # keys wait until it has answered (tui/keygate.py); progress counts do not hold them
 
 
 class JobDone(Message):
@@ -45,8 +47,9 @@ class JobFailed(Message):
 class StoreThread:
     """Owns the store connection; `run` is the body of the app's thread worker."""
 
-    def __init__(self, store_path: Path) -> None:
+    def __init__(self, store_path: Path, *, delay: float = 0.0) -> None:
         self.store_path = store_path
+        self.delay = delay  # seconds before each job: tests and benchmarks slow the store on purpose
         self._jobs: queue.Queue[Job] = queue.Queue()
         self._pending = 0
         self._lock = threading.Lock()
@@ -72,6 +75,8 @@ class StoreThread:
                 except queue.Empty:
                     continue
                 try:
+                    if self.delay:
+                        time.sleep(self.delay)
                     post(JobDone(job, job.fn(store)))
                 except Exception as exc:  # shown by the app's one error handler; the desk keeps going
                     post(JobFailed(job, exc))

@@ -24,15 +24,22 @@ class DeskConfig:
     recheck: float | None = None  # open in a recheck pass over this share of graded items
     recheck_share: float = 0.1  # the share the command palette's recheck uses
     cursor_blink: bool = True  # tests switch it off for stable snapshots
+    job_delay: float = 0.0  # seconds the store thread waits before each job: tests and benchmarks play a busy machine
 
 
 class Desk(Protocol):
     @property
     def config(self) -> DeskConfig: ...
 
-    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None) -> None:
+    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None, *,
+               background: bool = False) -> None:
         """Run `fn(store)` on the store thread, in submission order; `on_done(result)` then runs on the UI thread.
-        A failure is reported by the app (`what` names the job) and `on_done` is not called."""
+        A failure is reported by the app (`what` names the job) and `on_done` is not called. Keys wait until the job
+        has answered (exact type-ahead), unless it is `background` work that changes nothing keys act on."""
+
+    @property
+    def keys_waiting(self) -> bool:
+        """Keys typed ahead wait to act (tui/keygate.py): what is shown now will be left at once."""
 
     def report(self, text: str, *, error: bool = False) -> None:
         """Show a message (or an error) in the status line of the screen on top."""

@@ -3,9 +3,12 @@
 Reads the store (current human grades, the `machine_grades` view, human grade events, answers, questions, rubrics) and
 computes everything with the pure statistics in core/agree.py. Decisions worth knowing:
 
-- The machine grader is named, never assumed: the report compares people with the judge when a judge graded the run,
-  else with imported grades, else with the rule grader (the `machine_grades` view's preference). Pairs whose machine
-  grade is of another kind are left out of the headline and counted in `notes`.
+- The machine grader is named, never assumed. By default each person's grade is compared with the machine grader that
+  was on the desk when it was saved (human_grades.machine_kind/_model/_rubric), so a judge run later does not change
+  whom people are compared with; grades that did not record one (older stores, imports) are compared with the
+  `machine_grades` view's pick. A `GraderChoice` (`agree --grader judge:MODEL|rules|imported:NAME`) compares every
+  grade with that grader instead. Then one kind is compared: the judge when there is one, else imported grades, else
+  the rule grader; pairs of another kind are left out of the headline and counted in `notes`.
 - A pair is (answer, person): with several people, each person's current grade is one pair. The bootstrap treats pairs
   as independent, which slightly understates the interval when two people graded the same answer.
 - Judge-corrected pass rates use one calibration set (all person-graded answers, both methods): the judge's TPR/TNR are
@@ -30,6 +33,7 @@ import numpy as np
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.agreement.faithfulness import faithfulness_agreement
 from gradedesk.core.agreement.samples import sample_report
+from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, grade_rank
 from gradedesk.core.store.connection import Store
 
@@ -104,20 +108,63 @@ def machine_label(kind: str, models: Iterable[str | None]) -> str:
     return f"{KIND_NAMES.get(kind, kind)} ({', '.join(names)})" if names else KIND_NAMES.get(kind, kind)
 
 
-def _load_pairs(store: Store, run_id: int) -> list[dict]:
+@dataclass(frozen=True)
+class GraderChoice:
+    """One machine grader to compare every person's grade with: a kind and, optionally, its model (any model of the
+    kind when None; the newest grade of the first repeat per answer, as the desk shows)."""
+
+    kind: str  # judge | rule | imported (auto_grades.grader_kind)
+    model: str | None = None
+
+    NAMES = {"judge": "judge", "rules": "rule", "imported": "imported"}
+
+    @classmethod
+    def parse(cls, text: str) -> GraderChoice:
+        """`judge:MODEL`, `rules` or `imported:NAME` (NAME: the imported log's file name)."""
+        name, _, model = text.partition(":")
+        kind = cls.NAMES.get(name.strip())
+        if kind is None:
+            raise UserError(f"--grader: {text!r} is not judge:MODEL, rules or imported:NAME")
+        return cls(kind, model.strip() or None)
+
+    @property
+    def text(self) -> str:
+        name = next(n for n, k in self.NAMES.items() if k == self.kind)
+        return f"{name}:{self.model}" if self.model else name
+
+    def pick_sql(self, answer: str) -> str:
+        """SQL: the auto_grades id of this grader's grade of `answer` (parameters :choice_kind, :choice_model)."""
+        return (f"(SELECT g.id FROM auto_grades g WHERE g.answer_id = {answer} AND g.grader_kind = :choice_kind "
+                f"AND (:choice_model IS NULL OR g.grader_model IN (:choice_model, 'import:' || :choice_model)) "
+                f"ORDER BY g.repeat_index, g.id DESC LIMIT 1)")
+
+    @property
+    def params(self) -> dict:
+        return {"choice_kind": self.kind, "choice_model": self.model}
+
+
+# The grader on the desk when the grade was saved (same kind, model and rubric); the view's pick if none was recorded.
+_ON_DESK = """CASE WHEN h.machine_kind IS NULL THEN (SELECT mg.id FROM machine_grades mg WHERE mg.answer_id = h.answer_id)
+    ELSE (SELECT g.id FROM auto_grades g WHERE g.answer_id = h.answer_id AND g.grader_kind = h.machine_kind
+          AND g.grader_model IS h.machine_model AND g.rubric_version IS h.machine_rubric
+          ORDER BY g.repeat_index, g.id DESC LIMIT 1) END"""
+
+
+def _load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[dict]:
+    pick = choice.pick_sql("h.answer_id") if choice else _ON_DESK
     return store.query(
-        """
+        f"""
         SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
                h.rubric_version, a.method, a.budget, q.category, m.grade AS machine, m.grader_kind, m.grader_model,
-               m.confidence, h.selection
+               m.confidence, h.selection, h.machine_kind IS NOT NULL AS recorded
         FROM current_human_grades h
         JOIN answers a ON a.id = h.answer_id
         JOIN questions q ON q.id = a.question_pk
-        LEFT JOIN machine_grades m ON m.answer_id = h.answer_id
-        WHERE a.run_id = ? AND h.grade IS NOT NULL
+        LEFT JOIN auto_grades m ON m.id = {pick}
+        WHERE a.run_id = :run AND h.grade IS NOT NULL
         ORDER BY h.answer_id, h.grader
         """,
-        (run_id,),
+        {"run": run_id, **(choice.params if choice else {})},
     )
 
 
@@ -172,19 +219,23 @@ class Arm:
     passed: int = 0
 
 
-def _scan_answers(store: Store, run_id: int, kind: str | None) -> tuple[list[Arm], np.ndarray, int | None]:
-    """One pass over the run's answers: per-arm counts, and the paired raw-vs-primary-bundle table of machine passes.
+def _scan_answers(store: Store, run_id: int, kind: str | None,
+                  choice: GraderChoice | None) -> tuple[list[Arm], np.ndarray, int | None]:
+    """One pass over the run's answers: per-arm counts, and the paired raw-vs-primary-bundle table of machine passes
+    (by `choice`, the grader the people were compared with, else by the `machine_grades` view's pick of `kind`).
 
-    One scan because the machine_grades view costs a correlated lookup per answer (seconds at a million answers).
+    One scan because the machine grade costs a correlated lookup per answer (seconds at a million answers).
     The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]].
     """
     primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
     arms: dict[tuple[str, int], Arm] = {}
     by_question: dict[int, list[bool | None]] = {}
+    machine = (f"auto_grades m ON m.id = {choice.pick_sql('a.id')}" if choice
+               else "machine_grades m ON m.answer_id = a.id")
     rows = store.conn.execute(
-        "SELECT a.question_pk, a.method, a.budget, a.tokens_in, m.grade, m.grader_kind "
-        "FROM answers a LEFT JOIN machine_grades m ON m.answer_id = a.id WHERE a.run_id = ? AND a.status = 'ok'",
-        (run_id,))
+        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, m.grade, m.grader_kind "
+        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
+        {"run": run_id, **(choice.params if choice else {})})
     for question_pk, method, budget, tokens_in, grade, grader_kind in rows:
         arm = arms.get((method, budget))
         if arm is None:
@@ -322,19 +373,34 @@ def _quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[dict]
 
 # -- the report -------------------------------------------------------------------------------------------------------
 
-def agreement_report(store: Store, run_id: int, settings: Settings | None = None) -> dict:
-    """Everything `gradedesk agree` prints and the desk's agreement screen shows, as JSON-ready data."""
+def _arms_grader(choice: GraderChoice | None, chosen: list[dict]) -> GraderChoice | None:
+    """Whose pass rates the corrected rates correct: the chosen grader, or the one grader on the desk for every pair."""
+    if choice is not None:
+        return choice
+    on_desk = {(r["grader_kind"], r["grader_model"]) for r in chosen}
+    if len(on_desk) == 1 and any(r["recorded"] for r in chosen):
+        kind, model = on_desk.pop()
+        return GraderChoice(kind, model)
+    return None
+
+
+def agreement_report(store: Store, run_id: int, settings: Settings | None = None,
+                     grader: GraderChoice | None = None) -> dict:
+    """Everything `gradedesk agree` prints and the desk's agreement screen shows, as JSON-ready data. `grader`: whom
+    every grade is compared with (default: the machine grader on the desk when it was saved)."""
     s = settings or Settings()
-    rows = _load_pairs(store, run_id)
+    rows = _load_pairs(store, run_id, grader)
     graders = rows or store.query(  # nobody graded yet: still name the run's machine grader and its pass rates
         "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ?", (run_id,))
-    kind = _choose_kind(graders)
+    kind = grader.kind if grader else _choose_kind(graders)
     chosen = [r for r in rows if r["grader_kind"] == kind] if kind else []
     pairs = [_pair(r) for r in chosen]
     notes = []
     ungraded_by_machine = sum(1 for r in rows if r["machine"] is None)
-    if ungraded_by_machine:
+    if ungraded_by_machine and grader:
+        notes.append(f"{ungraded_by_machine} person grade(s) have no grade by {grader.text} and are not compared")
+    elif ungraded_by_machine:
         notes.append(f"{ungraded_by_machine} person grade(s) have no machine grade and are not compared")
     other = len(rows) - ungraded_by_machine - len(chosen)
     if other:
@@ -346,13 +412,17 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
                      "(mode open); see the breakdown by mode")
     if kind == "rule":
         notes.append("no LLM judge graded this run: people are compared with the offline rule grader")
+    if grader is None and any(r["recorded"] for r in chosen):
+        notes.append("each grade is compared with the machine grader on the desk when it was saved; "
+                     "--grader judge:MODEL|rules|imported:NAME compares all with one")
     events = _effective_sets(store, run_id)
-    arms, paired, primary = _scan_answers(store, run_id, kind)
+    arms, paired, primary = _scan_answers(store, run_id, kind, _arms_grader(grader, chosen))
     machine = {p.answer_id: p.machine for p in pairs}
+    models = {r["grader_model"] for r in (chosen if grader else graders) if r["grader_kind"] == kind}
     report = {
         "run_id": run_id,
-        "machine": {"kind": kind, "label": machine_label(
-            kind, {r["grader_model"] for r in graders if r["grader_kind"] == kind}) if kind else None},
+        "machine": {"kind": kind, "label": machine_label(kind, models or {grader and grader.model}) if kind else None},
+        "compared_with": grader.text if grader else "the machine grader on the desk when each grade was saved",
         "pairs": len(pairs),
         "people": sorted({p.grader for p in pairs}),
         "settings": {"bootstrap": s.boot, "seed": s.seed, "level": agree.LEVEL,

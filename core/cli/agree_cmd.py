@@ -20,12 +20,15 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--bootstrap", type=int, default=None, metavar="N",
                    help="bootstrap resamples per interval (default 2000; 0: no intervals)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed, so reruns agree)")
+    p.add_argument("--grader", default=None, metavar="judge:MODEL|rules|imported:NAME",
+                   help="compare every grade with this machine grader (default: the one on the desk when each grade "
+                        "was saved)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
-    from gradedesk.core.agreement.report import Settings, agreement_report
+    from gradedesk.core.agreement.report import GraderChoice, Settings, agreement_report
     from gradedesk.core.agreement.tables import headline, report_tables
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
@@ -36,12 +39,14 @@ def run(args: argparse.Namespace) -> int:
     if boot < 0:
         raise UserError(f"--bootstrap: {boot} is negative")
     settings = Settings(boot=boot, seed=DEFAULT_SEED if args.seed is None else args.seed)
+    grader = GraderChoice.parse(args.grader) if args.grader is not None else None
     with open_store(args.store, create=False) as store:
-        report = agreement_report(store, resolve_run(store, args.run), settings)
+        report = agreement_report(store, resolve_run(store, args.run), settings, grader)
     if args.json:
         print_json(report)
         return 0
     print(headline(report))
+    print(f"compared with: {report['compared_with']}")
     for table in report_tables(report, args.by or ["category", "method", "label"]):
         print()
         print(table.title)

@@ -24,7 +24,7 @@ from gradedesk.core.store.connection import Store
 
 # the fields of a person's grade that a log line carries (and import stores back as a human_grades event)
 HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", "mode", "is_revision",
-                "rubric_version", "created_at")
+                "rubric_version", "created_at", "machine_kind", "machine_model", "machine_rubric")
 
 
 def grades_of(store: Store, answer_id: int) -> list[dict]:

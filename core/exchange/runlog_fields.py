@@ -245,7 +245,8 @@ def _grade_field_problem(g: dict) -> str | None:
         *[(d, g.get(d) is None or (whole(g[d], 1) and g[d] <= 5), "must be a whole number from 1 to 5")
           for d in DIMENSIONS],
         *[(k, g.get(k) is None or isinstance(g[k], str), "must be a string")
-          for k in ("uuid", "note", "reasoning", "rubric_version", "created_at")],
+          for k in ("uuid", "note", "reasoning", "rubric_version", "created_at", "machine_kind", "machine_model",
+                    "machine_rubric")],
     ]
     return next((f"{name} {g.get(name)!r}: {why}" for name, ok, why in checks if not ok), None)
 

@@ -3,8 +3,13 @@ new event, preferences between the two answers. No textual here.
 
 A `set` event carries the person's whole current state for an answer, so the newest one not taken back by an `undo`
 event is the current grade (the `current_human_grades` view). Each event records whether the machine grade was on
-screen (judge_visible), the mode (blind, open, recheck) and whether it changed a grade after the reveal (is_revision).
+screen (judge_visible), the mode (blind, open, recheck), whether it changed the person's mind after the reveal
+(is_revision), and which machine grader the desk had for the answer (machine_kind, _model, _rubric).
 Events made in a recheck pass measure self-consistency and never replace the grade they re-check.
+
+Having seen the machine grade is a fact about the person, not a state of the screen: once they have graded an answer
+outside a recheck pass (the desk then shows its machine grade), every later grade of theirs on it is stored as made
+with the judge in view, and as a revision, even after an undo took the earlier grade back.
 """
 
 from __future__ import annotations
@@ -56,6 +61,18 @@ def _human(row: dict | None) -> HumanGrade | None:
     return HumanGrade(**{k: row[k] for k in _HUMAN_FIELDS}) if row else None
 
 
+def seen_sql(answer: str, grader: str) -> str:
+    """SQL: whether person `grader` has seen the machine grade of `answer` (SQL expressions for both): it has one, and
+    they graded the answer outside a recheck pass or saved something with the judge in view."""
+    return (f"(EXISTS (SELECT 1 FROM auto_grades g WHERE g.answer_id = {answer}) AND "
+            f"EXISTS (SELECT 1 FROM human_grades s WHERE s.answer_id = {answer} AND s.grader = {grader} "
+            f"AND ((s.action = 'set' AND s.mode <> 'recheck') OR s.judge_visible = 1)))")
+
+
+def judge_seen(store: Store, answer_id: int, grader: str) -> bool:
+    return bool(store.scalar(f"SELECT {seen_sql(':answer', ':grader')}", {"answer": answer_id, "grader": grader}))
+
+
 def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = False) -> HumanGrade | None:
     """The grader's current grade of an answer (or, with recheck=True, their newest live recheck event)."""
     if recheck:
@@ -89,14 +106,24 @@ def _check_change(change: GradeChange) -> None:
             raise UserError(f"{dim}: {value!r} is not a score from 1 to 5")
 
 
+@dataclass(frozen=True)
+class MachineOnDesk:
+    """The machine grader whose grade the desk had for the answer (auto_grades.grader_kind, grader_model,
+    rubric_version)."""
+    kind: str
+    model: str | None
+    rubric: str | None
+
+
 def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange, *, mode: str = "blind",
                  judge_visible: bool = False, rubric_version: str | None = None, selection: str | None = None,
-                 selection_probability: float | None = None) -> HumanGrade:
+                 selection_probability: float | None = None, machine: MachineOnDesk | None = None) -> HumanGrade:
     """Append a `set` event: the grader's current state for the answer with `change` applied. One transaction.
 
-    `judge_visible` says whether the machine grade was on screen when the person saved; a save that changes an
-    existing grade while the judge is visible is stored as a revision (is_revision=1), so switch rates can be measured.
-    `selection` says how the person came to the item; a 'sampled' one carries the probability it was drawn with.
+    `judge_visible` says whether the machine grade was on screen when the person saved; outside a recheck pass it is
+    also true once they have seen it before (see the module docstring). A save after an earlier grade with the judge in
+    view is stored as a revision (is_revision=1), so switch rates can be measured. `selection` says how the person came
+    to the item; a 'sampled' one carries the probability it was drawn with. `machine`: the grader on the desk.
     """
     _check_change(change)
     if selection is not None and selection not in SELECTIONS:
@@ -108,6 +135,8 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
     recheck = mode == "recheck"
     with store.transaction():
         before = current_grade(store, answer_id, grader, recheck=recheck)
+        seen = not recheck and judge_seen(store, answer_id, grader)
+        judge_visible = judge_visible or seen
         if before is None and change.grade is ...:
             raise UserError("grade the answer first (keys 1-4), then add a label, scores or a note")
         base = {"grade": None, "failure_label": None, "note": None, **{d: None for d in DIMENSIONS}}
@@ -125,9 +154,11 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         row = {
             "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **base,
             "judge_visible": int(judge_visible), "mode": mode,
-            "is_revision": int(before is not None and judge_visible and not recheck),
+            "is_revision": int((before is not None or seen) and judge_visible and not recheck),
             "rubric_version": rubric_version, "created_at": utc_now(), "selection": selection,
             "selection_probability": selection_probability,
+            "machine_kind": machine and machine.kind, "machine_model": machine and machine.model,
+            "machine_rubric": machine and machine.rubric,
         }
         store.db["human_grades"].insert(row)
         rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))

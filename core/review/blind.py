@@ -2,17 +2,19 @@
 
 One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
 person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
-re-grade is blind again. No textual here.
+re-grade is blind again. Once seen it stays seen: an undo does not hide it again (core/grading/human_grades.py records
+every later grade as made with the judge in view). No textual here.
 """
 
 from __future__ import annotations
 
 
-def judge_visible(*, has_machine: bool, graded: bool, show_judge: bool, recheck: bool) -> bool:
-    """Whether the machine grade of an answer is on screen."""
+def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
+    """Whether the machine grade of an answer is on screen; `seen`: the person has graded the answer (now, or before
+    an undo)."""
     if not has_machine or recheck:
         return False
-    return show_judge or graded
+    return show_judge or seen
 
 
 def grading_mode(*, show_judge: bool, recheck: bool) -> str:

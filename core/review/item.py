@@ -1,8 +1,8 @@
 """One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the run's
 primary budget), each with its evidence, bundle, machine grade, the person's grade and scores. No textual here.
 
-Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: a raw answer shows its hits,
-or, for an imported log that named only files, those files.
+Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: an answer shows its bundle or
+its hits, or, for an imported log that named only files, those files.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
-from gradedesk.core.grading.human_grades import HumanGrade, current_grade
+from gradedesk.core.grading.human_grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.review.queue import SHOWN, left_method
 from gradedesk.core.store.runs import RunInfo
 from gradedesk.core.store.connection import Store
@@ -58,6 +58,10 @@ class MachineGrade:
         name = MACHINE_NAMES.get(self.kind, self.kind)
         return f"{name} ({self.model})" if self.model else name
 
+    @property
+    def on_desk(self) -> MachineOnDesk:
+        return MachineOnDesk(self.kind, self.model, self.rubric_version)
+
 
 @dataclass
 class AnswerView:
@@ -76,6 +80,7 @@ class AnswerView:
     machine: MachineGrade | None
     human: HumanGrade | None  # the current grade (or, in a recheck pass, the recheck grade)
     scores: list[tuple[str, str, float | None]]  # (metric, method, value)
+    judge_seen: bool  # the person has seen the machine grade (graded it before, even if undone since)
 
 
 @dataclass
@@ -120,15 +125,16 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
     answers: dict[str, AnswerView] = {}
     for a in rows:
         evidence, problem = parse_hits(a["evidence"])
-        evidence = evidence or files_evidence(a["evidence_files"])
         stored = load_bundle(store, a["bundle_id"]) if a["bundle_id"] is not None else None
+        if not evidence and stored is None:  # an imported log that named only the files used
+            evidence = files_evidence(a["evidence_files"])
         bundle = bundle_info(stored) if stored else None
         scores = [(s["metric"], s["method"], s["value"]) for s in store.query(
             "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (a["id"],))]
         answers[a["method"]] = AnswerView(
             a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
             evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"]),
-            current_grade(store, a["id"], grader, recheck=recheck), scores)
+            current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader))
     pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
                         "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
     return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],

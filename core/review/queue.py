@@ -10,12 +10,15 @@ whole. Grade events live in core/grading/human_grades.py.
 from __future__ import annotations
 
 import json
+from array import array
+from bisect import bisect_left
 import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from gradedesk.core.agreement.priority import most_useful_order
 from gradedesk.core.errors import UserError
+from gradedesk.core.grading.human_grades import seen_sql
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.runs import RunInfo
@@ -123,6 +126,7 @@ class QueueRow:
     machine_grade: str | None
     machine_kind: str | None  # judge | rule
     confidence: float | None
+    judge_seen: bool  # the person has seen the machine grade (graded the answer, now or before an undo)
 
     @property
     def key(self) -> tuple[int, str]:
@@ -141,7 +145,7 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
     sql = f"""
         SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
                {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
-               m.grader_kind AS machine_kind, m.confidence
+               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen
         FROM answers a
         JOIN questions q ON q.id = a.question_pk
         LEFT JOIN machine_grades m ON m.answer_id = a.id
@@ -150,7 +154,7 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
     out = []
     for r in store.conn.execute(sql, params):
         side = "left" if left_method(run.order_seed, r[1]) == r[4] else "right"
-        out.append(QueueRow(r[0], r[1], r[2], r[3], r[4], side, r[5], r[6], r[7], r[8], r[9]))
+        out.append(QueueRow(r[0], r[1], r[2], r[3], r[4], side, r[5], r[6], r[7], r[8], r[9], bool(r[10])))
     return out
 
 
@@ -229,6 +233,27 @@ class Progress:
         else:
             text += " · agreement: nothing to compare yet"
         return text
+
+
+@dataclass(frozen=True)
+class QuestionOrder:
+    """The run's questions in queue order (their row ids, ascending), to say where an item stands: 'question 3 of 48'.
+    An array of ids, so a run of 250,000 questions costs 2 MB."""
+    pks: array
+
+    def __len__(self) -> int:
+        return len(self.pks)
+
+    def position(self, question_pk: int) -> int | None:
+        """1-based place of the question in the run, None if it is not in it."""
+        i = bisect_left(self.pks, question_pk)
+        return i + 1 if i < len(self.pks) and self.pks[i] == question_pk else None
+
+
+def question_order(store: Store, run: RunInfo) -> QuestionOrder:
+    rows = store.conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
+                              {"run": run.id, "budget": run.primary_budget})
+    return QuestionOrder(array("q", (r[0] for r in rows)))
 
 
 def count_shown(store: Store, run: RunInfo) -> int:

@@ -76,3 +76,8 @@ def test_help(snap_compare, tmp_path):
                          ids=["label", "scores", "note", "jump", "filters"])
 def test_modals(snap_compare, tmp_path, keys):
     assert _snap(snap_compare, tmp_path, *keys)
+
+
+def test_grading_methods_hidden_before_any_grade(snap_compare, tmp_path):
+    """--hide-methods: both panes show the answer and its evidence in one neutral form (file, lines, text)."""
+    assert _snap(snap_compare, tmp_path, hide_methods=True)

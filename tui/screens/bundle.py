@@ -1,7 +1,8 @@
 """The evidence browser: the snippets of one answer's bundle (or its raw hits) as a list, the selected snippet's text,
 a bar of tokens against the budget, and the raw JSON. Keyboard only: ↑↓ pick, r toggles JSON, Esc goes back.
 
-It shows the AnswerView the grading screen already loaded, so it needs no store call of its own.
+It shows the AnswerView the grading screen already loaded, so it needs no store call of its own. With method names
+hidden it shows what the panes show then: each piece's file, lines and text, nothing that tells raw from bundled.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ class BundleScreen(Screen):
         Binding("escape,q", "app.pop_screen", "back", id="bundle.close"),
     ]
 
-    def __init__(self, answer: AnswerView, title: str) -> None:
+    def __init__(self, answer: AnswerView, title: str, *, methods_visible: bool = True) -> None:
         super().__init__()
         self.answer = answer
         self.title_text = title
+        self.neutral = not methods_visible
         self.snippets: list[Evidence] = answer.bundle.snippets if answer.bundle else answer.evidence
         self.show_json = False
 
@@ -51,6 +53,9 @@ class BundleScreen(Screen):
 
     def _header(self) -> Text:
         a, b = self.answer, self.answer.bundle
+        if self.neutral:
+            return Text(f"Evidence │ {self.title_text} │ {len(self.snippets)} pieces (how they were chosen is shown "
+                        "once both answers are graded)", style="bold")
         t = Text(f"Evidence │ {self.title_text} │ answer {a.id}", style="bold")
         if b is not None:
             t.append(f" │ bundle {b.id} · ")
@@ -68,14 +73,13 @@ class BundleScreen(Screen):
             t.append(f" │ {len(self.snippets)} retrieved hits (raw top-k: no bundle)")
         return t
 
-    @staticmethod
-    def _label(s: Evidence) -> Text:
+    def _label(self, s: Evidence) -> Text:
         t = Text(f"{s.position:>2} ", style="bold cyan")
         t.append_text(literal(s.location))
         if s.symbol_name:
             t.append(" ")
             t.append_text(literal(s.symbol_name, "dim"))
-        if s.evidence_role:
+        if s.evidence_role and not self.neutral:
             t.append(" ")
             t.append_text(literal(s.evidence_role, "italic"))
         return t
@@ -100,6 +104,9 @@ class BundleScreen(Screen):
 
     def _show(self) -> None:
         view = self.query_one("#snippet", Static)
+        if self.show_json and self.neutral:
+            view.update(Text("The stored record names the method: it is shown once both answers are graded.", style="dim"))
+            return
         if self.show_json:
             view.update(Syntax(clean(self._json()), "json", theme="ansi_dark", word_wrap=True,
                                background_color="default"))
@@ -108,8 +115,8 @@ class BundleScreen(Screen):
         if index is None or not self.snippets:
             view.update(Text("No evidence stored for this answer.", style="dim"))
             return
-        label = "Evidence" if self.answer.bundle else "Hit"
-        view.update(Group(snippet_block(self.snippets[index], label)))
+        label = "Evidence" if self.answer.bundle or self.neutral else "Hit"
+        view.update(Group(snippet_block(self.snippets[index], label, neutral=self.neutral)))
         self.query_one("#snippet-view", VerticalScroll).scroll_home(animate=False)
 
     def action_toggle_json(self) -> None:

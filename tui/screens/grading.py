@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from textual import work
 from textual.app import ComposeResult
@@ -33,6 +32,7 @@ from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens import grading_view as view
 from gradedesk.tui.screens.grading_actions import GradingActions
 from gradedesk.tui.screens.palette import ScreenCommands
@@ -41,6 +41,7 @@ from gradedesk.tui.widgets.literal import highlight_code
 from gradedesk.tui.widgets.status_line import StatusLine
 
 SIDES = ("left", "right")
+Found = int | tuple[int | None, str] | None  # what a `find` of `load` returns: a question, maybe with a note
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
@@ -101,10 +102,12 @@ class GradingScreen(GradingActions, Screen):
         self.order_list: list[int] = []
         self.order_index = 0
         self.total: int | None = None
+        self.questions: review.QuestionOrder | None = None  # the run's questions in order, once counted
         self.side = "left"
         self._seq = 0
         self._had_no_item = True
         self._shown_pk: int | None = None
+        self._undrawn = False  # the item held was not drawn (keys were waiting to leave it)
         self._state_timer: Timer | None = None
         self._collector = CollectorPause()  # no garbage collection between a key and its repaint (tui/collector.py)
         self._collector_timer: Timer | None = None
@@ -137,12 +140,19 @@ class GradingScreen(GradingActions, Screen):
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
+        self.action_focus_side("left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
         self.refresh_progress()
-        self.query_one("#left", AnswerPane).focus()
         run = opening.run
-        self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted)
+        self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted,
+                         background=True)
+        self.desk.submit("order the questions", lambda store: review.question_order(store, run), self._ordered,
+                         background=True)
+
+    def _ordered(self, order: review.QuestionOrder) -> None:
+        self.questions = order
+        self._render_question()
 
     def _counted(self, total: int) -> None:
         self.total = total
@@ -168,7 +178,7 @@ class GradingScreen(GradingActions, Screen):
     def judge_visible(self, answer: AnswerView | None) -> bool:
         if answer is None:
             return False
-        return blind.judge_visible(has_machine=answer.machine is not None, graded=answer.human is not None,
+        return blind.judge_visible(has_machine=answer.machine is not None, seen=answer.judge_seen,
                                    show_judge=self.show_judge, recheck=self.recheck)
 
     def methods_visible(self) -> bool:
@@ -179,7 +189,7 @@ class GradingScreen(GradingActions, Screen):
 
     def _redraw(self) -> None:
         self._render_topbar()
-        self.query_one("#question", Static).update(view.question_text(self.item, self.methods_visible()))
+        self._render_question()
         item = self.item
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
@@ -188,11 +198,16 @@ class GradingScreen(GradingActions, Screen):
             self._had_no_item = self.item is None
             self.refresh_bindings()
 
+    def _render_question(self) -> None:
+        self.query_one("#question", Static).update(
+            view.question_text(self.item, self.methods_visible(), self.questions))
+
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
             a = self.answer_at(side)
             self.query_one(f"#{side}", AnswerPane).show(
-                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck), new_item=new_item)
+                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible()),
+                new_item=new_item)
 
     def _render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
@@ -229,7 +244,8 @@ class GradingScreen(GradingActions, Screen):
         if self.run is None or self.total is None:
             return
         run, grader, total = self.run, self.desk.config.grader, self.total
-        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total), self._progressed)
+        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total), self._progressed,
+                         background=True)
 
     def _progressed(self, p: review.Progress) -> None:
         # a recheck pass shows no agreement: it would hint at the earlier grades
@@ -241,7 +257,22 @@ class GradingScreen(GradingActions, Screen):
         self.item = item
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
+        other = "right" if self.side == "left" else "left"
+        if item is not None and item.at(self.side) is None and item.at(other) is not None:
+            self.action_focus_side(other)  # a run with one kind of answer (an import): keys go where an answer is
+        if self.desk.keys_waiting:  # the next key leaves this item at once: draw it when the keys have caught up
+            self._undrawn = True
+            return
+        self._draw()
+
+    def on_keys_caught_up(self, message: KeysCaughtUp) -> None:
+        if self._undrawn:
+            self._draw()
+
+    def _draw(self) -> None:
+        self._undrawn = False
         self._redraw()
+        item = self.item
         if item is not None:
             self._highlight(item)
             if self.run is not None:  # save where the grader is once they pause, not on every key
@@ -259,15 +290,17 @@ class GradingScreen(GradingActions, Screen):
         run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
         settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
                     "hide_methods": self.hide_methods}
-        self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings))
+        self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
+                         background=True)
 
     # Loading items ---------------------------------------------------------------------------------------------------
 
-    def load(self, find: Callable[[Store], int | None], *, empty: str,
-             after: Callable[[], None] | None = None) -> None:
-        """Run `find(store) -> question_pk | None` in the store thread, then load and show that item.
+    def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None) -> None:
+        """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
+        first (a grade, an undo) and return (question_pk, what it did) for the status line.
 
-        Results of an older request are dropped, so fast key presses never show a stale item.
+        Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
+        results of an older request are still dropped, should one ever overtake.
         """
         if self.run is None:
             return
@@ -275,16 +308,21 @@ class GradingScreen(GradingActions, Screen):
         self._seq += 1
         seq, run, grader, recheck = self._seq, self.run, self.desk.config.grader, self.recheck
 
-        def fn(store: Store) -> Item | None:
-            pk = find(store)
-            return None if pk is None else load_item(store, run, grader, pk, recheck=recheck)
+        def fn(store: Store) -> tuple[str | None, Item | None]:
+            found = find(store)
+            pk, note = found if isinstance(found, tuple) else (found, None)
+            return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck)
 
-        def done(item: Item | None) -> None:
+        def done(result: tuple[str | None, Item | None]) -> None:
+            note, item = result
+            if note:
+                self.desk.report(note)
             if seq != self._seq:  # a newer request is on its way: the collector stays paused for it
                 return
             if item is None:
                 self._resume_collector()
-                self.desk.report(empty)
+                if not note:
+                    self.desk.report(empty)
                 return
             self._show(item)
             self.call_after_refresh(self._resume_collector)
@@ -316,50 +354,15 @@ class GradingScreen(GradingActions, Screen):
             pk = self.item.question_pk
             self.load(lambda store: pk, empty="the item vanished from the store")
 
-    # Actions: moving -------------------------------------------------------------------------------------------------
-
-    def _in_order(self, filters: Filters, forward: bool, wrap: bool) -> Callable[[Store], int | None]:
-        run, grader, cur = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
-        return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap)
-
-    def _in_list(self, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
-        run, grader, recheck, start, pks = (self.run, self.desk.config.grader, self.recheck, self.order_index,
-                                            list(self.order_list))
-        return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck)
-
-    def action_step(self, step: int) -> None:
-        if self.order != "question":
-            if not self.order_list:
-                return
-            index = self.order_index + step
-            if not 0 <= index < len(self.order_list):
-                self.desk.report("end of the list" if step > 0 else "start of the list")
-                return
-            self.order_index = index
-            self.show_question(self.order_list[index])
-            return
-        self.load(self._in_order(self.filters, step > 0, wrap=False),
-                  empty="no more items" if step > 0 else "no earlier items")
-
-    def action_next_ungraded(self) -> None:
-        if self.order != "question":
-            self.load(self._in_list(lambda item: not item.fully_graded), empty="everything in this list is graded")
-            return
-        self.load(self._in_order(replace(self.filters, status="ungraded"), True, wrap=True),
-                  empty="no ungraded item left (with these filters)")
-
-    def action_next_disagreement(self) -> None:
-        if self.order != "question":
-            self.load(self._in_list(session.disagrees), empty="no disagreement in this list")
-            return
-        self.load(self._in_order(replace(self.filters, status="disagreeing"), True, wrap=True),
-                  empty="no disagreement with the judge (with these filters)")
+    # Focus ------------------------------------------------------------------------------------------------------------
 
     def action_switch(self) -> None:
         self.action_focus_side("right" if self.side == "left" else "left")
 
     def action_focus_side(self, side: str) -> None:
-        self.query_one(f"#{side}", AnswerPane).focus()
+        # now, not after the next message (Widget.focus): a grade key right behind must find the new side
+        self.set_focus(self.query_one(f"#{side}", AnswerPane))
+        self.side = side
 
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, AnswerPane):

@@ -1,4 +1,5 @@
-"""The grading screen's keys that change grades or open other screens, and its command-palette entries.
+"""The grading screen's keys that move between items, change grades or open other screens, and its command-palette
+entries.
 
 Mixed into GradingScreen (tui/screens/grading.py), whose state (run, item, side, filters, order, show_judge,
 hide_methods) and loading (load, reload, show_question) these use. Every write is one core function run as one store
@@ -7,13 +8,17 @@ job, with the answer id it was meant for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from gradedesk.core.grading import human_grades
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.grading.vocabulary import DIMENSIONS
 from gradedesk.core.review import queue as review
 from gradedesk.core.review import session
-from gradedesk.core.review.item import Item, other_method
+from gradedesk.core.review.item import AnswerView, Item, other_method
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.store.connection import Store
 from gradedesk.core.store.runs import RunInfo
 
 from gradedesk.tui.desk_protocol import Desk
@@ -36,34 +41,77 @@ class GradingActions:
     show_judge: bool
     hide_methods: bool
 
+    # Actions: moving -------------------------------------------------------------------------------------------------
+
+    def _in_order(self, filters: Filters, forward: bool, wrap: bool) -> Callable[[Store], int | None]:
+        run, grader, cur = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
+        return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap)
+
+    def _in_list(self, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
+        run, grader, recheck, start, pks = (self.run, self.desk.config.grader, self.recheck, self.order_index,
+                                            list(self.order_list))
+        return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck)
+
+    def action_step(self, step: int) -> None:
+        if self.order != "question":
+            if not self.order_list:
+                return
+            index = self.order_index + step
+            if not 0 <= index < len(self.order_list):
+                self.desk.report("end of the list" if step > 0 else "start of the list")
+                return
+            self.order_index = index
+            self.show_question(self.order_list[index])
+            return
+        self.load(self._in_order(self.filters, step > 0, wrap=False),
+                  empty="no more items" if step > 0 else "no earlier items")
+
+    def action_next_ungraded(self) -> None:
+        if self.order != "question":
+            self.load(self._in_list(lambda item: not item.fully_graded), empty="everything in this list is graded")
+            return
+        self.load(self._in_order(replace(self.filters, status="ungraded"), True, wrap=True),
+                  empty="no ungraded item left (with these filters)")
+
+    def action_next_disagreement(self) -> None:
+        if self.order != "question":
+            self.load(self._in_list(session.disagrees), empty="no disagreement in this list")
+            return
+        self.load(self._in_order(replace(self.filters, status="disagreeing"), True, wrap=True),
+                  empty="no disagreement with the judge (with these filters)")
+
     # Grading ---------------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        needs_answer = {"grade", "label", "scores", "note", "bundle"}
-        if action in needs_answer and self.answer_at(self.side) is None:
-            return None  # shown dimmed: nothing to grade here
-        if action in ("prefer", "undo") and self.item is None:
-            return None
+        if action in ("grade", "label", "scores", "note", "bundle", "prefer", "undo") and self.item is None:
+            return None  # shown dimmed: no item
         return True
 
+    def _focused_answer(self) -> AnswerView | None:
+        """The answer in the focused pane; if that pane is empty, say so (a key that does nothing must say why)."""
+        a = self.answer_at(self.side)
+        if a is None and self.item is not None:
+            self.desk.report(f"Answer {'A' if self.side == 'left' else 'B'}: the run has no answer of this kind for "
+                             "this question, so nothing to grade here (tab: the other answer)")
+        return a
+
     def _change(self, change: GradeChange) -> None:
-        a, run = self.answer_at(self.side), self.run
-        if a is None or self.item is None or run is None:
+        """Save a change to the focused answer's grade and reload the item, in one store job that carries the answer
+        id (never "the current item": by the time it runs, the screen may show another)."""
+        a, item, run = self._focused_answer(), self.item, self.run
+        if a is None or item is None or run is None:
             return
         if change.grade is ... and (a.human is None or not a.human.grade):
             self.desk.report("grade the answer first (keys 1-4), then add a label, scores or a note")
             return
         grader, mode, visible = self.desk.config.grader, self.mode, self.judge_visible(a)
-        self.desk.submit(
-            "save grade",
-            lambda store: human_grades.record_grade(store, a.id, grader, change, mode=mode, judge_visible=visible,
-                                                    rubric_version=run.rubric_version),
-            self._saved)
+        answer_id, pk, machine = a.id, item.question_pk, a.machine.on_desk if a.machine else None
 
-    def _saved(self, saved: human_grades.HumanGrade) -> None:
-        self.desk.report(f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else ""))
-        self.reload()
-        self.refresh_progress()
+        def save(store: Store) -> tuple[int, str]:
+            saved = human_grades.record_grade(store, answer_id, grader, change, mode=mode, judge_visible=visible,
+                                              rubric_version=run.rubric_version, machine=machine)
+            return pk, f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else "")
+        self.load(save, empty="the item vanished from the store", after=self.refresh_progress)
 
     def action_grade(self, grade: str) -> None:
         self._change(GradeChange(grade=grade))
@@ -76,17 +124,17 @@ class GradingActions:
         self.app.push_screen(modal, picked)
 
     def action_label(self) -> None:
-        if (a := self.answer_at(self.side)) is not None:
+        if (a := self._focused_answer()) is not None:
             self._ask(LabelModal(a.human.failure_label if a.human else None),
                       lambda label: GradeChange(failure_label=label or None))  # NO_LABEL ("") clears it
 
     def action_scores(self) -> None:
-        if (a := self.answer_at(self.side)) is not None:
+        if (a := self._focused_answer()) is not None:
             current = a.human.scores if a.human else {d: None for d in DIMENSIONS}
             self._ask(ScoresModal(current), lambda scores: GradeChange(scores=scores))
 
     def action_note(self) -> None:
-        if (a := self.answer_at(self.side)) is not None:
+        if (a := self._focused_answer()) is not None:
             self._ask(TextModal("Note on this answer (Enter saves, empty clears)",
                                 a.human.note or "" if a.human else "", blink=self.desk.config.cursor_blink),
                       lambda note: GradeChange(note=note))
@@ -97,26 +145,25 @@ class GradingActions:
             return
         preferred = "tie" if which == "tie" else (
             item.left_method if which == "left" else other_method(item.left_method))
-        grader = self.desk.config.grader
-        self.desk.submit("save preference",
-                         lambda store: human_grades.record_preference(store, run.id, item.question_pk, grader,
-                                                                      preferred, item.left_method),
-                         lambda _: (self.desk.report(f"preference saved: {which}"), self.reload()))
+        grader, pk, left = self.desk.config.grader, item.question_pk, item.left_method
+
+        def save(store: Store) -> tuple[int, str]:
+            human_grades.record_preference(store, run.id, pk, grader, preferred, left)
+            return pk, f"preference saved: {which}"
+        self.load(save, empty="the item vanished from the store")
 
     def action_undo(self) -> None:
         run, grader = self.run, self.desk.config.grader
         if run is None:
             return
 
-        def done(result: tuple[human_grades.HumanGrade, int] | None) -> None:
+        def undo(store: Store) -> tuple[int | None, str]:
+            result = session.undo(store, run.id, grader)
             if result is None:
-                self.desk.report("nothing to undo")
-                return
+                return None, "nothing to undo"
             undone, pk = result
-            self.desk.report(f"undone: {undone.grade} (a new undo event; nothing was deleted)")
-            self.show_question(pk)
-            self.refresh_progress()
-        self.desk.submit("undo", lambda store: session.undo(store, run.id, grader), done)
+            return pk, f"undone: {undone.grade} (a new undo event; nothing was deleted)"
+        self.load(undo, empty="the item vanished from the store", after=self.refresh_progress)
 
     # Other screens ---------------------------------------------------------------------------------------------------
 
@@ -160,12 +207,12 @@ class GradingActions:
             self.show_question(pk, side)
         self.app.push_screen(QueueScreen(self.desk, self.run, self.filters,
                                          self.item.question_pk if self.item else None,
-                                         show_judge=self.show_judge and not self.recheck,
+                                         show_judge=self.show_judge, recheck=self.recheck,
                                          hide_methods=self.hide_methods), chosen)
 
     def action_bundle(self) -> None:
-        if (a := self.answer_at(self.side)) is not None:
-            self.app.push_screen(BundleScreen(a, self.pane_title(self.side)))
+        if (a := self._focused_answer()) is not None:
+            self.app.push_screen(BundleScreen(a, self.pane_title(self.side), methods_visible=self.methods_visible()))
 
     def action_agreement(self) -> None:
         if self.run is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from gradedesk.core.review.item import AnswerView, Item
-from gradedesk.core.review.queue import Filters
+from gradedesk.core.review.queue import Filters, QuestionOrder
 from gradedesk.core.store.runs import RunInfo
 
 from gradedesk.tui.widgets.literal import literal
@@ -18,7 +18,10 @@ def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> s
     letter = "A" if side == "left" else "B"
     if answer is None or not methods_visible:
         return f"Answer {letter}"
-    kind = "raw top-k" if answer.method == "raw" else f"bundle @ {answer.budget:,} tokens"
+    if answer.method == "raw":
+        kind = "raw top-k"
+    else:  # an imported run may not say which budget its bundles had (budget 0)
+        kind = f"bundle @ {answer.budget:,} tokens" if answer.budget else "bundle"
     return f"Answer {letter} — {kind}"
 
 
@@ -29,14 +32,19 @@ def preference_text(item: Item, preferred: str, methods_visible: bool) -> str:
     return f"Answer {side} ({preferred})" if methods_visible else f"Answer {side}"
 
 
-def question_text(item: Item | None, methods_visible: bool) -> Text:
+def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder | None) -> Text:
+    """The question's own id, its category, benchmark and place in the run, the preference, the question, the gold."""
     if item is None:
         return Text(NO_ITEM, style="italic")
     t = Text()
     t.append_text(literal(item.question_id, "bold"))
     t.append("  ")
     t.append_text(literal(item.category, "reverse"))
-    t.append(f"  {item.benchmark} · question {item.question_pk}", style="dim")
+    t.append("  ", style="dim")
+    t.append_text(literal(item.benchmark, "dim"))
+    position = order.position(item.question_pk) if order is not None else None
+    if position is not None:
+        t.append(f" · question {position:,} of {len(order):,}", style="dim")
     if item.preference:
         t.append("  preferred: ", style="dim")
         t.append(preference_text(item, item.preference, methods_visible), style="bold")

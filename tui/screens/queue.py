@@ -36,11 +36,11 @@ class QueueScreen(Screen):
     ]
 
     def __init__(self, desk: Desk, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
-                 hide_methods: bool) -> None:
+                 recheck: bool, hide_methods: bool) -> None:
         super().__init__()
         self.desk = desk
         self.run, self.filters, self.current = run, filters, current
-        self.show_judge, self.hide_methods = show_judge, hide_methods
+        self.show_judge, self.recheck, self.hide_methods = show_judge, recheck, hide_methods
         self.rows: list[QueueRow] = []
         self.done = False
         self._fetching = False
@@ -111,7 +111,8 @@ class QueueScreen(Screen):
         answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
         if row.machine_grade is None:
             machine, by, conf = Text("—", style="dim"), Text(""), Text("")
-        elif not blind.judge_visible(has_machine=True, graded=graded, show_judge=self.show_judge, recheck=False):
+        elif not blind.judge_visible(has_machine=True, seen=row.judge_seen, show_judge=self.show_judge,
+                                     recheck=self.recheck):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
             machine = grade_text(row.machine_grade)

@@ -1,4 +1,9 @@
-"""One answer of the side-by-side pair: the person's grade, the judge (when revealed), the answer, its evidence."""
+"""One answer of the side-by-side pair: the person's grade, the judge (when revealed), the answer, its evidence.
+
+With method names hidden (--hide-methods, until both answers are graded) both panes show their evidence in one neutral
+form, file, lines and text: no bundle header, token bar, coverage notes, roles, reasons, retrieval scores or token
+counts, which would each tell raw from bundled.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ class PaneView:
     title: str
     judge_visible: bool
     recheck: bool
+    methods_visible: bool = True
 
 
 def grade_text(grade: str | None) -> Text:
@@ -79,34 +85,58 @@ def snippets_of(a: AnswerView) -> list[Evidence]:
     return (a.bundle.snippets if a.bundle else []) + a.evidence
 
 
-def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = True) -> Group:
+def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = True, neutral: bool = False) -> Group:
+    """One piece of evidence; `neutral`: file, lines and text only (nothing that tells how it was chosen)."""
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
         head.append(" :: ")
         head.append_text(literal(s.symbol_name, "bold"))
-    meta = []
-    if s.retrieval_method:
-        meta.append(s.retrieval_method)
-    if s.relevance_score is not None:
-        meta.append(f"score {s.relevance_score:.4f}")
-    if s.retrieval_rank is not None:
-        meta.append(f"rank {s.retrieval_rank}")
-    if s.token_count is not None:
-        meta.append(f"{s.token_count:,} tokens")
-    head.append_text(literal(f"  [{', '.join(meta)}]" if meta else "", "dim"))
     parts: list[RenderableType] = [head]
-    if s.evidence_role or s.selection_reason:
-        why = Text("  role: ", style="dim")
-        why.append_text(literal(s.evidence_role or "—"))
-        why.append("  reason: ", style="dim")
-        why.append_text(literal(s.selection_reason or "—"))
-        parts.append(why)
-    for key, value in s.extra.items():
-        if key not in ("chunk_id", "content_hash"):
-            parts.append(literal(f"  {key}: {value}", "dim"))
-    parts.append(code(s.text, s.file_path, s.start_line, highlight=highlight))
+    if not neutral:
+        meta = []
+        if s.retrieval_method:
+            meta.append(s.retrieval_method)
+        if s.relevance_score is not None:
+            meta.append(f"score {s.relevance_score:.4f}")
+        if s.retrieval_rank is not None:
+            meta.append(f"rank {s.retrieval_rank}")
+        if s.token_count is not None:
+            meta.append(f"{s.token_count:,} tokens")
+        head.append_text(literal(f"  [{', '.join(meta)}]" if meta else "", "dim"))
+        if s.evidence_role or s.selection_reason:
+            why = Text("  role: ", style="dim")
+            why.append_text(literal(s.evidence_role or "—"))
+            why.append("  reason: ", style="dim")
+            why.append_text(literal(s.selection_reason or "—"))
+            parts.append(why)
+        for key, value in s.extra.items():
+            if key not in ("chunk_id", "content_hash"):
+                parts.append(literal(f"  {key}: {value}", "dim"))
+    if s.text:
+        parts.append(code(s.text, s.file_path, s.start_line, highlight=highlight))
+    else:  # a run log that named only the files it used
+        parts.append(Text("  text not recorded", style="dim italic"))
     return Group(*parts)
+
+
+def _evidence_title(evidence: list[Evidence]) -> str:
+    if evidence and not any(e.text for e in evidence):
+        return f"Evidence files ({len(evidence)})"
+    return f"Retrieved hits ({len(evidence)})"
+
+
+def neutral_evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
+    """Evidence as the same plain list for either method (methods hidden)."""
+    evidence = snippets_of(a)
+    if not evidence and not a.evidence_problem:
+        return [Text("No evidence stored for this answer.", style="dim")]
+    out: list[RenderableType] = [Rule(Text(f"Evidence ({len(evidence)})"), style="cyan")]
+    if a.evidence_problem:
+        out.append(Text(a.evidence_problem, style="yellow"))
+        out.append(literal(a.evidence_raw))
+    out.extend(snippet_block(s, highlight=highlight, neutral=True) for s in evidence)
+    return out
 
 
 def evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
@@ -124,10 +154,10 @@ def evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
         for warning in b.warnings:
             out.append(Text("warning: ", style="bold yellow").append_text(literal(warning)))
         out.extend(snippet_block(s, highlight=highlight) for s in b.snippets)
-    elif a.method == "bundle":
+    elif a.method == "bundle" and not a.evidence:
         out.append(Text("No bundle stored for this answer.", style="dim"))
     if a.evidence or a.evidence_problem:
-        out.append(Rule(Text(f"Retrieved hits ({len(a.evidence)})"), style="cyan"))
+        out.append(Rule(Text(_evidence_title(a.evidence)), style="cyan"))
         if a.evidence_problem:
             out.append(Text(a.evidence_problem, style="yellow"))
             out.append(literal(a.evidence_raw))
@@ -141,7 +171,8 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     """The pane's content, block by block; with highlight=False, code not highlighted yet is shown plain."""
     a = view.answer
     if a is None:
-        return [Text("No answer of this kind in the run.", style="dim")]
+        return [Text("No answer of this kind in the run: nothing to grade here (tab: the other answer).",
+                     style="dim")]
     parts: list[RenderableType] = [human_block(a.human, view.recheck),
                                    machine_block(a.machine, view.judge_visible, view.recheck), Rule(style="dim")]
     if a.status != "ok":
@@ -150,12 +181,12 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
             parts.append(literal(a.error, "yellow"))
     parts.append(literal(a.text) if a.text else Text("(empty answer)", style="dim"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
-    if usage:
+    if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))
     if a.scores:
         parts.append(literal("  ".join(f"{m} {'—' if v is None else f'{v:.2f}'} ({meth})"
                                        for m, meth, v in a.scores), "dim"))
-    parts.extend(evidence_blocks(a, highlight))
+    parts.extend(evidence_blocks(a, highlight) if view.methods_visible else neutral_evidence_blocks(a, highlight))
     return parts
 
 

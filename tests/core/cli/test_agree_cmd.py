@@ -49,7 +49,16 @@ def test_agree_json_is_stable(store_path, capsys):
     assert "NaN" not in first
 
 
+def test_agree_grader_picks_whom_to_compare_with(store_path, capsys):
+    code, out, _ = run_cli(capsys, "agree", "--store", str(store_path), "--bootstrap", "0", "--grader", "rules")
+    assert code == 0 and out.startswith("run 1: 9 graded pair(s), alice, bob vs rule grader (rules/1)")
+    assert "compared with: rules" in out
+    _, out, _ = run_cli(capsys, "agree", "--store", str(store_path), "--bootstrap", "0")
+    assert "compared with: the machine grader on the desk when each grade was saved" in out
+
+
 @pytest.mark.parametrize("argv,message", [
+    (["agree", "--grader", "gpt-4o"], "--grader: 'gpt-4o' is not judge:MODEL, rules or imported:NAME"),
     (["agree", "99"], "no run 99"),
     (["agree", "x1"], "not a run id"),
     (["agree", "--bootstrap", "-1"], "--bootstrap"),

@@ -25,6 +25,27 @@ def test_creates_schema_records_version_and_uses_wal(tmp_path):
         assert store.schema_version == schema_version()
 
 
+def test_a_store_from_before_grades_named_their_machine_grader_is_upgraded_and_keeps_its_grades(tmp_path):
+    """The newest migration adds human_grades.machine_kind/_model/_rubric: opening the version before adds them, rows
+    stay."""
+    path = tmp_path / "old.db"
+    open_store(path).close()
+    conn = sqlite3.connect(path)  # make it as the version before made it: without the three columns, with a grade
+    conn.execute("INSERT INTO human_grades (uuid, answer_id, grader, action, grade, created_at) "
+                 "VALUES ('u1', 1, 'alice', 'set', 'wrong', 'now')")
+    for column in ("machine_kind", "machine_model", "machine_rubric"):
+        conn.execute(f"ALTER TABLE human_grades DROP COLUMN {column}")
+    conn.execute(f"PRAGMA user_version = {schema_version() - 1}")
+    conn.commit()
+    conn.close()
+    with open_store(path, create=False) as store:
+        assert store.schema_version == schema_version()
+        columns = {r["name"] for r in store.query("PRAGMA table_info(human_grades)")}
+        assert {"machine_kind", "machine_model", "machine_rubric"} <= columns
+        assert store.query("SELECT grade, machine_kind FROM current_human_grades") == \
+            [{"grade": "wrong", "machine_kind": None}]
+
+
 def test_no_connection_at_import_time():
     import gradedesk.core.store.connection as mod
 

@@ -1,0 +1,55 @@
+"""--hide-methods hides every tell of which answer is raw and which bundled until both are graded: no method word, no
+budget or token figure, no roles, reasons or coverage notes, on the grading screen or in the evidence browser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.fixtures.desk import keys, running, screen_text
+from gradedesk.tui.screens.bundle import BundleScreen
+
+pytestmark = pytest.mark.anyio
+
+# what would tell the methods apart: their names, how evidence was chosen, and the budget (figures like 2,000 or 248):
+# as words of the desk's own text, not inside a file path or code (the fixture's code is about bundles and tokens)
+TELLS = re.compile(r"(?<![\w./(])(raw|bundle[sd]?|top-k|hits?|coverage|role|reason|strateg\w*|budget|tokens?|bm25|"
+                   r"symbol|rank|score|tiktoken)(?![\w./(])|\d,\d{3}", re.IGNORECASE)
+
+
+def tells(text: str) -> list[str]:
+    text = text.replace("r raw JSON", "")  # the evidence browser's key for the stored record, not a method name
+    return sorted({m.group(0) for m in TELLS.finditer(text)})
+
+
+async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
+    async with running(fixture_store.path, size=(160, 80), hide_methods=True) as (app, pilot):
+        screen = app.screen
+        shown = screen_text(app)
+        assert "Answer A" in shown and "Evidence (3)" in shown
+        assert tells(shown) == []
+        for side in ("left", "right"):  # the whole pane, scrolled or not
+            assert tells(pane_text(screen, side)) == []
+        await keys(pilot, "b")
+        assert isinstance(app.screen, BundleScreen) and tells(screen_text(app)) == []
+        await keys(pilot, "r")  # the raw JSON would name the method
+        assert tells(screen_text(app)) == [] and "shown once both answers are graded" in screen_text(app)
+        await keys(pilot, "escape", "1")
+        assert tells(screen_text(app)) == []  # one graded: still hidden
+        await keys(pilot, "tab", "2")
+        shown = screen_text(app)
+        assert "raw top-k" in shown and "bundle @ 2,000 tokens" in shown and "coverage" in shown
+
+
+def pane_text(screen, side: str) -> str:
+    from rich.console import Console, Group
+
+    from gradedesk.tui.widgets.answer_pane import PaneView, pane_blocks
+
+    answer = screen.answer_at(side)
+    view = PaneView(answer, screen.pane_title(side), screen.judge_visible(answer), screen.recheck,
+                    screen.methods_visible())
+    console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
+    console.print(Group(*pane_blocks(view)))
+    return console.export_text()

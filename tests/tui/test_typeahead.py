@@ -1,0 +1,151 @@
+"""Exact type-ahead: keys pressed in bursts, with no pause, while the store thread is slowed on purpose (every job waits
+first, as on a busy machine), land on the item the keys before them led to. Each test checks store.db row by row
+against what the same keys pressed slowly would store (`Expected`, a model of the desk's keys)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from dataclasses import dataclass, field
+
+import pytest
+
+from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADE_LABELS
+from gradedesk.core.review.queue import left_method
+from tests.fixtures.desk import running, settle
+
+pytestmark = pytest.mark.anyio
+
+SLOW = 0.2  # seconds the store thread waits before each job
+GRADE_KEYS = {"1": "fully_correct", "2": "partially_correct", "3": "unsupported", "4": "wrong"}
+
+
+def grade_events(path, grader: str) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT answer_id, action, grade, judge_visible, is_revision FROM human_grades "
+                            "WHERE grader = ? ORDER BY id", (grader,)).fetchall()
+    finally:
+        conn.close()
+
+
+@dataclass
+class Expected:
+    """The desk's keys j k 1-4 tab h l u, applied one after the other: what the store should then hold."""
+    info: object
+    index: int = 0  # which question is on screen
+    side: str = "left"
+    events: list[tuple] = field(default_factory=list)  # (answer_id, action, grade, judge_visible, is_revision)
+    _live: list[tuple[int, int]] = field(default_factory=list)  # (event number, answer id) of sets not undone
+
+    def answer(self) -> int:
+        pk = self.info.question_pks[self.index]
+        left = left_method(7, pk)
+        method = left if self.side == "left" else ("bundle" if left == "raw" else "raw")
+        return self.info.answer_ids[(pk, method)]
+
+    def press(self, key: str) -> None:
+        pks = self.info.question_pks
+        if key == "j":
+            self.index = min(self.index + 1, len(pks) - 1)
+        elif key == "k":
+            self.index = max(self.index - 1, 0)
+        elif key in ("tab", "h", "l"):
+            self.side = {"h": "left", "l": "right"}.get(key, "right" if self.side == "left" else "left")
+        elif key in GRADE_KEYS:
+            aid = self.answer()
+            seen = any(a == aid and action == "set" for a, action, *_ in self.events)  # the judge was shown since
+            self.events.append((aid, "set", GRADE_KEYS[key], int(seen), int(seen)))
+            self._live.append((len(self.events) - 1, aid))
+        elif key == "u" and self._live:
+            number, aid = self._live.pop()
+            self.events.append((aid, "undo", None, self.events[number][3], 0))
+            self.index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
+                                                                       self.info.answer_ids[(pk, "bundle")]))
+
+
+def expect(info, keys) -> Expected:
+    model = Expected(info)
+    for key in keys:
+        model.press(key)
+    return model
+
+
+async def burst(pilot, *keys: str) -> None:
+    """All keys at once (pilot.press waits for no store job between them), then wait until the desk is done."""
+    await pilot.press(*keys)
+    await settle(pilot, timeout=120)
+
+
+@pytest.mark.parametrize("keys", [("j", "4"), ("1", "j"), ("4", "j", "3", "j", "2", "k", "u"),
+                                  ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u")],
+                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos"])
+async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
+    info = fixture_store
+    async with running(info.path, job_delay=SLOW) as (app, pilot):
+        await burst(pilot, *keys)
+        model = expect(info, keys)
+        assert grade_events(info.path, "alice") == model.events
+        assert app.screen.item.question_pk == info.question_pks[model.index]
+        assert app.screen.side == model.side
+
+
+async def test_fifty_random_keys(fixture_store):
+    info = fixture_store
+    keys = random.Random(13).choices(["j", "k", "1", "2", "3", "4", "tab", "u"],
+                                     weights=[4, 2, 2, 2, 2, 2, 2, 1], k=50)
+    async with running(info.path, job_delay=SLOW / 4) as (app, pilot):
+        await burst(pilot, *keys)
+        model = expect(info, keys)
+        assert len(model.events) > 15
+        assert grade_events(info.path, "alice") == model.events
+        assert app.screen.item.question_pk == info.question_pks[model.index]
+
+
+async def test_two_desks_typing_ahead_on_one_store(fixture_store):
+    info = fixture_store
+    alice_keys = ("1", "j", "2", "tab", "3", "j", "4", "k", "u", "j", "j", "1")
+    bob_keys = ("j", "4", "j", "3", "tab", "2", "u", "1", "k", "k", "2")
+    async with running(info.path, grader="alice", job_delay=SLOW) as (alice, pa), \
+            running(info.path, grader="bob", job_delay=SLOW) as (bob, pb):
+        await asyncio.gather(pa.press(*alice_keys), pb.press(*bob_keys))
+        await settle(pa, timeout=120)
+        await settle(pb, timeout=120)
+        for app, grader, keys in ((alice, "alice", alice_keys), (bob, "bob", bob_keys)):
+            model = expect(info, keys)
+            assert grade_events(info.path, grader) == model.events
+            assert app.screen.item.question_pk == info.question_pks[model.index]
+
+
+async def test_undo_after_the_reveal_does_not_blind_again(fixture_store):
+    """4 reveals the judge; u takes the grade back but not what was seen; 2 is a change after the reveal."""
+    info = fixture_store
+    pk = info.question_pks[0]
+    aid = info.answer_ids[(pk, left_method(7, pk))]
+    async with running(info.path) as (app, pilot):
+        await burst(pilot, "4")
+        await burst(pilot, "u")
+        left = app.screen.answer_at("left")
+        assert left.human is None and app.screen.judge_visible(left)  # still shown: it was seen
+        await burst(pilot, "q")  # the queue shows it too
+        queue = app.screen
+        [row] = [i for i, r in enumerate(queue.rows) if r.answer_id == aid]
+        machine_cell = str(queue.query_one("DataTable").get_row_at(row)[5])
+        assert machine_cell != "hidden" and machine_cell == GRADE_LABELS[left.machine.grade]
+        await burst(pilot, "escape", "2")
+        assert grade_events(info.path, "alice") == [(aid, "set", "wrong", 0, 0), (aid, "undo", None, 0, 0),
+                                                    (aid, "set", "partially_correct", 1, 1)]
+
+
+async def test_keys_typed_into_a_picker_behind_a_slow_item_reach_it(fixture_store):
+    """j 3 f 2 e o k enter: the pickers open on the next item once it is there, and the keys after them go in."""
+    info = fixture_store
+    async with running(info.path, job_delay=SLOW) as (app, pilot):
+        await burst(pilot, "j", "3", "f", "2", "e", *"ok", "enter")
+        aid = expect(info, ("j",)).answer()
+        conn = sqlite3.connect(info.path)
+        rows = conn.execute("SELECT answer_id, grade, failure_label, note FROM human_grades ORDER BY id").fetchall()
+        conn.close()
+        assert rows == [(aid, "unsupported", None, None), (aid, "unsupported", FAILURE_LABELS[1], None),
+                        (aid, "unsupported", FAILURE_LABELS[1], "ok")]
