@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the chat stan
 
 from tests.fixtures.chat_server import ChatServer  # noqa: E402
 
-from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, run_bounded  # noqa: E402
+from gradedesk.core.providers import OpenAICompatibleProvider, run_bounded  # noqa: E402
 
 
 def serve(delay: float, conn) -> None:

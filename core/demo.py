@@ -15,7 +15,7 @@ from pathlib import Path
 from gradedesk.core.config import DEFAULT_BUDGETS
 from gradedesk.core.progress import Progress
 from gradedesk.core.runs.runner import RunSummary, run_benchmark
-from gradedesk.core.providers.openai_compat import OfflineExtractiveProvider
+from gradedesk.core.providers import OfflineExtractiveProvider
 from gradedesk.core.runs.questions import bundled_questions_path
 from gradedesk.core.store.connection import open_store
 

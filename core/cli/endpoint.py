@@ -25,7 +25,7 @@ def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str) -> None:
 def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
     """The provider the flags name (the offline one when there is neither --model nor --base-url)."""
     from gradedesk.core.errors import UserError
-    from gradedesk.core.providers.openai_compat import make_provider
+    from gradedesk.core.providers import make_provider
 
     if args.concurrency < 1:
         raise UserError("--concurrency: must be at least 1")

@@ -23,7 +23,7 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, method_label, store_scores
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
-from gradedesk.core.providers.openai_compat import ProviderError, run_bounded
+from gradedesk.core.providers import ProviderError, run_bounded
 from gradedesk.core.grading.rubric import Rubric, builtin_rubric
 from gradedesk.core.grading.rubrics import store_rubric
 from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages

@@ -3,7 +3,7 @@
 Both use a versioned system prompt (stored in the `prompts` table, so a run records exactly what the model was told) and
 the same user message layout: the question on a line starting `Question:`, then the context. Raw context is the top
 RAW_K hits as `File: path (lines a-b)` blocks in rank order; bundled context is `EvidenceBundle.to_prompt_context()`,
-whose blocks start `[Evidence i]`. The offline extractive provider reads this layout (core.providers.QUESTION_MARK).
+whose blocks start `[Evidence i]`. The offline extractive provider reads this layout (core.providers.offline.QUESTION_MARK).
 A prompt's text must not change under the same version: bump the version, and old runs keep pointing at the old text.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from gradedesk.core.config import RAW_K
 from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR, EvidenceBundle
 from gradedesk.core.errors import UserError
-from gradedesk.core.providers.openai_compat import QUESTION_MARK
+from gradedesk.core.providers.offline import QUESTION_MARK
 from gradedesk.core.store.connection import Store, utc_now
 
 

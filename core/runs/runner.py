@@ -27,7 +27,7 @@ from gradedesk.core.runs.prompts import bundle_messages, evidence_json, raw_mess
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle
 from gradedesk.core.evidence.stored import save_bundle
 from gradedesk.core.errors import UserError
-from gradedesk.core.providers.openai_compat import ChatResult, ProviderError, endpoint_host, run_bounded
+from gradedesk.core.providers import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.store.connection import Store, utc_now

@@ -127,7 +127,7 @@ def test_end_to_end_through_a_real_offline_run(tmp_path, capsys, chat_server):
     """Index a small repository, answer raw vs bundled offline (core.bench), then grade, judge and summarize."""
     from gradedesk.core.runs.runner import run_benchmark
     from gradedesk.core.index.indexer import index_repository
-    from gradedesk.core.providers.openai_compat import OfflineExtractiveProvider
+    from gradedesk.core.providers import OfflineExtractiveProvider
 
     repo = tmp_path / "shop"
     repo.mkdir()

@@ -2,43 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
 import pytest
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.providers.openai_compat import (
-    EndpointRejected,
-    EndpointUnreachable,
-    OfflineExtractiveProvider,
-    OpenAICompatibleProvider,
-    ProviderError,
-    extractive_answer,
-    load_prices,
-    make_provider,
-    parse_price,
-    run_bounded,
-)
+from gradedesk.core.providers import EndpointRejected, EndpointUnreachable, OpenAICompatibleProvider, ProviderError
 from gradedesk.core.text.tokens import count_tokens
-
-MESSAGES = [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "What is open_store?"}]
-
-
-def provider(server, **kw) -> OpenAICompatibleProvider:
-    kw.setdefault("backoff_base", 0.005)
-    kw.setdefault("timeout", 5.0)
-    return OpenAICompatibleProvider(kw.pop("model", "gpt-4o-mini"), server.base_url, **kw)
-
-
-def complete(p, messages=MESSAGES, **kw):
-    async def go():
-        try:
-            return await p.complete(messages, **kw)
-        finally:
-            await p.aclose()
-    return asyncio.run(go())
+from tests.fixtures.providers import MESSAGES, complete, provider
 
 
 def test_success_reports_usage_cost_and_sends_temperature_zero(chat_server):
@@ -143,106 +115,3 @@ def test_json_mode_and_max_tokens_are_sent(chat_server):
     assert json.loads(result.text) == {"grade": "wrong"}
     assert chat_server.requests[0]["response_format"] == {"type": "json_object"}
     assert chat_server.requests[0]["max_tokens"] == 50
-
-
-def test_price_table_override_and_unknown_model(tmp_path, chat_server):
-    prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"local-llama": {"input": 1.0, "output": 2.0}}))
-    table = load_prices(prices)
-    result = complete(provider(chat_server, model="local-llama", prices=table))
-    assert result.cost_usd == pytest.approx((result.tokens_in + 2 * result.tokens_out) / 1e6)
-    assert complete(provider(chat_server, model="mystery-model")).cost_usd is None
-    prices.write_text(json.dumps({"x": {"input": "cheap"}}))
-    with pytest.raises(UserError, match="prices.json: x: price must be"):
-        load_prices(prices)
-
-
-def test_price_flag_overrides_the_table_for_the_model(chat_server):
-    p = make_provider("gpt-4o-mini", chat_server.base_url, price="1,3", backoff_base=0.005)
-    result = complete(p)
-    assert result.cost_usd == pytest.approx((result.tokens_in + 3 * result.tokens_out) / 1e6)
-    assert parse_price("0.15, 0.6") == (0.15, 0.6)
-    for bad in ("1", "a,b", "1,-2"):
-        with pytest.raises(UserError, match="--price"):
-            parse_price(bad)
-
-
-def test_make_provider_chooses_offline_without_model_or_url(chat_server):
-    assert isinstance(make_provider(None, None), OfflineExtractiveProvider)
-    assert make_provider("gpt-4o-mini", chat_server.base_url).name == "openai-compatible"
-    with pytest.raises(UserError, match="needs --model"):
-        make_provider(None, chat_server.base_url)
-
-
-BUNDLE_CONTEXT = """Question: How does open_store apply the schema?
-
-[Evidence 1] core/store.py :: open_store (lines 40-43) [symbol, score: 0.9000]
-Reason included: defines open_store
-def open_store(path):
-    conn = _connect(path)
-    for statement in _statements(schema_sql()):
-        conn.execute(statement)
-
----
-
-[Evidence 2] core/tokens.py (lines 1-2) [bm25, score: 0.1000]
-import tiktoken
-VALUE = 1"""
-
-RAW_CONTEXT = """Question: How does open_store apply the schema?
-
-File: core/tokens.py (lines 1-2)
-import tiktoken
-VALUE = 1"""
-
-
-def test_offline_provider_cites_labels_and_lines_deterministically():
-    p = OfflineExtractiveProvider()
-    messages = [{"role": "system", "content": "x"}, {"role": "user", "content": BUNDLE_CONTEXT}]
-    first = complete(p, messages)
-    assert first.text == complete(p, messages).text
-    assert "`def open_store(path):` [Evidence 1] core/store.py:40" in first.text
-    assert "for statement in _statements(schema_sql()):` [Evidence 1] core/store.py:42" in first.text
-    assert "tiktoken" not in first.text  # unrelated evidence is not quoted
-    assert first.tokens_counted and first.cost_usd == 0.0
-    assert first.tokens_out == count_tokens(first.text)
-
-
-def test_offline_answers_differ_as_the_evidence_differs():
-    bundled = extractive_answer(BUNDLE_CONTEXT)
-    raw = extractive_answer(RAW_CONTEXT)
-    assert bundled != raw
-    assert raw.startswith("The retrieved context is insufficient")
-    with_file = extractive_answer(RAW_CONTEXT.replace("VALUE = 1", "def open_store(): apply schema"))
-    assert "(File: core/tokens.py:2)" in with_file
-
-
-def test_run_bounded_keeps_order_and_bounds_concurrency():
-    in_flight, peak, done = 0, 0, []
-
-    async def work(n: int) -> int:
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        await asyncio.sleep(0.01 * (n % 3))
-        in_flight -= 1
-        return n * n
-
-    results = asyncio.run(run_bounded(range(10), work, 3, on_done=lambda item, r: done.append(item)))
-    assert results == [n * n for n in range(10)]
-    assert peak == 3 and sorted(done) == list(range(10))
-
-
-def test_run_bounded_stops_on_error():
-    started = []
-
-    async def work(n: int) -> int:
-        started.append(n)
-        if n == 1:
-            raise ValueError("boom")
-        await asyncio.sleep(0.05)
-        return n
-
-    with pytest.raises(ExceptionGroup):
-        asyncio.run(run_bounded(range(20), work, 2))
-    assert len(started) < 20

@@ -13,7 +13,7 @@ from gradedesk.core.store.runs import list_runs, resolve_run
 from gradedesk.core.evidence.bundle import validate
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository
-from gradedesk.core.providers.openai_compat import EndpointUnreachable, OfflineExtractiveProvider, OpenAICompatibleProvider
+from gradedesk.core.providers import EndpointUnreachable, OfflineExtractiveProvider, OpenAICompatibleProvider
 from gradedesk.core.store.connection import open_store
 
 from tests.fixtures.shop import QUESTIONS, make_repo

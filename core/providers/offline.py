@@ -1,0 +1,140 @@
+"""The offline extractive answerer: answers with no model, from the given context alone.
+
+It answers with the context lines that best match the question, citing each by its evidence label (`[Evidence i]`) or
+file (`File: path`). It is a pure function of (question, context), so a raw and a bundled answer differ exactly as their
+evidence differs. Runs record it as "offline-extractive".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+
+from gradedesk.core.providers.chat import ChatResult, messages_text, short
+from gradedesk.core.text.codeterms import PROSE_STOPWORDS, identifier_parts
+from gradedesk.core.config import DEFAULT_ENCODING
+from gradedesk.core.text.tokens import get_tokenizer
+
+OFFLINE_MODEL = "extractive/1"
+_EVIDENCE_HEADER = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
+_FILE_HEADER = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+QUESTION_MARK = "Question:"  # core.answer puts the question on a line starting with this
+REASON_MARK = "Reason included:"  # core.bundle's line under an evidence header
+
+
+@dataclass
+class _Line:
+    text: str
+    cite: str
+    block: int
+    order: int
+    terms: frozenset[str]
+
+
+def _terms(text: str) -> set[str]:
+    """Words of a text, with identifiers also split into their snake_case and CamelCase parts."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        out.add(word.lower())
+        out.update(identifier_parts(word))
+    return {t for t in out if len(t) > 1 and t not in PROSE_STOPWORDS}
+
+
+def _parse_context(text: str) -> tuple[str, list[_Line], bool]:
+    """Question, candidate lines with their citations, and whether the context uses evidence labels."""
+    question, lines, labelled = "", [], False
+    cite, base, block, in_block = "", 0, 0, False
+    offset = 0
+    for raw in text.splitlines():
+        if raw.startswith(QUESTION_MARK) and not question:
+            question = raw[len(QUESTION_MARK):].strip()
+            continue
+        m = _EVIDENCE_HEADER.match(raw)
+        f = None if m else _FILE_HEADER.match(raw)
+        if m or f:
+            block += 1
+            in_block, offset = True, 0
+            if m:
+                labelled = True
+                cite, base = f"[Evidence {m.group(1)}]", int(m.group(3) or 0)
+                path = m.group(2)
+            else:
+                cite, base, path = f"(File: {f.group(1)})", int(f.group(2) or 0), f.group(1)
+            cite_path = path
+            continue
+        if not in_block:
+            continue
+        if offset == 0 and raw.startswith(REASON_MARK):  # the bundle's selection reason, not a source line
+            continue
+        offset += 1
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        where = f"{cite_path}:{base + offset - 1}" if base else cite_path
+        label = f"{cite} {where}" if cite.startswith("[") else f"(File: {where})"
+        lines.append(_Line(stripped, label, block, len(lines), frozenset(_terms(stripped))))
+    return question, lines, labelled
+
+
+class OfflineExtractiveProvider:
+    """Answers from the given context alone: the lines that best match the question, each with its citation."""
+
+    name = "offline-extractive"
+    model = OFFLINE_MODEL
+    max_lines = 6
+
+    def __init__(self, tokenizer: str = DEFAULT_ENCODING):
+        self.tokenizer_id = get_tokenizer(tokenizer).id
+
+    async def aclose(self) -> None:
+        return None
+
+    async def complete(self, messages: list[dict], *, max_tokens: int | None = None,
+                       json_mode: bool = False) -> ChatResult:
+        started = time.perf_counter()
+        user = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+        text = extractive_answer(user)
+        tok = get_tokenizer(self.tokenizer_id)
+        if max_tokens is not None:
+            ids = tok.encode(text)
+            text = tok.decode(ids[:max_tokens]) if len(ids) > max_tokens else text
+        latency = (time.perf_counter() - started) * 1000
+        return ChatResult(text, tok.count(messages_text(messages)), tok.count(text), True, latency, 0.0,
+                          self.model, 1)
+
+
+def extractive_answer(user_text: str, max_lines: int = OfflineExtractiveProvider.max_lines) -> str:
+    """The deterministic answer to a user message holding `Question: ...` and a context of labelled blocks."""
+    question, lines, labelled = _parse_context(user_text)
+    q_terms = _terms(question)
+    if not lines or not q_terms:
+        return _insufficient(labelled)
+    # inverse document frequency over lines: a word found everywhere says little about where the answer is
+    df: dict[str, int] = {}
+    for line in lines:
+        for t in line.terms & q_terms:
+            df[t] = df.get(t, 0) + 1
+    n = len(lines)
+
+    def score(line: _Line) -> float:
+        hit = line.terms & q_terms
+        s = sum(math.log(1 + n / df[t]) for t in hit)
+        if hit and re.match(r"(async\s+)?(def|class)\s", line.text):
+            s *= 1.5  # a definition line names what the question asks about
+        return s
+
+    scored = sorted(((score(line), line) for line in lines), key=lambda p: (-p[0], p[1].order))
+    best = [line for s, line in scored[:max_lines] if s > 0]
+    if not best:
+        return _insufficient(labelled)
+    best.sort(key=lambda line: line.order)
+    body = "\n".join(f"- `{short(line.text, 160)}` {line.cite}" for line in best)
+    return f"From the {'evidence' if labelled else 'retrieved context'}, the most relevant lines are:\n{body}"
+
+
+def _insufficient(labelled: bool) -> str:
+    what = "evidence" if labelled else "retrieved context"
+    return f"The {what} is insufficient to answer this question: no line in it matches the question."
