@@ -169,7 +169,9 @@ CREATE TABLE IF NOT EXISTS answers (
     tokens_counted INTEGER NOT NULL DEFAULT 0, -- 1 when counted with tiktoken because the server gave no usage
     latency_ms     REAL,
     cost_usd       REAL,
-    error          TEXT,
+    error          TEXT,                   -- the provider's message, secrets redacted
+    finish_reason  TEXT,                   -- why generation stopped: stop, length (cut at max_tokens: truncated), ...
+    reasoning      TEXT,                   -- a reasoning model's thinking, kept apart from the answer text
     attempts       INTEGER NOT NULL DEFAULT 0,
     created_at     TEXT NOT NULL,
     answered_at    TEXT,
@@ -195,10 +197,23 @@ CREATE TABLE IF NOT EXISTS auto_grades (
     tokens_out     INTEGER,
     cost_usd       REAL,
     latency_ms     REAL,
+    finish_reason  TEXT,                   -- of the judge's reply; "length" means it was cut at max_tokens
+    gold_hash      TEXT,                   -- gold_hash() of the gold answer and labels the grade was made against
     created_at     TEXT NOT NULL,
     UNIQUE (answer_id, grader_kind, grader_model, rubric_version, repeat_index)
 );
 CREATE INDEX IF NOT EXISTS auto_grades_answer ON auto_grades (answer_id, grader_kind);
+
+-- Every machine grade records which gold answer and labels it was made against (gold_hash is an SQL function the
+-- store registers on each connection: core/store/gold.py). A grade whose gold_hash differs from its question's current
+-- one is stale: the gold was corrected since, and grade-offline / judge grade it again.
+CREATE TRIGGER IF NOT EXISTS auto_grades_gold_hash AFTER INSERT ON auto_grades WHEN NEW.gold_hash IS NULL
+BEGIN
+    UPDATE auto_grades SET gold_hash = (
+        SELECT gold_hash(q.gold_answer, q.expected_files, q.expected_symbols)
+        FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.id = NEW.answer_id)
+    WHERE id = NEW.id;
+END;
 
 -- Numeric scores of an answer: retrieval evals, faithfulness, relevance; each with the method that made it.
 CREATE TABLE IF NOT EXISTS answer_scores (
@@ -398,3 +413,15 @@ DROP VIEW IF EXISTS current_human_grades;
 ALTER TABLE human_grades ADD COLUMN machine_kind TEXT;
 ALTER TABLE human_grades ADD COLUMN machine_model TEXT;
 ALTER TABLE human_grades ADD COLUMN machine_rubric TEXT;
+
+-- migrate to 7
+-- Finish reasons and reasoning of answers and verdicts; gold versions of machine grades. Grades made before gold
+-- versions were recorded are stamped with their question's current gold: the store cannot tell what the gold was then,
+-- and calling every old grade stale would regrade everything for nothing.
+ALTER TABLE answers ADD COLUMN finish_reason TEXT;
+ALTER TABLE answers ADD COLUMN reasoning TEXT;
+ALTER TABLE auto_grades ADD COLUMN finish_reason TEXT;
+ALTER TABLE auto_grades ADD COLUMN gold_hash TEXT;
+UPDATE auto_grades SET gold_hash = (
+    SELECT gold_hash(q.gold_answer, q.expected_files, q.expected_symbols)
+    FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.id = auto_grades.answer_id);

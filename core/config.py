@@ -18,6 +18,9 @@ DEFAULT_STORE = "store.db"
 DEFAULT_ENCODING = "o200k_base"  # tokenizer for counts and budgets unless a repository was indexed with another
 DEFAULT_BUDGETS = (1000, 2000, 4000)  # token budgets of the bundled answers of a run
 RAW_K = 10  # raw answers see the top RAW_K hits
+# every model call is bounded (a base model never stops by itself; a paid one bills a runaway reply): --max-tokens
+ANSWER_MAX_TOKENS = 1024  # of run: an answer about code with citations fits
+VERDICT_MAX_TOKENS = 512  # of judge: a JSON verdict or score with its reasons, or a claims list
 
 
 def store_path() -> str:

@@ -36,6 +36,7 @@ from gradedesk.core.agreement.samples import sample_report
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, grade_rank
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.gold import stale_grade_counts
 
 KIND_PREFERENCE = ("judge", "imported", "rule")
 KIND_NAMES = {"judge": "judge", "imported": "imported grades", "rule": "rule grader"}
@@ -415,6 +416,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     if grader is None and any(r["recorded"] for r in chosen):
         notes.append("each grade is compared with the machine grader on the desk when it was saved; "
                      "--grader judge:MODEL|rules|imported:NAME compares all with one")
+    stale = stale_grade_counts(store, run_id)
+    if stale:
+        notes.append(f"{sum(stale.values())} machine grade(s) were made against a gold answer that has been corrected "
+                     f"since (stale); `gradedesk grade-offline` / `gradedesk judge` grade them again")
     events = _effective_sets(store, run_id)
     arms, paired, primary = _scan_answers(store, run_id, kind, _arms_grader(grader, chosen))
     machine = {p.answer_id: p.machine for p in pairs}
@@ -440,6 +445,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "samples": sample_report(store, run_id, pairs, kind, s),
         "faithfulness": faithfulness_agreement(store, run_id, s.boot, s.seed),
         "notes": notes,
+        "stale_grades": stale,
     }
     report["notes"] += report["faithfulness"]["notes"]
     if not pairs:

@@ -18,7 +18,8 @@ from types import ModuleType
 
 from gradedesk.core import __version__
 from gradedesk.core.errors import InputError, UserError
-from gradedesk.core.config import store_path
+from gradedesk.core.text.redact import redact
+from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key, store_path
 
 
 def command_modules(package: str = __name__, path: list[str] | None = None) -> list:
@@ -65,8 +66,9 @@ def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()
             print(problem, file=sys.stderr)
         print(f"gradedesk: {len(exc.problems)} problem(s); nothing was stored", file=sys.stderr)
         return exc.exit_code
-    except UserError as exc:
-        print(f"gradedesk: error: {exc}", file=sys.stderr)
+    except UserError as exc:  # may quote a server's reply: the key is redacted whatever the server echoed
+        print(f"gradedesk: error: {redact(str(exc), [api_key(getattr(args, 'api_key_env', DEFAULT_API_KEY_ENV))])}",
+              file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("gradedesk: interrupted", file=sys.stderr)

@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def offline_line(report) -> str:
     return (f"run {report.run_id}: retrieval evals for {report.retrieval_scored} answers, "
-            f"{report.rule_graded} new grades by the rule grader {report.rule_grader} (not an LLM judge), "
+            f"{report.rule_graded} new grades by the rule grader {report.rule_grader} (not an LLM judge"
+            + (f"; {report.stale_regraded} replace grades made against an older gold answer" if report.stale_regraded
+               else "") + "), "
             f"claims and citations of {report.claims_split} answers, "
             f"faithfulness/relevance ({report.scorer_method}) for {report.offline_scored} answers")
 

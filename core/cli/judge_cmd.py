@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
+from gradedesk.core.config import VERDICT_MAX_TOKENS
 
 ORDER = 41
 
@@ -21,7 +22,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "offline graders. Running it again grades only what is missing and retries failed calls. "
                     "Without --model/--base-url only the offline graders run (same as grade-offline).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
-    add_endpoint_arguments(p, "judge model (use a different model from the one that answered)")
+    add_endpoint_arguments(p, "judge model (use a different model from the one that answered)",
+                           max_tokens=VERDICT_MAX_TOKENS, max_tokens_what="a verdict or score reply")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="grade each answer N times and report the judge's consistency (default 1)")
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_bars() as bar:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
-                               progress=bar, rubric=rubric) if provider else None
+                               progress=bar, rubric=rubric, max_tokens=args.max_tokens) if provider else None
         consistency = judge_consistency(store, run_id, provider.model,
                                         rubric_version=report.rubric_version) if report else None
     if provider is None:
@@ -76,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"run {run_id}: judge {report.model} ({report.rubric_version}), repeat {report.repeat}: "
                   f"{report.grades_done} graded now, {report.grading_errors} unusable replies (grading_error), "
                   f"{report.failed_calls} failed calls, {report.scores_done} LLM scores, "
+                  f"{report.unusable_scores} unusable LLM score replies, {report.truncated} replies cut at "
+                  f"--max-tokens {args.max_tokens}, {report.stale_regraded} stale grades (gold changed) regraded, "
                   f"{report.skipped_no_gold} answers without a gold answer skipped")
         if consistency and consistency["answers_repeated"]:
             share = consistency["share_identical"]
@@ -89,8 +93,16 @@ def run(args: argparse.Namespace) -> int:
                   f"repeat and are not counted")
     for failure in (report.failures if report else [])[:20]:
         info(f"gradedesk: {failure}")
+    if report and report.unusable:
+        info(f"gradedesk: warning: {report.grading_errors} verdict(s) and {report.unusable_scores} LLM score "
+             f"reply(s) were unusable (stored as grading_error)"
+             + (f", {report.truncated} of them cut at --max-tokens {args.max_tokens}" if report.truncated else "")
+             + f"; does {report.model} follow the rubric's JSON format?")
     if report and report.failed_calls:
         info(f"gradedesk: {report.failed_calls} judge call(s) failed (recorded as grading_error); "
              "run the same command again to retry them")
+        return 1
+    if report and report.nothing_usable:
+        info(f"gradedesk: no reply of {report.model} could be used: every grade of this run is a grading_error")
         return 1
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
-from gradedesk.core.config import DEFAULT_BUDGETS
+from gradedesk.core.config import ANSWER_MAX_TOKENS, DEFAULT_BUDGETS
 
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
@@ -19,9 +19,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "Without --model/--base-url the offline extractive answerer is used. Running the same command "
                     "again resumes the run: answered questions are skipped, failed calls are retried.")
     p.add_argument("--questions", default=None, metavar="FILE.jsonl",
-                   help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}, else gradedesk's own)")
+                   help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}; else gradedesk's own, which only "
+                        f"fits a store that indexed gradedesk, like the demo's)")
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
-    add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)")
+    add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)", max_tokens=ANSWER_MAX_TOKENS,
+                           max_tokens_what="an answer (not used by the offline answerer)")
     p.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                    help="token budgets of the bundled answers (default: %(default)s)")
     p.add_argument("--tokenizer", default=None,
@@ -30,14 +32,21 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=run)
 
 
-def questions_path(given: str | None) -> str:
-    """The questions file: as given, else ./benchmark-questions.jsonl, else the one in gradedesk's checkout."""
+def questions_path(given: str | None, store, repo: str | None) -> str:
+    """The questions file: as given, else ./benchmark-questions.jsonl, else gradedesk's own benchmark when the indexed
+    repository is gradedesk; otherwise there are no questions to ask (never silently gradedesk's about another repo)."""
     if given:
         return given
     if Path(DEFAULT_QUESTIONS).exists():
         return DEFAULT_QUESTIONS
-    from gradedesk.core.runs.questions import bundled_questions_path
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.index.indexer import resolve_repo
+    from gradedesk.core.runs.questions import bundled_benchmark_fits, bundled_questions_path
 
+    name = resolve_repo(store, repo)["name"]
+    if not bundled_benchmark_fits(store, name):
+        raise UserError(f"--questions: no questions file given and no ./{DEFAULT_QUESTIONS}; gradedesk's own "
+                        f"benchmark asks about gradedesk's code, not about {name!r}: pass --questions FILE.jsonl")
     return str(bundled_questions_path())
 
 
@@ -49,11 +58,11 @@ def run(args: argparse.Namespace) -> int:
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
     provider = provider_from_args(args, tokenizer=None if args.model else args.tokenizer)
-    path = questions_path(args.questions)
     with open_store(args.store) as store, progress_bars() as bar:
+        path = questions_path(args.questions, store, args.repo)
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                 tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
-                                progress=bar)
+                                progress=bar, max_tokens=args.max_tokens)
     if args.json:
         print_json(summary.to_dict())
     else:

@@ -48,10 +48,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"run {r['id']} ({r['source']}, {r['created_at']}): {r['provider']} {r['model'] or ''}".rstrip()
           + (f", label {r['label']}" if r["label"] else ""))
     section("answers, tokens and cost per method")
-    print_table(("method", "answers", "ok", "error", "pending", "tokens_in", "tokens_out", "mean_in", "cost_usd",
-                 "mean_latency_ms"),
-                [[a["method"], a["answers"], a["ok"], a["error"], a["pending"], a["tokens_in"], a["tokens_out"],
-                  a["mean_tokens_in"], usd(a["cost_usd"]), a["mean_latency_ms"]] for a in s["answers"]])
+    print_table(("method", "answers", "ok", "truncated", "error", "pending", "tokens_in", "tokens_out", "mean_in",
+                 "cost_usd", "mean_latency_ms"),
+                [[a["method"], a["answers"], a["ok"], a["truncated"], a["error"], a["pending"], a["tokens_in"],
+                  a["tokens_out"], a["mean_tokens_in"], usd(a["cost_usd"]), a["mean_latency_ms"]] for a in s["answers"]])
     section("grades by method (judge: first repeat; pass = fully_correct over usable grades)")
     print_table(("grader", "method", "n", *GRADE_COLUMNS, "pass_rate", "ungraded"),
                 [row + [r["ungraded"]] for row, r in zip(grade_rows(s["grades"], ("grader", "method")), s["grades"])])

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.evidence.bundle import read_bundle, validate
     from gradedesk.core.evidence.pack_check import check_pack, is_pack
+    from gradedesk.core.limits import too_long
 
     try:
         with open(args.file, encoding="utf-8") as fh:
@@ -44,6 +45,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.file}: cannot read ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{args.file}: not a JSON file ({exc})") from None
+    for part in ("snippets", "blocks"):
+        items = data.get(part) if isinstance(data, dict) else None
+        for i, item in enumerate(items if isinstance(items, list) else [], start=1):
+            long = too_long(item.get("text") if isinstance(item, dict) else None, "snippet")
+            if long:  # counting and checking a huge text takes minutes: refused before anything else
+                raise UserError(f"{args.file}: {part}[{i}].text: {long}")
     as_pack = args.format == "context-pack" or (args.format is None and is_pack(data))
     if as_pack:
         if not isinstance(data, dict):

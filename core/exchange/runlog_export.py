@@ -7,7 +7,9 @@ gold_answer (which import gives a question it creates). raw_grade / bundle_grade
 current grade, else the machine grade), each named by `*_grade_by`; once grades exist, `grades` carries every human,
 judge, rule and imported grade of both answers, each marked with its grader. `raw_claims` / `bundle_claims` carry the
 answer's claim counts and invalid citations and each person's faithfulness and citation precision from their claim
-marks (null until the claims are computed). core/exchange/runlog_import.py reads it back.
+marks (null until the claims are computed). An answer cut at the run's max_tokens carries `*_truncated: true` and its
+`*_finish_reason`; an error text is redacted again on the way out (a store made before redaction may hold a key a
+server echoed). core/exchange/runlog_import.py reads it back.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
 from gradedesk.core.grading.claim_figures import answer_claim_record
 from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
+from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.store.connection import Store
+from gradedesk.core.text.redact import redact
 
 # the fields of a person's grade that a log line carries (and import stores back as a human_grades event)
 HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", "mode", "is_revision",
@@ -138,9 +142,14 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         line["timestamp"] = qa.timestamp
         for method, a in qa.by_method():
             if a["status"] != "ok":
-                line[f"{method}_error"] = a["error"] or a["status"]
+                line[f"{method}_error"] = redact(a["error"]) or a["status"]
+            if a["finish_reason"]:
+                line[f"{method}_finish_reason"] = a["finish_reason"]
+                line[f"{method}_truncated"] = a["finish_reason"] == TRUNCATED
         line["budget_sweep"] = [{"budget": a["budget"], "answer": a["text"], "status": a["status"],
-                                 "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"]} for a in bundles]
+                                 "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"],
+                                 **({"finish_reason": a["finish_reason"], "truncated": a["finish_reason"] == TRUNCATED}
+                                    if a["finish_reason"] else {})} for a in bundles]
         if any(grades.values()):
             line["grades"] = grades
         for method, a in qa.by_method():

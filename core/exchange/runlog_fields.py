@@ -12,6 +12,7 @@ from typing import Any
 
 from gradedesk.core.evidence.stored import HIT_ALIASES, evidence_from_hit
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
+from gradedesk.core.limits import too_long
 from gradedesk.core.text.hashing import content_hash
 
 LABELS = FAILURE_LABELS + (GRADING_ERROR,)
@@ -82,7 +83,9 @@ def whole(value: Any, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
-def text(data: dict, name: str, p: Problems, required: bool = True, default: str | None = None) -> str | None:
+def text(data: dict, name: str, p: Problems, required: bool = True, default: str | None = None,
+         limit: str | None = None) -> str | None:
+    """A text field; `limit` names its size limit in core/limits.py (question, gold_answer, answer)."""
     value = data.get(name)
     if value is None:
         if required:
@@ -95,6 +98,10 @@ def text(data: dict, name: str, p: Problems, required: bool = True, default: str
         return default
     if required and not value.strip():
         p.add(name, "is empty")
+    long = too_long(value, limit) if limit else None
+    if long:
+        p.add(name, long)
+        return default
     return value
 
 
@@ -177,6 +184,10 @@ def _hit(item: dict, rank: int, p: Problems, name: str) -> dict | None:
             p.add(name, f"item {rank}: {key} must be a line number from 1")
             return None
     ev = evidence_from_hit(rank, item)
+    long = too_long(ev.text, "snippet")
+    if long:
+        p.add(name, f"item {rank}: text: {long}")
+        return None
     start = ev.start_line or 1
     out = {"chunk_id": ev.chunk_id or content_hash(f"{path}\n{ev.text}")[:16], "file_path": path,
            "start_line": start, "end_line": max(start, ev.end_line or start), "symbol_name": ev.symbol_name,

@@ -56,7 +56,7 @@ def _comparison(data: dict, p: Problems, people: bool) -> list[LogAnswer]:
     for method in METHODS:
         if data.get(f"{method}_answer") is None:
             continue
-        answer_text = f.text(data, f"{method}_answer", p, required=False, default="")
+        answer_text = f.text(data, f"{method}_answer", p, required=False, default="", limit="answer")
         chunks, chunk_count = f.chunks(data, f"{method}_chunks", p)
         answer = LogAnswer(method, answer_text or "", chunks, f.files(data, f"{method}_evidence_files", chunks, p),
                            chunk_count=chunk_count, graded_by=GradedBy("human" if people else "imported"))
@@ -77,7 +77,7 @@ def _comparison(data: dict, p: Problems, people: bool) -> list[LogAnswer]:
 def _harness(data: dict, p: Problems) -> list[LogAnswer]:
     method = f.choice(data, "method", METHODS, p) or "raw"
     chunks, chunk_count = f.chunks(data, "evidence", p)
-    answer = LogAnswer(method, f.text(data, "answer", p, required=False, default="") or "", chunks,
+    answer = LogAnswer(method, f.text(data, "answer", p, required=False, default="", limit="answer") or "", chunks,
                        f.files(data, "evidence_files", chunks, p), chunk_count=chunk_count)
     f.headline_grade(data, answer, "", p)
     judge = f.text(data, "judge_model", p, required=False)
@@ -102,7 +102,7 @@ def _ragas(data: dict, p: Problems) -> list[LogAnswer]:
         contexts = []
     if "response" not in data:
         p.add("response", "missing")
-    response = f.text(data, "response", p, required=False, default="") or ""  # an answer may be empty (it failed)
+    response = f.text(data, "response", p, required=False, default="", limit="answer") or ""  # an answer may be empty (it failed)
     answer = LogAnswer(method, response, [], [], contexts=contexts)
     f.headline_grade(data, answer, "", p)
     by = f.text(data, "graded_by", p, required=False)
@@ -133,13 +133,13 @@ def parse_line(data: Any, lineno: int, shape: str | None = None,
         return None, [("(line)", f"expected a JSON object, got {type(data).__name__}")]
     shape = shape or detect_shape(data)
     if shape == "ragas":
-        question = f.text(data, "user_input", p)
+        question = f.text(data, "user_input", p, limit="question")
         qid = f.text(data, "question_id", p, required=False) or \
             hashlib.sha256((question or "").strip().encode()).hexdigest()[:12]  # the same question, the same id
-        gold = f.text(data, "reference", p, required=False)
+        gold = f.text(data, "reference", p, required=False, limit="gold_answer")
     else:
-        qid, question = f.text(data, "question_id", p), f.text(data, "question", p)
-        gold = f.text(data, "gold_answer", p, required=False)
+        qid, question = f.text(data, "question_id", p), f.text(data, "question", p, limit="question")
+        gold = f.text(data, "gold_answer", p, required=False, limit="gold_answer")
     category = f.text(data, "category", p, required=False, default="general") or "general"
     benchmark = f.text(data, "benchmark", p, required=False)
     timestamp = f.text(data, "timestamp", p, required=False)

@@ -6,8 +6,13 @@ one it is given (core/grading/rubric.py). Each grade records the rubric version,
 done is kept per rubric version, so grades under two rubrics sit side by side. A reply that is not valid JSON of the rubric's schema becomes grade
 `unsupported` with failure label `grading_error` and the raw reply kept; a call that fails after the provider's retries
 is recorded the same way with no raw reply, and is retried the next time judge_run runs (resume). Both are counted in
-summaries. Nothing already graded is graded again. Every call asks for JSON mode; an endpoint that rejects it (HTTP
-400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply.
+summaries. Nothing already graded is graded again, unless the question's gold answer or labels changed since (the
+grade is stale: core/store/gold.py). Every call asks for JSON mode; an endpoint that rejects it (HTTP 400) is asked
+again without it for the rest of the run, since the rubric itself demands a JSON reply.
+
+Every call is bounded by `max_tokens`; a reply cut there (finish_reason "length") is a grading_error that says so, since
+half a verdict is not one. Unusable verdicts and scores are counted apart from failed calls, so a judge model that
+does not follow the rubric shows as such instead of as "0 failed".
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, method_label, store_scores
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
-from gradedesk.core.providers import ProviderError, run_bounded
+from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
 from gradedesk.core.grading.rubric import Rubric, builtin_rubric
 from gradedesk.core.grading.rubrics import store_rubric
 from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
 from gradedesk.core.errors import UserError
+from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.gold import STALE_SQL
 
 # the built-in rubric (core/grading/judge-rubric.rubric): its version and the system message it gives the judge
 RUBRIC_VERSION = builtin_rubric().version
@@ -88,6 +95,8 @@ class Outcome:
     tokens_out: int | None = None
     cost_usd: float | None = None
     latency_ms: float | None = None
+    finish_reason: str | None = None
+    cut_at: int | None = None  # the max_tokens the reply was cut at, when it was
 
 
 @dataclass
@@ -97,11 +106,23 @@ class JudgeReport:
     rubric_version: str
     repeat: int
     grades_done: int = 0
-    grading_errors: int = 0   # replies that could not be used
+    grading_errors: int = 0   # verdict replies that could not be used
     failed_calls: int = 0     # calls that failed after retries (retried next time)
     scores_done: int = 0
+    unusable_scores: int = 0  # faithfulness/relevance replies that could not be used
+    truncated: int = 0        # replies cut at max_tokens (each also counted as unusable)
+    stale_regraded: int = 0   # grades made against an older gold answer, graded again
     skipped_no_gold: int = 0
     failures: list[str] = field(default_factory=list)
+
+    @property
+    def unusable(self) -> int:
+        return self.grading_errors + self.unusable_scores
+
+    @property
+    def nothing_usable(self) -> bool:
+        """Every reply this time was unusable: the judge model does not follow the rubric (or is cut every time)."""
+        return self.unusable > 0 and self.grades_done + self.scores_done == 0
 
 
 def _pending(store: Store, answers: list[dict], model: str, rubric_version: str, repeat: int,
@@ -110,9 +131,10 @@ def _pending(store: Store, answers: list[dict], model: str, rubric_version: str,
     ids = [a["id"] for a in answers]
     marks = ",".join("?" * len(ids))
     done_grades = {(r["answer_id"], r["repeat_index"]) for r in store.query(
-        "SELECT answer_id, repeat_index FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
-        "AND rubric_version = ? AND NOT (coalesce(failure_label, '') = ? AND raw_response IS NULL) "
-        f"AND answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *ids))}
+        "SELECT g.answer_id, g.repeat_index FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE g.grader_kind = 'judge' AND g.grader_model = ? "
+        "AND g.rubric_version = ? AND NOT (coalesce(g.failure_label, '') = ? AND g.raw_response IS NULL) "
+        f"AND NOT ({STALE_SQL}) AND g.answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *ids))}
     done_scores = {(r["answer_id"], r["metric"]) for r in store.query(
         f"SELECT answer_id, metric, detail FROM answer_scores WHERE method = ? AND answer_id IN ({marks})",
         (llm_method(model), *ids)) if json.loads(r["detail"] or "{}").get("error") != "call_failed"}
@@ -131,19 +153,25 @@ def _record(store: Store, outcome: Outcome, model: str, report: JudgeReport) -> 
     if outcome.error:
         report.failed_calls += 1
         report.failures.append(f"{where} {task.kind}: {outcome.error}")
+    report.truncated += outcome.cut_at is not None
     with store.transaction():
         if task.kind != "grade":
             score = _parse_score(task.kind, outcome)
             score.detail.update({k: v for k, v in usage.items() if v is not None})
+            if outcome.finish_reason:
+                score.detail["finish_reason"] = outcome.finish_reason
             store_scores(store, a["id"], [score], llm_method(model))
             if outcome.error is None and score.detail.get("error") is None:
                 report.scores_done += 1
+            elif outcome.error is None:
+                report.unusable_scores += 1
+                report.failures.append(f"{where} {task.kind}: unusable reply ({score.detail['why']})")
             return
         if outcome.error:
             verdict = Verdict("unsupported", GRADING_ERROR, None, f"judge call failed: {outcome.error}")
         else:
             try:
-                verdict = parse_verdict(outcome.text or "")
+                verdict = _parse_verdict_of(outcome)
                 report.grades_done += 1
             except ReplyError as exc:
                 report.grading_errors += 1
@@ -156,14 +184,26 @@ def _record(store: Store, outcome: Outcome, model: str, report: JudgeReport) -> 
             "answer_id": a["id"], "grader_kind": "judge", "grader_model": model,
             "rubric_version": report.rubric_version, "repeat_index": task.repeat_index, "grade": verdict.grade, "failure_label": verdict.failure_label,
             "confidence": verdict.confidence, "reasoning": verdict.reasoning, "raw_response": outcome.text,
-            **usage, "created_at": utc_now(),
+            "finish_reason": outcome.finish_reason, **usage, "created_at": utc_now(),
         })
+
+
+def _cut(outcome: Outcome) -> None:
+    """A reply cut at max_tokens is not used, even when a JSON object can be read from it: half a verdict is not one."""
+    if outcome.cut_at is not None:
+        raise ReplyError(f"reply cut at --max-tokens {outcome.cut_at} (finish_reason length); raise --max-tokens")
+
+
+def _parse_verdict_of(outcome: Outcome) -> Verdict:
+    _cut(outcome)
+    return parse_verdict(outcome.text or "")
 
 
 def _parse_score(metric: str, outcome: Outcome) -> Score:
     if outcome.error:
         return Score(metric, None, {"error": "call_failed", "why": outcome.error})
     try:
+        _cut(outcome)
         return PARSERS[metric](outcome.text or "")
     except ReplyError as exc:
         return Score(metric, None, {"error": GRADING_ERROR, "why": str(exc), "raw_response": (outcome.text or "")[:2000]})
@@ -171,13 +211,15 @@ def _parse_score(metric: str, outcome: Outcome) -> Score:
 
 def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: bool = True,
               progress: Progress | None = None, rubric: Rubric | None = None,
-              answer_ids: Collection[int] | None = None) -> JudgeReport:
+              answer_ids: Collection[int] | None = None, max_tokens: int = VERDICT_MAX_TOKENS) -> JudgeReport:
     """Judge (and, with scores, LLM-score) every answered answer of a run that has a gold answer; resume-safe.
 
     `rubric` defaults to the built-in one; `answer_ids` limits the work to those answers of the run (align judges
     its train and test items apart)."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
+    if max_tokens < 1:
+        raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     if getattr(provider, "name", "") == "offline-extractive":
         raise UserError("the offline extractive answerer cannot judge: give a judge --model (and --base-url), "
                         "or grade offline with the rule grader (gradedesk grade-offline)")
@@ -190,6 +232,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     gold = [a for a in answers if (a["gold_answer"] or "").strip()]
     report.skipped_no_gold = len(answers) - len(gold)
     tasks = _pending(store, gold, model, report.rubric_version, repeat, scores) if gold else []
+    report.stale_regraded = _stale_judged(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
     finished = 0
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
@@ -203,15 +246,15 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
         nonlocal json_mode
         try:
             try:
-                r = await provider.complete(messages, json_mode=json_mode)
+                r = await provider.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
             except ProviderError as exc:
-                if not (json_mode and exc.status == 400):
+                if not (json_mode and exc.status == 400 and exc.kind == "status"):
                     raise
                 json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
-                r = await provider.complete(messages, json_mode=False)
+                r = await provider.complete(messages, json_mode=False, max_tokens=max_tokens)
         except ProviderError as exc:
             return Outcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
-        return Outcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms)
+        return _outcome(task, r, max_tokens)
 
     def done(task: Task, outcome: Outcome) -> None:
         nonlocal finished
@@ -231,6 +274,19 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     if tasks:
         asyncio.run(main())
     return report
+
+
+def _outcome(task: Task, r: ChatResult, max_tokens: int) -> Outcome:
+    return Outcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.finish_reason,
+                   max_tokens if r.truncated else None)
+
+
+def _stale_judged(store: Store, run_id: int, model: str) -> int:
+    """How many of this judge's grades of the run were made against an older gold (they are graded again now)."""
+    return store.scalar(
+        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON "
+        f"q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' AND g.grader_model = ? AND {STALE_SQL}",
+        (run_id, model)) or 0
 
 
 # consistency across repeats ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Which files of a repository to index: .gitignore respected, vendored/build folders skipped, symlinks kept inside.
+"""Which files of a repository to index: .gitignore respected, vendored/build folders skipped, symlinks kept inside,
+and only regular files (a FIFO, socket or device named like a source file would block the reader or never end).
 
 In a git checkout `git ls-files --cached --others --exclude-standard` gives exactly git's view (every nested
 .gitignore, .git/info/exclude). Elsewhere the root's and nested .gitignore files are read with fnmatch semantics
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,19 +127,36 @@ def list_files(root: str | os.PathLike) -> list[str]:
                 continue
             if os.path.islink(full) and not _inside(root_real, full):
                 continue  # never follow a symlink out of the root
+            if not _regular(full):
+                continue
             out.append(rel)
     return sorted(out)
 
 
-def read_text_file(path: str | os.PathLike) -> tuple[bytes, str] | None:
-    """(bytes, text) of an indexable file, or None for binaries (a NUL byte), huge files and unreadable ones."""
+def _regular(path: str) -> bool:
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_text_file(path: str | os.PathLike) -> tuple[bytes, str] | None:
+    """(bytes, text) of an indexable file, or None for binaries (a NUL byte), huge files, unreadable ones and anything
+    that is not a regular file (checked on the open file: a FIFO put in place after listing cannot block the read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
-        with open(path, "rb") as fh:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     if len(data) > MAX_FILE_BYTES or b"\0" in data:
         return None
     return data, data.decode("utf-8", errors="replace")

@@ -8,7 +8,14 @@ bound on how many are in flight.
 
 from __future__ import annotations
 
-from gradedesk.core.providers.chat import ChatResult, EndpointRejected, EndpointUnreachable, ProviderError
+from gradedesk.core.providers.chat import (
+    TRUNCATED,
+    ChatResult,
+    EndpointRejected,
+    EndpointStalled,
+    EndpointUnreachable,
+    ProviderError,
+)
 from gradedesk.core.providers.concurrency import run_bounded
 from gradedesk.core.providers.factory import Provider, check_endpoint_flags, make_provider
 from gradedesk.core.providers.offline import OFFLINE_MODEL, OfflineExtractiveProvider, extractive_answer
@@ -16,7 +23,7 @@ from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, end
 from gradedesk.core.providers.pricing import load_prices, parse_price
 
 __all__ = [
-    "OFFLINE_MODEL", "ChatResult", "EndpointRejected", "EndpointUnreachable", "OfflineExtractiveProvider",
+    "OFFLINE_MODEL", "TRUNCATED", "ChatResult", "EndpointRejected", "EndpointStalled", "EndpointUnreachable", "OfflineExtractiveProvider",
     "OpenAICompatibleProvider", "Provider", "ProviderError", "check_endpoint_flags", "endpoint_host",
     "extractive_answer", "load_prices", "make_provider", "parse_price", "run_bounded",
 ]

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
 
+TRUNCATED = "length"  # the finish_reason of a reply cut at max_tokens (OpenAI, vLLM, llama.cpp, Ollama)
+
 
 @dataclass
 class ChatResult:
@@ -17,6 +19,12 @@ class ChatResult:
     cost_usd: float | None
     model: str
     attempts: int = 1
+    finish_reason: str | None = None  # "stop", "length" (cut at max_tokens), ...; None when the server said nothing
+    reasoning: str | None = None      # a reasoning model's thinking, kept apart from the answer text
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == TRUNCATED
 
 
 class ProviderError(Exception):
@@ -24,7 +32,7 @@ class ProviderError(Exception):
 
     def __init__(self, message: str, *, kind: str, retryable: bool, status: int | None = None, attempts: int = 1):
         super().__init__(message)
-        self.kind = kind  # timeout, connection, status, malformed, schema
+        self.kind = kind  # timeout, connection, status, context, malformed, schema
         self.retryable = retryable
         self.status = status
         self.attempts = attempts
@@ -36,6 +44,11 @@ class EndpointUnreachable(UserError):
 
 class EndpointRejected(UserError):
     """The endpoint refuses every call (bad key, unknown model): the run stops, naming the URL and the setting."""
+
+
+class EndpointStalled(UserError):
+    """The first calls of a command all timed out (or all failed the same way) and none succeeded: the command stops
+    instead of spending every call's timeout and retries on a server that does not answer."""
 
 
 def messages_text(messages: list[dict]) -> str:

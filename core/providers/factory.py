@@ -16,8 +16,11 @@ Provider = OpenAICompatibleProvider | OfflineExtractiveProvider
 def make_provider(model: str | None, base_url: str | None, *, api_key_env: str = DEFAULT_API_KEY_ENV,
                   timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                   prices_file: str | None = None, price: str | None = None, tokenizer: str | None = None,
-                  backoff_base: float = 0.5) -> Provider:
+                  backoff_base: float = 0.5, fail_fast: bool = True) -> Provider:
     """No model and no URL → the offline provider; otherwise an OpenAI-compatible endpoint.
+
+    `fail_fast` (on for commands): a server that takes connections but never answers stops the command within about
+    three timeouts instead of costing every call its timeout and retries (see openai_compat.STALL_TIMEOUTS).
 
     Prices: the defaults, overridden by `prices_file` (JSON), overridden for `model` by `price` ("IN,OUT" in USD per
     1M tokens, the --price flag).
@@ -32,7 +35,7 @@ def make_provider(model: str | None, base_url: str | None, *, api_key_env: str =
         prices[model] = parse_price(price)
     return OpenAICompatibleProvider(model, base_url, api_key_env=api_key_env, timeout=timeout,
                                     max_retries=max_retries, concurrency=concurrency, prices=prices,
-                                    tokenizer=tokenizer, backoff_base=backoff_base)
+                                    tokenizer=tokenizer, backoff_base=backoff_base, fail_fast=fail_fast)
 
 
 def check_endpoint_flags(base_url: str | None, timeout: float, max_retries: int) -> None:

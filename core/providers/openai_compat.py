@@ -5,7 +5,16 @@ are off: we retry here (exponential backoff with jitter on 429, 5xx, timeouts, c
 wrong-shaped replies) so every attempt is counted and recorded. The API key comes from the environment only, and is never
 stored or logged; a local endpoint (base_url given) works without one. Token usage comes from the reply, or is counted
 exactly with tiktoken when the server sends none (`tokens_counted=True`). Cost comes from the price table
-(providers/pricing.py).
+(providers/pricing.py). Reasoning is split from the answer text (providers/replies.py).
+
+Every text that came back from the server is redacted (core/text/redact.py) before it becomes an error message: servers
+echo request headers, and the key must never reach the store or the screen. A context-length rejection is not retried
+and says how large the prompt was; an unknown model names the models the server lists (GET /models).
+
+With `fail_fast` (what the commands use), a server that accepts connections but never answers is found within about
+STALL_TIMEOUTS timeouts: while no call has succeeded yet, that many timed-out attempts (or STALL_SAME_FAILURES attempts
+that failed the same way) stop the command with EndpointStalled. Once a call has succeeded, failures are retried as
+usual: a server that answered and then stalls is busy, not misconfigured.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from typing import Any
 from urllib.parse import urlparse
@@ -22,23 +32,39 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.providers.chat import (
     ChatResult,
     EndpointRejected,
+    EndpointStalled,
     EndpointUnreachable,
     ProviderError,
     messages_text,
     short,
 )
 from gradedesk.core.providers.pricing import DEFAULT_PRICES, cost_of
+from gradedesk.core.providers.replies import read_reply
+from gradedesk.core.text.redact import redact, remove_secrets
 from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 LOCAL_KEY_PLACEHOLDER = "no-key-needed"  # sent to local endpoints that take no key (the openai client wants one)
+STALL_TIMEOUTS = 3         # timed-out attempts, none answered yet: the server takes connections but does not answer
+STALL_SAME_FAILURES = 10   # identical failed attempts, none succeeded yet: every later call would fail the same way
+MODEL_LIST_TIMEOUT = 10.0  # seconds for GET /models when naming the models a server has
+# how servers word a prompt that does not fit: OpenAI/vLLM "maximum context length is", llama.cpp "exceed context
+# window" / "exceeds the available context size", Ollama/TGI "too many tokens", "n_ctx"
+_CONTEXT_RE = re.compile(r"context[ _](length|window|size)|maximum (context )?length|too many (input )?tokens|n_ctx",
+                         re.IGNORECASE)
+_UNKNOWN_MODEL_RE = re.compile(r"model\b.{0,120}\b(not found|does not exist|not exist|is not available)"
+                               r"|\b(unknown|invalid) model\b|no such model", re.IGNORECASE)
 
 
 def endpoint_host(base_url: str | None) -> str | None:
-    """What a run records about where it sent requests: the host (and port), never a key or path secrets."""
+    """What a run records about where it sent requests: the host (and port), never a user, password or path."""
     if not base_url:
         return "api.openai.com"
-    return urlparse(base_url).netloc or base_url
+    url = urlparse(base_url)
+    if not url.hostname:
+        return redact(base_url)
+    host = f"[{url.hostname}]" if ":" in url.hostname else url.hostname
+    return f"{host}:{url.port}" if url.port else host
 
 
 class OpenAICompatibleProvider:
@@ -47,7 +73,7 @@ class OpenAICompatibleProvider:
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_API_KEY_ENV,
                  timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                  prices: dict[str, tuple[float, float]] | None = None, tokenizer: str | None = None,
-                 backoff_base: float = 0.5, backoff_max: float = 20.0):
+                 backoff_base: float = 0.5, backoff_max: float = 20.0, fail_fast: bool = False):
         if not model:
             raise UserError("--model: a model name is required for an OpenAI-compatible endpoint")
         self.model = model
@@ -65,9 +91,13 @@ class OpenAICompatibleProvider:
             raise UserError(f"{api_key_env} is not set: export it to use {model} at api.openai.com, "
                             f"or pass --base-url for a local endpoint")
         self._api_key = key or LOCAL_KEY_PLACEHOLDER
+        self._secrets = [key] if key else []
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sem: asyncio.Semaphore | None = None
+        self.fail_fast = fail_fast
+        self._answered = False  # some call has succeeded: later failures are retried, never a reason to stop
+        self._streak: tuple[tuple, int] = ((), 0)  # (how the last attempts failed, how many in a row)
 
     @property
     def endpoint(self) -> str:
@@ -107,15 +137,36 @@ class OpenAICompatibleProvider:
                     started = time.perf_counter()
                     body = await self._post(client, kwargs)
                     latency = (time.perf_counter() - started) * 1000
-                return self._result(messages, body, latency, attempt)
+                result = self._result(messages, body, latency, attempt)
+                self._answered = True
+                return result
             except ProviderError as exc:
                 exc.attempts = attempt
+                if self.fail_fast:
+                    self._stop_if_stalled(exc)
                 if not exc.retryable or attempt > self.max_retries:
                     if exc.kind == "connection":
                         raise EndpointUnreachable(f"{self.endpoint}: cannot connect ({exc}) "
                                                   f"after {attempt} attempt{'' if attempt == 1 else 's'}") from None
                     raise
                 await asyncio.sleep(self._backoff(attempt))
+
+    def _stop_if_stalled(self, exc: ProviderError) -> None:
+        """Count failed attempts in a row that failed alike; stop the command when no call has ever succeeded."""
+        if self._answered or exc.kind in ("connection", "context"):  # those have their own one-line stops
+            return
+        how = ("timeout",) if exc.kind == "timeout" else (exc.kind, exc.status, str(exc))
+        same, count = self._streak
+        self._streak = (how, count + 1 if how == same else 1)
+        count = self._streak[1]
+        if exc.kind == "timeout" and count >= STALL_TIMEOUTS:
+            raise EndpointStalled(
+                f"{self.endpoint}: no reply within --timeout {self.timeout:g}s to {count} requests and none answered "
+                f"yet: is the server up and the model loaded (a first reply can be slow: raise --timeout), and is "
+                f"--base-url right?") from None
+        if exc.kind != "timeout" and count >= STALL_SAME_FAILURES:
+            raise EndpointStalled(f"{self.endpoint}: {count} requests failed the same way and none succeeded "
+                                  f"({exc}): check --base-url, --model and the server's log") from None
 
     def _backoff(self, attempt: int) -> float:
         delay = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
@@ -131,18 +182,24 @@ class OpenAICompatibleProvider:
         except openai.APITimeoutError:
             raise ProviderError(f"timeout after {self.timeout:g}s", kind="timeout", retryable=True) from None
         except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
+            cause = self._redact(str(exc.__cause__ or exc))
             raise ProviderError(f"connection error: {cause}", kind="connection", retryable=True) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
-            detail = short(exc.body.get("message") if isinstance(exc.body, dict) else exc.message)
+            detail = self._redact(short(exc.body.get("message") if isinstance(exc.body, dict) else exc.message))
             # every later call would fail the same way: stop with one line rather than record N identical errors
             if status in (401, 403):
                 raise EndpointRejected(f"{self.endpoint}: HTTP {status} ({detail}): check the API key in "
                                        f"${self.api_key_env}") from None
-            if status == 404:
-                raise EndpointRejected(f"{self.endpoint}: HTTP 404 ({detail}): is model {self.model!r} served "
-                                       f"there?") from None
+            if status == 404 or (status == 400 and _UNKNOWN_MODEL_RE.search(detail)):
+                raise EndpointRejected(f"{self.endpoint}: HTTP {status} ({detail}): is model {self.model!r} served "
+                                       f"there?{await self._served_models(client)}") from None
+            if status in (400, 413) and _CONTEXT_RE.search(detail):
+                tokens = get_tokenizer(self.tokenizer_id).count(messages_text(kwargs["messages"]))
+                also = " or --max-tokens" if "max_tokens" in kwargs else ""  # servers count the reply's room too
+                raise ProviderError(f"prompt of {tokens} tokens ({self.tokenizer_id}) exceeds the model's context "
+                                    f"(HTTP {status}: {detail}); use smaller --budgets{also}", kind="context",
+                                    retryable=False, status=status) from None
             raise ProviderError(f"HTTP {status}: {detail}", kind="status",
                                 retryable=status in RETRYABLE_STATUS or status >= 500, status=status) from None
         try:
@@ -152,8 +209,27 @@ class OpenAICompatibleProvider:
                                 retryable=True) from None
         return body
 
+    async def _served_models(self, client: Any) -> str:
+        """" It serves: a, b." from the server's model list, or "" when it cannot say."""
+        try:
+            page = await asyncio.wait_for(client.models.list(), min(self.timeout, MODEL_LIST_TIMEOUT))
+            ids = sorted({str(m.id) for m in page.data})
+        except Exception:  # noqa: BLE001 - the list only helps the message; any failure leaves it out
+            return ""
+        if not ids:
+            return ""
+        shown = ", ".join(ids[:20]) + (f" (and {len(ids) - 20} more)" if len(ids) > 20 else "")
+        return f" It serves: {self._redact(shown)} (pass one as --model)"
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets) or ""
+
+    def _scrub(self, text: str | None) -> str | None:
+        return remove_secrets(text, self._secrets)
+
     def _result(self, messages: list[dict], body: Any, latency_ms: float, attempts: int) -> ChatResult:
-        content = _reply_content(body)
+        reply = read_reply(body)
+        text, reasoning = self._scrub(reply.text) or "", self._scrub(reply.reasoning)
         usage = body.get("usage") if isinstance(body, dict) else None
         tokens_in = _int_or_none(usage, "prompt_tokens")
         tokens_out = _int_or_none(usage, "completion_tokens")
@@ -161,23 +237,11 @@ class OpenAICompatibleProvider:
         if counted:
             tok = get_tokenizer(self.tokenizer_id)
             tokens_in = tok.count(messages_text(messages))
-            tokens_out = tok.count(content)
+            tokens_out = tok.count(text) + (tok.count(reasoning) if reasoning else 0)
         model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else self.model
-        return ChatResult(content, tokens_in, tokens_out, counted, latency_ms,
-                          cost_of(self.prices, self.model, tokens_in, tokens_out), model, attempts)
-
-
-def _reply_content(body: Any) -> str:
-    """The assistant's text; a reply without it is a wrong-shaped reply (retryable: proxies and overloaded servers do this)."""
-    try:
-        content = body["choices"][0]["message"]["content"]
-    except (TypeError, KeyError, IndexError):
-        keys = ", ".join(sorted(body)) if isinstance(body, dict) else type(body).__name__
-        raise ProviderError(f"wrong reply schema: no choices[0].message.content (got {keys})",
-                            kind="schema", retryable=True) from None
-    if not isinstance(content, str):
-        raise ProviderError("wrong reply schema: message content is not text", kind="schema", retryable=True)
-    return content
+        return ChatResult(text, tokens_in, tokens_out, counted, latency_ms,
+                          cost_of(self.prices, self.model, tokens_in, tokens_out), model, attempts,
+                          reply.finish_reason, reasoning)
 
 
 def _int_or_none(usage: Any, key: str) -> int | None:

@@ -12,10 +12,12 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
+from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.grading.human_grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.review.queue import SHOWN, left_method
 from gradedesk.core.store.runs import RunInfo
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.gold import STALE_SQL
 
 MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 
@@ -51,6 +53,7 @@ class MachineGrade:
     confidence: float | None
     reasoning: str | None
     rubric_version: str | None
+    stale: bool = False  # made against a gold answer that has been corrected since
 
     @property
     def source(self) -> str:
@@ -81,6 +84,12 @@ class AnswerView:
     human: HumanGrade | None  # the current grade (or, in a recheck pass, the recheck grade)
     scores: list[tuple[str, str, float | None]]  # (metric, method, value)
     judge_seen: bool  # the person has seen the machine grade (graded it before, even if undone since)
+    finish_reason: str | None = None  # "length": the answer was cut at the run's max_tokens
+    thinking: str | None = None  # a reasoning model's reasoning, kept apart from the answer text
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == TRUNCATED
 
 
 @dataclass
@@ -110,9 +119,13 @@ def other_method(method: str) -> str:
 
 
 def machine_grade(store: Store, answer_id: int) -> MachineGrade | None:
-    rows = store.query("SELECT grader_kind, grader_model, grade, failure_label, confidence, reasoning, rubric_version "
-                       "FROM machine_grades WHERE answer_id = ?", (answer_id,))
-    return MachineGrade(*rows[0].values()) if rows else None
+    rows = store.query("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
+                       f"g.rubric_version, {STALE_SQL} AS stale FROM machine_grades g JOIN answers a ON "
+                       "a.id = g.answer_id JOIN questions q ON q.id = a.question_pk WHERE g.answer_id = ?", (answer_id,))
+    if not rows:
+        return None
+    *fields, stale = rows[0].values()
+    return MachineGrade(*fields, stale=bool(stale))
 
 
 def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False) -> Item | None:
@@ -134,7 +147,8 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
         answers[a["method"]] = AnswerView(
             a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
             evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"]),
-            current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader))
+            current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader),
+            a["finish_reason"], a["reasoning"])
     pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
                         "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
     return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],

@@ -21,6 +21,7 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import seen_sql
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.runs import RunInfo
 
 STATUSES = ("all", "graded", "ungraded", "disagreeing")
@@ -222,6 +223,7 @@ class Progress:
     compared: int  # graded answers that have a machine grade
     agreed: int
     judge_compared: int  # of those, graded by the LLM judge (the rest by the rule grader)
+    stale: int = 0  # of those, machine grades made against a gold answer corrected since
 
     def describe(self) -> str:
         text = f"graded {self.graded:,} of {self.total:,}"
@@ -232,6 +234,8 @@ class Progress:
             text += f" · agreement with {vs} {self.agreed}/{self.compared} ({100 * self.agreed / self.compared:.0f}%)"
         else:
             text += " · agreement: nothing to compare yet"
+        if self.stale:
+            text += f" · {self.stale} stale machine grade{'s' if self.stale > 1 else ''} (gold changed: grade again)"
         return text
 
 
@@ -264,14 +268,15 @@ def count_shown(store: Store, run: RunInfo) -> int:
 def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
     """Counts driven by the grader's own events (small), not by the run's answers (possibly millions)."""
     row = store.conn.execute(
-        f"""SELECT count(*), count(m.grade), coalesce(sum(m.grade = h.grade), 0),
-                   coalesce(sum(m.grader_kind = 'judge'), 0)
+        f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
+                   coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
-            LEFT JOIN machine_grades m ON m.answer_id = h.answer_id
+            JOIN questions q ON q.id = a.question_pk
+            LEFT JOIN machine_grades g ON g.answer_id = h.answer_id
             WHERE h.grader = :grader AND {SHOWN}""",
         {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
-    return Progress(row[0], total, row[1], row[2], row[3])
+    return Progress(row[0], total, row[1], row[2], row[3], row[4])
 
 
 # Recheck ---------------------------------------------------------------------------------------------------------------

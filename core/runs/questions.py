@@ -12,11 +12,13 @@ from pathlib import Path
 
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.jsonl import json_lines, read_lines
+from gradedesk.core.limits import MAX_CHARS, too_long
 from gradedesk.core.store.connection import Store, utc_now
 
 BUNDLED_QUESTIONS = "benchmark-questions.jsonl"  # package data: gradedesk's own benchmark (the demo's questions)
 REQUIRED_TEXT = ("id", "question", "category", "gold_answer")
 OPTIONAL_LISTS = ("expected_files", "expected_symbols")
+FITS_SHARE = 0.8  # of the bundled benchmark's expected files indexed: the repository is gradedesk
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,17 @@ def bundled_questions_path() -> Path:
     return Path(str(files(__package__).joinpath(BUNDLED_QUESTIONS)))
 
 
+def bundled_benchmark_fits(store: Store, repo_name: str) -> bool:
+    """Is the indexed repository gradedesk itself (the demo's, or a checkout)? Its own benchmark asks about gradedesk's
+    code: answered about any other repository it spends calls on questions nobody asked. True when at least
+    FITS_SHARE of the files the benchmark expects are indexed under `repo_name`."""
+    expected = sorted({f for q in load_questions(bundled_questions_path()) for f in q.expected_files or []})
+    marks = ",".join("?" * len(expected))
+    found = store.scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
+                         f"AND f.path IN ({marks})", (repo_name, *expected))
+    return bool(expected) and found >= FITS_SHARE * len(expected)
+
+
 def _check_line(data: object) -> list[tuple[str, str]]:
     if not isinstance(data, dict):
         return [("(line)", f"expected a JSON object, got {type(data).__name__}")]
@@ -48,6 +61,8 @@ def _check_line(data: object) -> list[tuple[str, str]]:
             problems.append((name, f"must be a string, got {type(value).__name__}"))
         elif name != "gold_answer" and not value.strip():
             problems.append((name, "is empty"))
+        elif name in MAX_CHARS and too_long(value, name):
+            problems.append((name, too_long(value, name)))
     for name in OPTIONAL_LISTS:
         value = data.get(name)
         if value is None:

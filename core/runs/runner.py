@@ -1,11 +1,15 @@
 """Benchmark runs: answer every question twice (raw top-k vs evidence bundles, one bundle per token budget).
 
 A run is identified by its configuration (benchmark, repository and its commit, provider, model, endpoint host, budgets,
-tokenizer, compiler and prompt versions, label): running the same command again finds the same run and answers only
+tokenizer, compiler and prompt versions, label, max_tokens): running the same command again finds the same run and answers only
 what is not answered yet, so an interrupted or partly failed run resumes. Every answer row is created `pending` up front;
 each call's outcome is written in its own transaction as it arrives (`ok` with text, tokens, latency and cost, or
 `error` with the provider's message and the attempt count). Failed answers are retried on the next resume, never
 dropped. Ctrl-C cancels the calls in flight; everything written so far stays consistent.
+
+Every model call is bounded by `max_tokens` (a base model never stops by itself, and a paid one bills runaway replies);
+each answer records its finish_reason ("length": truncated at the limit) and, for a reasoning model, its reasoning apart
+from the answer text. The offline answerer is bounded by its own line count and takes no max_tokens.
 
 The bundled answer of each budget keeps its bundle (tables `bundles`, `bundle_snippets`); a raw answer keeps its hits
 (answers.evidence). `runs.primary_budget`, the bundle the desk shows beside raw, is the largest budget.
@@ -22,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradedesk.core.config import DEFAULT_BUDGETS, RAW_K
+from gradedesk.core.config import ANSWER_MAX_TOKENS, DEFAULT_BUDGETS, RAW_K
 from gradedesk.core.runs.prompts import bundle_messages, evidence_json, raw_messages, store_prompts, unique_files
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle
 from gradedesk.core.evidence.stored import save_bundle
@@ -71,13 +75,17 @@ class RunSpec:
     prompt_versions: dict[str, str] = field(default_factory=dict)
     label: str | None = None
     excluded_files: list[str] = field(default_factory=list)  # never evidence: the questions file, if indexed
+    max_tokens: int | None = None  # None: the offline answerer, which takes no limit
 
     @property
     def fetch_k(self) -> int:
         return max(self.candidates_k, self.raw_k) + len(self.excluded_files) * 5
 
     def key(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        fields = asdict(self)
+        if fields["max_tokens"] is None:  # keeps the keys of offline runs (and of runs made before the limit) as they were
+            del fields["max_tokens"]
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def find_or_create_run(store: Store, spec: RunSpec, extra_config: dict | None = None) -> tuple[int, bool]:
@@ -133,6 +141,7 @@ class RunSummary:
     failed_now: int
     pending: int           # left unanswered (interrupted)
     interrupted: bool = False
+    truncated_now: int = 0  # answered now but cut at max_tokens (finish_reason "length")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -194,10 +203,10 @@ def _record(store: Store, run_id: int, outcome: Outcome) -> None:
         if r is not None:
             row.update(status="ok", text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
                        tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
-                       error=None)
+                       error=None, finish_reason=r.finish_reason, reasoning=r.reasoning)
         else:
             row.update(status="error", text=None, error=str(e), tokens_in=None, tokens_out=None,
-                       latency_ms=None, cost_usd=None)
+                       latency_ms=None, cost_usd=None, finish_reason=None, reasoning=None)
         store.db["answers"].update(answer_id, row)
         if old_bundle is not None and old_bundle != bundle_id:
             store.conn.execute("DELETE FROM bundles WHERE id = ?", (old_bundle,))
@@ -218,7 +227,8 @@ def _paths_inside(path: str, root: str) -> list[str]:
 
 
 def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: str | None = None,
-             tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None) -> RunSpec:
+             tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None,
+             max_tokens: int | None = ANSWER_MAX_TOKENS) -> RunSpec:
     """The run's spec; budgets are counted with `tokenizer`, by default the one the repository was indexed with.
 
     A questions file inside the indexed repository holds the gold answers: it is excluded from the evidence, or the
@@ -228,7 +238,8 @@ def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], re
     from gradedesk.core.index.indexer import resolve_repo
 
     repo_row = resolve_repo(store, repo)
-    endpoint = endpoint_host(provider.base_url) if provider.name == "openai-compatible" else None
+    model_run = provider.name == "openai-compatible"
+    endpoint = endpoint_host(provider.base_url) if model_run else None
     return RunSpec(
         benchmark=benchmark, repo_id=int(repo_row["id"]), repo_name=repo_row["name"],
         repo_commit=repo_row.get("git_commit"), provider=provider.name, model=provider.model,
@@ -236,19 +247,24 @@ def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], re
         tokenizer=get_tokenizer(tokenizer or repo_row["tokenizer"]).id,
         candidates_k=CANDIDATE_HITS, prompt_versions=store_prompts(store), label=label,
         excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
+        max_tokens=max_tokens if model_run else None,
     )
 
 
 def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: list[int] | str = DEFAULT_BUDGETS,
                   repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
-                  concurrency: int = 4, progress: Progress | None = None) -> RunSummary:
+                  concurrency: int = 4, progress: Progress | None = None,
+                  max_tokens: int = ANSWER_MAX_TOKENS) -> RunSummary:
     """Answer every question raw and bundled (per budget), resuming the run with the same configuration."""
+    if max_tokens < 1:
+        raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     questions = load_questions(questions_path)
     benchmark = benchmark_name(questions_path)
-    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo, tokenizer, label, str(questions_path))
+    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo, tokenizer, label, str(questions_path),
+                    max_tokens)
     qpks = store_questions(store, benchmark, questions)
     extra = {"questions_file": str(questions_path), "concurrency": concurrency,
-             "counting_tokenizer": getattr(provider, "tokenizer_id", None)}
+             "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
     run_id, created = find_or_create_run(store, spec, extra)
     status = _pending_rows(store, run_id, qpks, spec.budgets)
     already = sum(1 for s in status.values() if s == "ok")
@@ -271,27 +287,32 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
         def done(task: Task, outcome: Outcome) -> None:
             _record(store, run_id, outcome)
             summary.answered_now += outcome.result is not None
+            summary.truncated_now += outcome.result is not None and outcome.result.truncated
             summary.failed_now += outcome.error is not None
             summary.pending -= 1
             report("answer", summary.answered_now + summary.failed_now, len(tasks), summary.failed_now)
 
-        asyncio.run(_answer_all(provider, tasks, concurrency, done))
+        asyncio.run(_answer_all(provider, tasks, concurrency, done, spec.max_tokens))
     except KeyboardInterrupt:
         summary.interrupted = True
     except UserError:
-        if created and not (summary.answered_now or summary.failed_now):
-            # e.g. a mistyped --base-url: a run with nothing in it would become `latest` and hide the real one
+        if created and not summary.answered_now:
+            # e.g. a mistyped --base-url or a server that never answers: a run with no answer in it (at most failed
+            # calls) would become `latest` and hide the real one
             with store.transaction():
-                store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+                bundles = [r[0] for r in store.conn.execute(
+                    "SELECT bundle_id FROM answers WHERE run_id = ? AND bundle_id IS NOT NULL", (run_id,))]
+                store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))  # its answers go with it
+                store.conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundles])
         raise
     return summary
 
 
 async def _answer_all(provider: Any, tasks: list[Task], concurrency: int,
-                      done: Callable[[Task, Outcome], None]) -> None:
+                      done: Callable[[Task, Outcome], None], max_tokens: int | None) -> None:
     async def one(task: Task) -> Outcome:
         try:
-            return Outcome(task, await provider.complete(task.messages), None)
+            return Outcome(task, await provider.complete(task.messages, max_tokens=max_tokens), None)
         except ProviderError as exc:  # recorded as the answer's error; retried when the run is resumed
             return Outcome(task, None, exc)
 

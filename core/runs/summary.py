@@ -3,7 +3,8 @@
 A summary covers one run: answers, tokens and cost per method (raw, bundle@<budget>); grades per grader and method, and
 per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
 people's faithfulness from their claim marks; what grading cost against what answering cost; judge consistency across
-repeats; and warnings (self-evaluation, grading errors, failed answers, claims not computed).
+repeats; and warnings (self-evaluation, grading errors, failed answers, claims not computed, answers truncated at
+max_tokens, grades made against a gold answer that has been corrected since).
 
 Conventions: every grader is named as what it is (an LLM judge with its model and rubric version, the rule grader, an
 imported grade); only the judge's first repeat counts in grade tables (the others feed consistency); grading errors are
@@ -24,7 +25,9 @@ from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency
 from gradedesk.core.grading.scorers import SCORE_METRICS
+from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.gold import stale_grade_counts
 
 
 def _method_order(label: str) -> tuple[int, int]:
@@ -70,8 +73,8 @@ def _grader_key(r: dict) -> tuple:
 
 
 def _answers(store: Store, run_id: int) -> list[dict]:
-    return store.query("SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted "
-                       "FROM answers WHERE run_id = ?", (run_id,))
+    return store.query("SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
+                       "finish_reason FROM answers WHERE run_id = ?", (run_id,))
 
 
 def _answer_table(answers: list[dict]) -> list[dict]:
@@ -86,6 +89,7 @@ def _answer_table(answers: list[dict]) -> list[dict]:
         out.append({
             "method": label, "answers": len(rows), "ok": len(ok),
             "error": sum(a["status"] == "error" for a in rows), "pending": sum(a["status"] == "pending" for a in rows),
+            "truncated": sum(a["finish_reason"] == TRUNCATED for a in ok),
             "tokens_in": sum(a["tokens_in"] or 0 for a in ok), "tokens_out": sum(a["tokens_out"] or 0 for a in ok),
             "mean_tokens_in": _mean([a["tokens_in"] for a in ok if a["tokens_in"] is not None]),
             "cost_usd": sum(costs) if costs else None, "unpriced": len(ok) - len(costs),
@@ -174,7 +178,8 @@ def summarize(store: Store, run: str | int) -> dict:
                  "cost_usd": sum(answering_costs) if answering_costs else None}
     grading = _grading_cost(store, run_id)
     consistency = judge_consistency(store, run_id)
-    warnings = _warnings(info, graders, grade_table, answer_table, consistency)
+    stale = stale_grade_counts(store, run_id)
+    warnings = _warnings(info, graders, grade_table, answer_table, consistency, stale)
     claims = claim_summary(store, run_id)
     missing = sum(c["not_computed"] for c in claims)
     if missing:
@@ -190,12 +195,13 @@ def summarize(store: Store, run: str | int) -> dict:
                  "grading_to_answering": (grading["cost_usd"] / answering["cost_usd"])
                  if grading["cost_usd"] is not None and answering["cost_usd"] else None},
         "consistency": consistency if consistency["answers_repeated"] else None,
+        "stale_grades": stale,
         "warnings": warnings,
     }
 
 
 def _warnings(info: dict, graders: list[dict], grade_table: list[dict], answer_table: list[dict],
-              consistency: dict) -> list[str]:
+              consistency: dict, stale: dict[str, int]) -> list[str]:
     out = []
     for g in graders:
         if g["self_evaluation"]:
@@ -211,6 +217,13 @@ def _warnings(info: dict, graders: list[dict], grade_table: list[dict], answer_t
     failed = sum(a["error"] for a in answer_table)
     if failed:
         out.append(f"{failed} answer(s) failed and are not graded; run the same `gradedesk run` again to retry")
+    truncated = sum(a["truncated"] for a in answer_table)
+    if truncated:
+        out.append(f"{truncated} answer(s) were truncated: cut at the run's max_tokens (finish_reason length)")
+    if stale:
+        out.append(f"{sum(stale.values())} machine grade(s) were made against a gold answer that has been corrected "
+                   f"since ({', '.join(f'{kind}: {n}' for kind, n in sorted(stale.items()))}); "
+                   f"`gradedesk grade-offline` and `gradedesk judge` grade them again")
     if consistency["changed"]:
         out.append(f"the judge changed its grade on {len(consistency['changed'])} of "
                    f"{consistency['answers_repeated']} repeated answer(s)")

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gradedesk.core.config import store_path
 from gradedesk.core.errors import UserError
+from gradedesk.core.store.gold import gold_hash
 
 SCHEMA_FILE = "store.db-schema.sql"  # package data: a symlink to the top-level file in a checkout, a copy in a wheel
 BUSY_TIMEOUT_MS = 10_000
@@ -90,11 +91,21 @@ class Store:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        # a bad file or flag must leave nothing behind, not even an empty store; nor must Ctrl-C before anything was
+        # kept (e.g. while the first index of a new store runs: the index is one transaction)
+        remove = self.created and exc_type is not None and (
+            issubclass(exc_type, UserError) or (issubclass(exc_type, KeyboardInterrupt) and self._empty()))
         self.close()
-        if self.created and exc_type is not None and issubclass(exc_type, UserError):
-            # a bad file or flag must leave nothing behind, not even an empty store
+        if remove:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _empty(self) -> bool:
+        try:
+            return not self.conn.execute("SELECT EXISTS (SELECT 1 FROM repos) OR EXISTS (SELECT 1 FROM runs) "
+                                         "OR EXISTS (SELECT 1 FROM questions)").fetchone()[0]
+        except sqlite3.Error:  # interrupted before the schema was made
+            return True
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
@@ -135,6 +146,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.create_function("gold_hash", 3, gold_hash, deterministic=True)  # used by the schema's trigger and queries
     return conn
 
 

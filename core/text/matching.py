@@ -10,12 +10,16 @@ quoted lines kept whole, and never cut inside `inline code`. `sentences` (the of
 person marks at the desk (core/grading/claims.py) are the same pieces. `find_citations` reads what a piece cites:
 `[Evidence i]` labels, `File: path` (with `:line` or `(lines a-b)`) and bare `path:line`; what is quoted as code is not
 read as a citation.
+
+Fuzzy look-ups cost (terms x tokens): each Haystack spends at most FUZZY_BUDGET token comparisons, after which terms
+must match exactly. Ordinary answers and evidence never reach it (a few thousand tokens against a few dozen terms);
+a pathological pair (a 50,000-character gold against a 200,000-character answer) is graded in seconds, not minutes.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from rapidfuzz import fuzz, process
@@ -23,6 +27,7 @@ from rapidfuzz import fuzz, process
 from gradedesk.core.text.codeterms import PROSE_STOPWORDS
 
 FUZZY_CUTOFF = 88.0
+FUZZY_BUDGET = 2_000_000  # token comparisons per Haystack (about 0.2 s)
 _SUFFIXES = ("s", "es", "d", "ed", "ing")
 
 _CODE_RE = re.compile(
@@ -111,6 +116,7 @@ class Haystack:
     """A text prepared for repeated term look-ups (exact token set first, fuzzy fallback)."""
 
     text: str
+    fuzzy_left: int = field(default=FUZZY_BUDGET, repr=False)
 
     @cached_property
     def tokens(self) -> list[str]:
@@ -140,6 +146,9 @@ class Haystack:
             return True
         if len(t) < 4 or not self.tokens:  # short terms must match exactly: fuzzy "id" ~ "if" means nothing
             return False
+        if self.fuzzy_left < len(self.tokens):  # the budget is spent: exact matches only from here on
+            return False
+        self.fuzzy_left -= len(self.tokens)
         return process.extractOne(t, self.tokens, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF) is not None
 
     def share(self, terms: list[str]) -> float | None:

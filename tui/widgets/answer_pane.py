@@ -17,6 +17,7 @@ from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.grading.human_grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.review.item import AnswerView, MachineGrade
+from gradedesk.core.text.tokens import count_tokens
 
 from gradedesk.tui.widgets.block_view import BlockView
 from gradedesk.tui.widgets.literal import code, literal, token_bar
@@ -75,9 +76,20 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
         t.append(f" · confidence {m.confidence:.2f}")
     if m.rubric_version:
         t.append(f" · rubric {m.rubric_version}", style="dim")
+    if m.stale:
+        t.append(" · stale: made against an older gold answer", style="bold yellow")
     if m.reasoning:
         t.append("\n  ")
         t.append_text(literal(m.reasoning))
+    return t
+
+
+def reasoning_fold(thinking: str) -> Text:
+    """The model's reasoning, folded to one line: it is not the answer, and it can be long (its tokens are part of the
+    answer's tokens out)."""
+    lines = thinking.strip().splitlines() or [""]
+    t = Text(f"▸ reasoning ({count_tokens(thinking):,} tokens, {len(lines)} lines): ", style="dim")
+    t.append_text(literal(lines[0][:120] + ("…" if len(lines[0]) > 120 or len(lines) > 1 else ""), "dim italic"))
     return t
 
 
@@ -179,7 +191,11 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
         parts.append(Text(f"status: {a.status}", style="bold yellow"))
         if a.error:
             parts.append(literal(a.error, "yellow"))
+    if a.thinking:
+        parts.append(reasoning_fold(a.thinking))
     parts.append(literal(a.text) if a.text else Text("(empty answer)", style="dim"))
+    if a.truncated:
+        parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
     if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))
