@@ -13,7 +13,8 @@ from collections.abc import Iterable
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 6  # a shorter "key" (e.g. a placeholder like "x") would blank ordinary words
 _PATTERNS = (
-    re.compile(r"(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=:-]{6,}"),
+    # a credential has a digit somewhere: "Bearer sk-1a2b…" goes, "token budget" and "Basic auth" stay
+    re.compile(r"(?i)\b(bearer|basic|token)(\s+)(?=[A-Za-z._~+/=:-]*\d)[A-Za-z0-9._~+/=:-]{6,}"),
     re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{6,}"),
     re.compile(r"""(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|authorization|password|secret)"""
                r"""["']?\s*[:=]\s*["']?)(?!\[redacted\]|bearer\b|basic\b|token\b)[^\s"',;}&]{6,}"""),

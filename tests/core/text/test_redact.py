@@ -18,7 +18,8 @@ def test_the_given_key_and_key_looking_strings_are_redacted():
 
 
 def test_ordinary_text_is_left_alone():
-    for text in ("the token is valid", "use a Bearer token here", "max_tokens=512", None, ""):
+    for text in ("the token is valid", "use a Bearer token here", "max_tokens=512", "token budget: must be 1",
+                 "Basic authentication", None, ""):
         assert redact(text) == text
 
 
