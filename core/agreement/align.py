@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.agreement import statistics as stats
 from gradedesk.core.agreement.alignments import record_alignment, verdict_cost, verdicts
 from gradedesk.core.agreement.bias import LengthItem, grade_inflation, verbosity
@@ -57,6 +58,7 @@ class AlignSettings:
     repeat: int = 1
     boot: int = stats.DEFAULT_BOOT
     out: Path | None = None      # the new rubric's file, or a folder for NAME-HASH.rubric; None: not written
+    max_tokens: int = VERDICT_MAX_TOKENS  # of each judge reply
 
 
 def _side(items: list[GradedItem]) -> dict:
@@ -118,7 +120,7 @@ def align(store: Store, run_id: int, base: Rubric, provider, settings: AlignSett
 
     def judge(rubric: Rubric, ids: set[int], repeat: int, phase: str) -> JudgeReport:
         return judge_run(store, run_id, provider, repeat, scores=False, progress=_phase(progress, phase),
-                         rubric=rubric, answer_ids=ids)
+                         rubric=rubric, answer_ids=ids, max_tokens=s.max_tokens)
 
     reports = [judge(base, train_ids, 1, "base rubric, train"), judge(base, test_ids, s.repeat, "base rubric, test")]
     base_version = reports[0].rubric_version

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
+from gradedesk.core.config import VERDICT_MAX_TOKENS
 
 ORDER = 48
 
@@ -22,7 +23,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--rubric", default=None, metavar="BASE",
                    help="the rubric to start from: a file, a stored version, or 'builtin' (default)")
-    add_endpoint_arguments(p, "judge model (required; use a different model from the one that answered)")
+    add_endpoint_arguments(p, "judge model (required; use a different model from the one that answered)",
+                           max_tokens=VERDICT_MAX_TOKENS, max_tokens_what="a verdict reply")
     p.add_argument("--examples", type=int, default=None, metavar="K",
                    help="examples to add (default: 2 per grade level present in train)")
     p.add_argument("--test-share", type=float, default=0.5, metavar="SHARE",
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     boot = DEFAULT_BOOT if args.bootstrap is None else args.bootstrap
     if boot < 0:
         raise UserError(f"--bootstrap: {boot} is negative")
-    settings = AlignSettings(examples=args.examples, test_share=args.test_share,
+    settings = AlignSettings(examples=args.examples, test_share=args.test_share, max_tokens=args.max_tokens,
                              seed=DEFAULT_SEED if args.seed is None else args.seed, grader=args.grader,
                              repeat=args.repeat, boot=boot, out=out)
     provider = provider_from_args(args)
