@@ -7,9 +7,8 @@ import sqlite3
 
 from gradedesk.core.store.connection import open_store, schema_version
 from gradedesk.core.store.gold import gold_hash, stale_grade_counts
+from tests.fixtures.old_stores import without_version_3
 
-ADDED_IN_V3 = [("answers", "finish_reason"), ("answers", "reasoning"), ("auto_grades", "finish_reason"),
-               ("auto_grades", "gold_hash")]
 
 
 def make_v2_store(path) -> None:
@@ -17,9 +16,7 @@ def make_v2_store(path) -> None:
     question with a rule grade."""
     open_store(path).close()
     conn = sqlite3.connect(path)
-    conn.execute("DROP TRIGGER auto_grades_gold_hash")
-    for table, column in ADDED_IN_V3:
-        conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    without_version_3(conn)
     conn.executescript("""
         INSERT INTO questions (id, benchmark, question_id, question, category, gold_answer, expected_files, created_at)
         VALUES (1, 'b', 'q1', 'What opens the store?', 'code_lookup', 'open_store', '["core/store.py"]', 't');
