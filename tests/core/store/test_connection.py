@@ -26,8 +26,7 @@ def test_creates_schema_records_version_and_uses_wal(tmp_path):
 
 
 def test_a_store_from_before_grades_named_their_machine_grader_is_upgraded_and_keeps_its_grades(tmp_path):
-    """The newest migration adds human_grades.machine_kind/_model/_rubric: opening the version before adds them, rows
-    stay."""
+    """Migration 6 adds human_grades.machine_kind/_model/_rubric: opening a version 5 store adds them, rows stay."""
     path = tmp_path / "old.db"
     open_store(path).close()
     conn = sqlite3.connect(path)  # make it as the version before made it: without the three columns, with a grade
@@ -35,7 +34,7 @@ def test_a_store_from_before_grades_named_their_machine_grader_is_upgraded_and_k
                  "VALUES ('u1', 1, 'alice', 'set', 'wrong', 'now')")
     for column in ("machine_kind", "machine_model", "machine_rubric"):
         conn.execute(f"ALTER TABLE human_grades DROP COLUMN {column}")
-    conn.execute(f"PRAGMA user_version = {schema_version() - 1}")
+    conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()
     with open_store(path, create=False) as store:
