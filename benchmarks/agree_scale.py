@@ -4,7 +4,7 @@
 
 Builds (once, cached under /tmp) a store with one run of QUESTIONS questions, each answered raw and bundled (so 2x
 answers), every answer graded by a judge with a confidence, and GRADED answers graded by two people. Prints the median
-wall time of: the full agreement report (2000 bootstrap resamples per interval), most_useful_order(limit=50), and
+wall time of: the full agreement report (2000 bootstrap resamples per interval), a draw of the desk's sampler (most useful order), and
 merging a copy of the store into itself (the idempotent no-op pass that reads every grade).
 """
 
@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 from gradedesk.core.agreement.report import agreement_report  # noqa: E402
 from gradedesk.core.grading.vocabulary import GRADES  # noqa: E402
 from gradedesk.core.exchange.merge import merge_store  # noqa: E402
-from gradedesk.core.agreement.priority import most_useful_order  # noqa: E402
+from gradedesk.core.review.sampler import draw_next  # noqa: E402
+from gradedesk.core.store.runs import run_info  # noqa: E402
 from gradedesk.core.store.connection import open_store  # noqa: E402
 
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -83,13 +84,14 @@ def main() -> None:
     shutil.copy(path, copy)
     with open_store(path, create=False) as store:
         report_s = median_seconds(lambda: agreement_report(store, 1), args.repeats)
-        order_s = median_seconds(lambda: most_useful_order(store, 1, "carol", 50), args.repeats)
+        run = run_info(store, 1)
+        order_s = median_seconds(lambda: draw_next(store, run, "carol"), args.repeats)
         merge_s = median_seconds(lambda: merge_store(store, copy), args.repeats)
     copy.unlink()
     answers, grades = 2 * args.questions, 2 * args.graded
     print(f"store: {answers:,} answers, {answers:,} judge grades, {grades:,} human grades (2 people)")
     print(f"agreement report (2000 resamples per interval): median {report_s:.2f} s")
-    print(f"most_useful_order(limit=50): median {order_s * 1000:.0f} ms")
+    print(f"sampler draw (most useful order, one item): median {order_s * 1000:.0f} ms")
     print(f"merge of a full copy (idempotent, nothing new): median {merge_s:.2f} s")
 
 

@@ -16,7 +16,6 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gradedesk.core.agreement.priority import most_useful_order
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import seen_sql
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
@@ -198,20 +197,6 @@ def run_categories(store: Store, run_id: int) -> list[str]:
     return [r[0] for r in store.conn.execute(
         "SELECT DISTINCT q.category FROM questions q WHERE q.id IN (SELECT question_pk FROM answers WHERE run_id = ?) "
         "ORDER BY q.category", (run_id,))]
-
-
-def most_useful_questions(store: Store, run: RunInfo, grader: str, limit: int = 1000) -> list[int]:
-    """Questions in "most useful first" order (core/agreement/priority.py): each question once, at its first answer."""
-    answer_ids = most_useful_order(store, run.id, grader, limit)
-    if not answer_ids:
-        return []
-    marks = ",".join("?" * len(answer_ids))
-    pk_of = dict(store.conn.execute(f"SELECT id, question_pk FROM answers WHERE id IN ({marks})", list(answer_ids)))
-    seen: dict[int, None] = {}
-    for aid in answer_ids:
-        if aid in pk_of:
-            seen.setdefault(pk_of[aid], None)
-    return list(seen)
 
 
 # Progress --------------------------------------------------------------------------------------------------------------

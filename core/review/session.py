@@ -77,9 +77,8 @@ def undo(store: Store, run_id: int, grader: str) -> tuple[HumanGrade, int] | Non
     return undone, store.scalar("SELECT question_pk FROM answers WHERE id = ?", (undone.answer_id,))
 
 
-def order_questions(store: Store, run: RunInfo, grader: str, order: str, share: float) -> list[int]:
-    """The questions of a list order: a recheck sample of `share` of the graded ones, or most useful first."""
-    if order == "recheck":
-        return review.recheck_sample(store, run, grader, share)
-    return review.most_useful_questions(store, run, grader)
+def recheck_questions(store: Store, run: RunInfo, grader: str, share: float) -> list[int]:
+    """The questions of a recheck pass: a sample of `share` of the graded ones (the most useful order is drawn item by
+    item instead: core/review/sampler.py)."""
+    return review.recheck_sample(store, run, grader, share)
 

@@ -40,6 +40,10 @@ def events(path, grader="alice"):
     return rows(path, "SELECT * FROM human_grades WHERE grader = ? ORDER BY id", (grader,))
 
 
+def draws(path, grader="alice"):
+    return rows(path, "SELECT * FROM sample_draws WHERE grader = ? ORDER BY draw_index", (grader,))
+
+
 def pane_text(app, side: str) -> str:
     screen = app.screen
     console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
@@ -329,11 +333,33 @@ async def test_command_palette_settings_and_orders(fixture_store):
         commands["Order: most useful first"].callback()
         await settle(pilot)
         screen = app.screen
-        assert screen.order == "most_useful" and screen.order_list
-        assert screen.item.question_pk == screen.order_list[0]
+        drawn = draws(info.path)
+        assert screen.order == "most_useful" and drawn and screen.item.question_pk == drawn[-1]["question_pk"]
+        await keys(pilot, "2")  # the grade records that the item was drawn, and with which probability
+        assert events(info.path)[-1]["selection"] == "sampled"
+        assert events(info.path)[-1]["selection_probability"] == pytest.approx(drawn[-1]["probability"])
         await keys(pilot, "j")
-        assert screen.item.question_pk == screen.order_list[1]
+        assert screen.item.question_pk == draws(info.path)[-1]["question_pk"] and len(draws(info.path)) > len(drawn)
         later = await palette(app.screen)
         later["Order: question order"].callback()
         await settle(pilot)
         assert screen.order == "question"
+
+
+async def test_each_grade_records_how_the_person_came_to_the_item(fixture_store):
+    from gradedesk.core.review.queue import Filters
+
+    info = fixture_store
+    async with running(info.path) as (app, pilot):
+        screen = app.screen
+        await keys(pilot, "2")
+        await keys(pilot, "j", "3")  # stepping in question order
+        target = info.question_pks[4]
+        screen.show_question(target)  # as the jump key and the queue do
+        await settle(pilot)
+        await keys(pilot, "1")
+        screen.apply_filters(Filters(status="ungraded"))
+        await settle(pilot)
+        await keys(pilot, "4")
+        assert [e["selection"] for e in events(info.path)] == ["question_order", "question_order", "jump", "filter"]
+        assert all(e["selection_probability"] is None for e in events(info.path))

@@ -101,6 +101,8 @@ class GradingScreen(GradingActions, Screen):
         self.order = "question"
         self.order_list: list[int] = []
         self.order_index = 0
+        # how the person came to the item on screen (human_grades.selection) and, for a sampled one, its probability
+        self.reached: tuple[str, float | None] = ("question_order", None)
         self.total: int | None = None
         self.questions: review.QuestionOrder | None = None  # the run's questions in order, once counted
         self.side = "left"
@@ -295,9 +297,12 @@ class GradingScreen(GradingActions, Screen):
 
     # Loading items ---------------------------------------------------------------------------------------------------
 
-    def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None) -> None:
+    def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None,
+             how: str | None = None, probability: Callable[[], float | None] = lambda: None) -> None:
         """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
-        first (a grade, an undo) and return (question_pk, what it did) for the status line.
+        first (a grade, an undo) and return (question_pk, what it did) for the status line. `how` names how the
+        person reached the item ('jump', 'sampled'; by default what the order and filters say); staying on the same
+        item keeps how it was reached.
 
         Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
         results of an older request are still dropped, should one ever overtake.
@@ -324,6 +329,8 @@ class GradingScreen(GradingActions, Screen):
                 if not note:
                     self.desk.report(empty)
                 return
+            if how is not None or self.item is None or item.question_pk != self.item.question_pk:
+                self.reached = (how or self._navigation(), probability())
             self._show(item)
             self.call_after_refresh(self._resume_collector)
             if after:
@@ -343,11 +350,17 @@ class GradingScreen(GradingActions, Screen):
     def on_unmount(self) -> None:
         self._collector.resume()
 
-    def show_question(self, question_pk: int, side: str | None = None) -> None:
+    def _navigation(self) -> str:
+        """How an item reached by stepping was chosen: the recheck sample, a filter, or the run's question order."""
+        if self.recheck:
+            return "recheck"
+        return "filter" if self.filters != Filters() else "question_order"
+
+    def show_question(self, question_pk: int, side: str | None = None, how: str | None = "jump") -> None:
         def focus() -> None:
             if side:
                 self.action_focus_side(side)
-        self.load(lambda store: question_pk, empty=f"question {question_pk} is not in this run", after=focus)
+        self.load(lambda store: question_pk, empty=f"question {question_pk} is not in this run", after=focus, how=how)
 
     def reload(self) -> None:
         if self.item is not None:

@@ -18,6 +18,7 @@ from gradedesk.core.review import queue as review
 from gradedesk.core.review import session
 from gradedesk.core.review.item import AnswerView, Item, other_method
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.runs import RunInfo
 
@@ -52,7 +53,24 @@ class GradingActions:
                                             list(self.order_list))
         return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck)
 
+    def _draw_next(self) -> None:
+        """The sampler's next draw (core/review/sampler.py): stored with its probability, graded ones count again."""
+        run, grader, drawn = self.run, self.desk.config.grader, {}
+
+        def find(store: Store) -> int | None:
+            d = draw_next(store, run, grader)
+            drawn["probability"] = d.probability if d else None
+            return d.question_pk if d else None
+        self.load(find, empty="every question of this run is graded", how="sampled",
+                  probability=lambda: drawn.get("probability"))
+
     def action_step(self, step: int) -> None:
+        if self.order == "most_useful":
+            if step > 0:
+                self._draw_next()
+            else:
+                self.desk.report("most useful order draws items: j draws the next, there is no earlier one")
+            return
         if self.order != "question":
             if not self.order_list:
                 return
@@ -61,12 +79,15 @@ class GradingActions:
                 self.desk.report("end of the list" if step > 0 else "start of the list")
                 return
             self.order_index = index
-            self.show_question(self.order_list[index])
+            self.show_question(self.order_list[index], how=None)
             return
         self.load(self._in_order(self.filters, step > 0, wrap=False),
                   empty="no more items" if step > 0 else "no earlier items")
 
     def action_next_ungraded(self) -> None:
+        if self.order == "most_useful":
+            self._draw_next()
+            return
         if self.order != "question":
             self.load(self._in_list(lambda item: not item.fully_graded), empty="everything in this list is graded")
             return
@@ -105,11 +126,13 @@ class GradingActions:
             self.desk.report("grade the answer first (keys 1-4), then add a label, scores or a note")
             return
         grader, mode, visible = self.desk.config.grader, self.mode, self.judge_visible(a)
+        selection, probability = self.reached
         answer_id, pk, machine = a.id, item.question_pk, a.machine.on_desk if a.machine else None
 
         def save(store: Store) -> tuple[int, str]:
             saved = human_grades.record_grade(store, answer_id, grader, change, mode=mode, judge_visible=visible,
-                                              rubric_version=run.rubric_version, machine=machine)
+                                              rubric_version=run.rubric_version, machine=machine,
+                                              selection=selection, selection_probability=probability)
             return pk, f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else "")
         self.load(save, empty="the item vanished from the store", after=self.refresh_progress)
 
@@ -172,7 +195,8 @@ class GradingActions:
             if not text or not text.strip():
                 return
             run = self.run
-            self.load(lambda store: review.find_question(store, run, text), empty=f"no question {text.strip()!r}")
+            self.load(lambda store: review.find_question(store, run, text), empty=f"no question {text.strip()!r}",
+                      how="jump")
         self.app.push_screen(TextModal("Jump to question id", placeholder="e.g. q-tokens or 42",
                                        blink=self.desk.config.cursor_blink), jumped)
 
@@ -242,21 +266,23 @@ class GradingActions:
         run, grader, share = self.run, self.desk.config.grader, self.desk.config.recheck_share
         if run is None:
             return
-        if order == "question":
-            self.order, self.order_list, self.order_index = "question", [], 0
-            self.reload()
+        if order in ("question", "most_useful"):
+            self.order, self.order_list, self.order_index = order, [], 0
             self._render_topbar()
+            if order == "most_useful":
+                self._draw_next()
+            else:
+                self.reload()
             return
 
         def done(pks: list[int]) -> None:
             if not pks:
-                self.desk.report("nothing graded yet to re-check" if order == "recheck"
-                                 else "nothing left to grade in this run")
+                self.desk.report("nothing graded yet to re-check")
                 return
             self.order, self.order_list, self.order_index = order, pks, 0
-            self.show_question(pks[0])
+            self.show_question(pks[0], how="recheck")
         self.desk.submit(f"order items: {order}",
-                         lambda store: session.order_questions(store, run, grader, order, share), done)
+                         lambda store: session.recheck_questions(store, run, grader, share), done)
 
     def palette_commands(self) -> list[PaletteCommand]:
         """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
@@ -271,7 +297,8 @@ class GradingActions:
             PaletteCommand(f"Recheck: re-grade {self.desk.config.recheck_share:.0%} of graded items blind",
                            "self-consistency: events are stored with mode 'recheck'",
                            lambda: self.set_order("recheck")),
-            PaletteCommand("Order: most useful first", "judge least confident / rarest confusion cell first",
+            PaletteCommand("Order: most useful first",
+                           "draw items, judge least sure / rarest confusion cell likelier; agree weighs the draws",
                            lambda: self.set_order("most_useful")),
             PaletteCommand("Order: question order", "walk the queue in question order",
                            lambda: self.set_order("question")),

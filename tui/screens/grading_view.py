@@ -56,7 +56,7 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
 
 
 def order_text(order: str, index: int, length: int) -> str:
-    return {"question": "question order", "most_useful": "most useful first",
+    return {"question": "question order", "most_useful": "most useful (sampled)",
             "recheck": f"recheck {index + 1}/{length}"}[order]
 
 

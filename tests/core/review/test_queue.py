@@ -117,12 +117,3 @@ def test_find_question_by_benchmark_id_or_row(env):
     assert review.find_question(store, run, " q-tokens ") == info.question_pks[1]
     assert review.find_question(store, run, str(info.question_pks[3])) == info.question_pks[3]
     assert review.find_question(store, run, "nope") is None
-
-
-def test_most_useful_questions_come_from_core_priority(env):
-    store, run, info = env
-    pks = review.most_useful_questions(store, run, "alice", limit=100)
-    assert sorted(pks) == sorted(info.question_pks)  # every question once, none graded yet
-    for method in ("raw", "bundle"):
-        human_grades.record_grade(store, info.answer_ids[(pks[0], method)], "alice", GradeChange(grade="wrong"))
-    assert pks[0] not in review.most_useful_questions(store, run, "alice", limit=100)
