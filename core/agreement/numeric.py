@@ -45,7 +45,7 @@ def _why_no_correlation(x: np.ndarray, y: np.ndarray, names: tuple[str, str]) ->
 
 def paired_estimates(person: Sequence[float], scorer: Sequence[float], boot: int = DEFAULT_BOOT,
                      seed: int = DEFAULT_SEED, names: tuple[str, str] = ("person", "scorer")) -> dict[str, Estimate]:
-    """Each statistic of STATISTICS on the pairs, with an interval from resampling the pairs (the same draws for all)."""
+    """Each statistic of STATISTICS on the pairs, with an interval from resampling the pairs (one set of draws)."""
     x, y = np.asarray(person, dtype=float), np.asarray(scorer, dtype=float)
     n = len(x)
     if n == 0:

@@ -88,8 +88,9 @@ def record_mark(store: Store, answer_id: int, grader: str, claim: Claim, mark: s
     return mark_of(rows[0])
 
 
-def undo_last_mark(store: Store, answer_id: int, grader: str) -> ClaimMark | None:
-    """Take back the grader's newest live mark on the answer with an `undo` event; return the mark undone."""
+def undo_last_mark(store: Store, answer_id: int, grader: str, *, scorers_visible: bool = False) -> ClaimMark | None:
+    """Take back the grader's newest live mark on the answer with an `undo` event; return the mark undone.
+    `scorers_visible` records whether the machine verdicts were on screen when the person undid it."""
     with store.transaction():
         rows = store.query(
             "SELECT * FROM claim_marks m WHERE m.answer_id = ? AND m.grader = ? AND m.action = 'set' AND NOT EXISTS "
@@ -101,11 +102,11 @@ def undo_last_mark(store: Store, answer_id: int, grader: str) -> ClaimMark | Non
         store.db["claim_marks"].insert({
             "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader,
             "claim_index": target["claim_index"], "claim_text": target["claim_text"], "action": "undo",
-            "undoes_uuid": target["uuid"], "scorers_visible": target["scorers_visible"], "created_at": utc_now()})
+            "undoes_uuid": target["uuid"], "scorers_visible": int(scorers_visible), "created_at": utc_now()})
     return mark_of(target)
 
 
-# what the marks add up to ----------------------------------------------------------------------------------------------
+# what the marks add up to ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ClaimFigures:
     claims: int

@@ -148,7 +148,7 @@ def split_claims(answer: str | None, evidence: list[Evidence]) -> list[Claim]:
     return out
 
 
-# which evidence lines to look at -----------------------------------------------------------------------------------------
+# which evidence lines to look at --------------------------------------------------------------------------------------
 class LineIndex:
     """The evidence's lines, each prepared once for term look-ups (a claim mode shows many claims over one evidence)."""
 

@@ -1,3 +1,4 @@
 """The desk's data. In: a store and a run (and a grader's name). Out: the queue of items the desk shows (queue.py:
 filters, keyset pages, progress, recheck samples, where each grader stopped), one item loaded whole (item.py), the
-blind-first rule of what a person may see (blind.py), and the one store call behind each desk action (session.py)."""
+blind-first rule of what a person may see (blind.py), the one store call behind each desk action (session.py), and
+claim mode's: an answer's claims with where each points, marks and undo (claim_desk.py)."""

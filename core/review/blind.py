@@ -1,4 +1,5 @@
-"""Blind first: when a person may see the machine grade of an answer, and which mode a grade is made in.
+"""Blind first: when a person may see the machine grade of an answer (and its machine faithfulness verdicts), and
+which mode a grade is made in.
 
 One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
 person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
@@ -20,3 +21,11 @@ def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: b
 def grading_mode(*, show_judge: bool, recheck: bool) -> str:
     """The mode a grade is recorded in (human_grades.mode): recheck, open (judge shown from the start) or blind."""
     return "recheck" if recheck else ("open" if show_judge else "blind")
+
+
+def scorers_visible(*, due: bool, show_judge: bool, recheck: bool) -> bool:
+    """Whether the machine faithfulness verdicts (offline and LLM scorers) of an answer are on screen: once the person
+    has marked every claim of it (or saw them before), or from the start in open mode; never in a recheck pass."""
+    if recheck:
+        return False
+    return show_judge or due

@@ -1,5 +1,5 @@
 """One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the run's
-primary budget), each with its evidence, bundle, machine grade, the person's grade and scores. No textual here.
+primary budget), each with its evidence, bundle, machine grade, the person's grade, scores and claims. No textual here.
 
 Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: an answer shows its bundle or
 its hits, or, for an imported log that named only files, those files.
@@ -14,6 +14,7 @@ from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
 from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.grading.human_grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
+from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import SHOWN, left_method
 from gradedesk.core.store.runs import RunInfo
 from gradedesk.core.store.connection import Store
@@ -86,6 +87,7 @@ class AnswerView:
     judge_seen: bool  # the person has seen the machine grade (graded it before, even if undone since)
     finish_reason: str | None = None  # "length": the answer was cut at the run's max_tokens
     thinking: str | None = None  # a reasoning model's reasoning, kept apart from the answer text
+    claims: ClaimState | None = None  # its claims and the person's marks; None while never computed
 
     @property
     def truncated(self) -> bool:
@@ -148,7 +150,7 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
             evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"]),
             current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader),
-            a["finish_reason"], a["reasoning"])
+            a["finish_reason"], a["reasoning"], claim_state(store, a["id"], grader))
     pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
                         "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
     return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],

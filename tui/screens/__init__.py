@@ -1,1 +1,1 @@
-"""The desk's screens: grading (the main one), queue, bundle browser, help, and small modal pickers."""
+"""The desk's screens: grading (the main one), queue, bundle browser, claim mode, help, and small modal pickers."""

@@ -84,6 +84,8 @@ class GradingScreen(GradingActions, Screen):
         Binding("q", "queue", "queue", tooltip="all items in a table", id="desk.queue"),
         Binding("b", "bundle", "evidence", tooltip="evidence browser: snippets, token bar, raw JSON",
                 id="desk.bundle"),
+        Binding("c", "claims", "claims", tooltip="claim mode: check the focused answer claim by claim against its "
+                "evidence", id="desk.claims"),
         Binding("a", "agreement", "agreement", tooltip="agreement with the judge; Enter on a cell filters to it",
                 id="desk.agreement"),
         Binding("ctrl+up", "scroll_question(-1)", "scroll question up", show=False, id="desk.question.up"),
@@ -204,11 +206,16 @@ class GradingScreen(GradingActions, Screen):
         self.query_one("#question", Static).update(
             view.question_text(self.item, self.methods_visible(), self.questions))
 
+    def scorers_visible(self, answer: AnswerView | None) -> bool:
+        due = answer is not None and answer.claims is not None and answer.claims.scorers_due
+        return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=self.recheck)
+
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
             a = self.answer_at(side)
             self.query_one(f"#{side}", AnswerPane).show(
-                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible()),
+                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
+                         self.scorers_visible(a)),
                 new_item=new_item)
 
     def _render_topbar(self) -> None:

@@ -25,6 +25,7 @@ from gradedesk.core.store.runs import RunInfo
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.agreement import AgreementScreen
 from gradedesk.tui.screens.bundle import BundleScreen
+from gradedesk.tui.screens.claims import ClaimScreen
 from gradedesk.tui.screens.modals import LabelModal, ScoresModal, TextModal, open_filters
 from gradedesk.tui.screens.palette import PaletteCommand
 from gradedesk.tui.screens.queue import QueueScreen
@@ -104,7 +105,7 @@ class GradingActions:
     # Grading ---------------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("grade", "label", "scores", "note", "bundle", "prefer", "undo") and self.item is None:
+        if action in ("grade", "label", "scores", "note", "bundle", "claims", "prefer", "undo") and self.item is None:
             return None  # shown dimmed: no item
         return True
 
@@ -238,6 +239,17 @@ class GradingActions:
         if (a := self._focused_answer()) is not None:
             self.app.push_screen(BundleScreen(a, self.pane_title(self.side), methods_visible=self.methods_visible()))
 
+    def action_claims(self) -> None:
+        a, item = self._focused_answer(), self.item
+        if a is None or item is None:
+            return
+        if self.recheck:
+            self.desk.report("claim mode is not part of a recheck pass: leave it first (command palette)")
+            return
+        self.app.push_screen(ClaimScreen(self.desk, a.id, self.pane_title(self.side), item.question,
+                                         show_judge=self.show_judge, evidence_label="Evidence" if a.bundle else "Hit"),
+                             lambda _: self.reload())
+
     def action_agreement(self) -> None:
         if self.run is None:
             return
@@ -305,5 +317,6 @@ class GradingActions:
             PaletteCommand("Clear filters", "show every item", lambda: self.apply_filters(Filters())),
             PaletteCommand("Open the queue", "all items in a table", self.action_queue),
             PaletteCommand("Open the evidence browser", "snippets of the focused answer", self.action_bundle),
+            PaletteCommand("Claim mode", "check the focused answer claim by claim (c)", self.action_claims),
             PaletteCommand("Jump to question id", "go to a question by its benchmark id", self.action_jump),
         ]

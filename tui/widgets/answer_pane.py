@@ -16,6 +16,7 @@ from rich.text import Text
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.grading.human_grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
 from gradedesk.core.text.tokens import count_tokens
 
@@ -34,6 +35,7 @@ class PaneView:
     judge_visible: bool
     recheck: bool
     methods_visible: bool = True
+    scorers_visible: bool = False  # the machine faithfulness verdicts (blind first: after the claims are marked)
 
 
 def grade_text(grade: str | None) -> Text:
@@ -93,12 +95,54 @@ def reasoning_fold(thinking: str) -> Text:
     return t
 
 
+def scores_text(scores: list[tuple[str, str, float | None]], scorers_visible: bool) -> Text:
+    """The answer's scores; machine faithfulness only once blind first allows (core/review/blind.py)."""
+    shown = [f"{m} {'—' if v is None else f'{v:.2f}'} ({meth})" for m, meth, v in scores
+             if scorers_visible or m != "faithfulness"]
+    hidden = [meth for m, meth, _ in scores if not scorers_visible and m == "faithfulness"]
+    if hidden:
+        shown.append(f"faithfulness ({', '.join(hidden)}): hidden until you mark the claims (c)")
+    return literal("  ".join(shown), "dim")
+
+
+def claims_line(state: ClaimState) -> Text:
+    """'claims 7 · 2 invalid citations · you marked 7 of 7: faithfulness 0.75, citation precision 0.67'."""
+    f = state.figures
+    t = Text()
+    t.append(f"claims {state.claims}", style="bold")
+    if state.invalid:
+        t.append(f" · {state.invalid} invalid citation{'s' if state.invalid != 1 else ''}", style="bold red")
+    t.append(f" · you marked {f.marked} of {state.claims}")
+    if f.complete and state.claims:
+        t.append(": faithfulness ")
+        t.append(share_text(f.faithfulness), style="bold")
+        t.append(", citation precision ")
+        t.append(share_text(f.citation_precision), style="bold")
+    t.append("  (c: claim mode)", style="dim")
+    return t
+
+
+def share_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
 def snippets_of(a: AnswerView) -> list[Evidence]:
     return (a.bundle.snippets if a.bundle else []) + a.evidence
 
 
 def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = True, neutral: bool = False) -> Group:
     """One piece of evidence; `neutral`: file, lines and text only (nothing that tells how it was chosen)."""
+    return Group(*snippet_header(s, label, neutral=neutral), snippet_text(s, highlight=highlight))
+
+
+def snippet_text(s: Evidence, *, highlight: bool = True) -> Text:
+    if s.text:
+        return code(s.text, s.file_path, s.start_line, highlight=highlight)
+    return Text("  text not recorded", style="dim italic")  # a run log that named only the files it used
+
+
+def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[RenderableType]:
+    """What is shown above a piece of evidence: label, location, symbol, and unless `neutral` how it was chosen."""
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
@@ -125,11 +169,7 @@ def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = Tru
         for key, value in s.extra.items():
             if key not in ("chunk_id", "content_hash"):
                 parts.append(literal(f"  {key}: {value}", "dim"))
-    if s.text:
-        parts.append(code(s.text, s.file_path, s.start_line, highlight=highlight))
-    else:  # a run log that named only the files it used
-        parts.append(Text("  text not recorded", style="dim italic"))
-    return Group(*parts)
+    return parts
 
 
 def _evidence_title(evidence: list[Evidence]) -> str:
@@ -200,8 +240,9 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))
     if a.scores:
-        parts.append(literal("  ".join(f"{m} {'—' if v is None else f'{v:.2f}'} ({meth})"
-                                       for m, meth, v in a.scores), "dim"))
+        parts.append(scores_text(a.scores, view.scorers_visible))
+    if a.claims is not None:
+        parts.append(claims_line(a.claims))
     parts.extend(evidence_blocks(a, highlight) if view.methods_visible else neutral_evidence_blocks(a, highlight))
     return parts
 

@@ -20,6 +20,7 @@ class BlockView(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self._blocks: list[RenderableType] = []
         self._lines: list[Strip] = []
+        self._starts: list[int] = []  # the first line of each block rendered so far
         self._next_block = 0
         self._width = 0
         self._style = Style()
@@ -32,6 +33,7 @@ class BlockView(ScrollView, can_focus=True):
 
     def _reset(self) -> None:
         self._lines = []
+        self._starts = []
         self._next_block = 0
         self._width = self.scrollable_content_region.width
         self._render_until(self.scroll_offset.y + self.size.height)
@@ -48,11 +50,18 @@ class BlockView(ScrollView, can_focus=True):
         while len(self._lines) < needed and self._next_block < len(self._blocks):
             block = self._blocks[self._next_block]
             self._next_block += 1
+            self._starts.append(len(self._lines))
             for line in console.render_lines(block, options, pad=False, new_lines=False):
                 self._lines.append(Strip(line, Segment.get_line_length(line)))
             grew = True
         if grew:
             self.virtual_size = Size(width, len(self._lines))
+
+    def block_line(self, index: int) -> int | None:
+        """The first line of block `index` (the blocks before it are rendered if they were not yet)."""
+        while len(self._starts) <= index and self._next_block < len(self._blocks) and self._width > 0:
+            self._render_until(len(self._lines) + 1)
+        return self._starts[index] if index < len(self._starts) else None
 
     def _render_rest(self) -> None:
         if self._next_block < len(self._blocks):

@@ -1,0 +1,167 @@
+"""Claim mode, driven by its keys (one at a time and in bursts) on a real store: marks and undo land in claim_marks on
+the claim that was in view, the cited evidence is scrolled into view and highlighted, an uncited claim gets a
+suggestion, and the machine faithfulness verdicts stay hidden until every claim is marked."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from rich.console import Console, Group
+
+from gradedesk.tui.screens.claims import ClaimScreen, EvidenceView
+from gradedesk.tui.screens.grading import GradingScreen
+from gradedesk.tui.widgets.answer_pane import PaneView, pane_blocks
+from tests.fixtures.claims_store import build_claims_store
+from tests.fixtures.desk import keys, running, settle
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def claims_store(tmp_path):
+    return build_claims_store(tmp_path / "store.db")
+
+
+def marks(path, grader="alice") -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT answer_id, claim_index, action, mark, scorers_visible FROM claim_marks "
+                            "WHERE grader = ? ORDER BY id", (grader,)).fetchall()
+    finally:
+        conn.close()
+
+
+def visible(app) -> str:
+    """The evidence pane's lines as they are on screen now."""
+    view = app.screen.query_one(EvidenceView)
+    return "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+
+def figures(app) -> str:
+    return str(app.screen.query_one("#claims-figures").render())
+
+
+def pane_text(app, side: str) -> str:
+    screen = app.screen
+    answer = screen.answer_at(side)
+    console = Console(width=300, record=True, color_system=None, file=open("/dev/null", "w"))  # no wrapping
+    console.print(Group(*pane_blocks(PaneView(answer, "", screen.judge_visible(answer), screen.recheck,
+                                              screen.methods_visible(), screen.scorers_visible(answer)))))
+    return console.export_text()
+
+
+async def open_claims(pilot, side: str) -> None:
+    await keys(pilot, "h" if side == "left" else "l", "c")
+
+
+async def test_marks_in_a_burst_land_on_the_claims_in_view_and_undo_is_an_event(claims_store):
+    info = claims_store
+    async with running(info.path) as (app, pilot):
+        await open_claims(pilot, info.bundle_side)
+        assert isinstance(app.screen, ClaimScreen) and app.screen.current == 0
+        assert "hidden until you have marked every claim (blind first): llm:gpt-4o-mini, offline-rapidfuzz" \
+            in figures(app)
+        await pilot.press("s", "s", "x", "w", "s", "n")  # a burst: no waiting between keys
+        await settle(pilot)
+        assert marks(info.path) == [(info.bundled, i, "set", m, 0) for i, m in enumerate(
+            ("supported", "supported", "unsupported", "miscited", "supported", "not_claim"), start=1)]
+        text = figures(app)
+        assert "you 0.80" in text and "citation precision 0.50" in text  # 4 of 5 factual; 2 of 4 cited by citation
+        assert "llm:gpt-4o-mini 0.60 (3 of its 5 claims supported)" in text and "offline-rapidfuzz 0.80" in text
+        await keys(pilot, "u")
+        assert marks(info.path)[-1] == (info.bundled, 6, "undo", None, 1)  # undone with the verdicts in view
+        assert app.screen.current == 5 and "undone: claim 6 not a factual claim" in app.last_status
+        assert "llm:gpt-4o-mini 0.60" in figures(app)  # seen once, not hidden again by an undo
+        await keys(pilot, "n")
+        assert marks(info.path)[-1] == (info.bundled, 6, "set", "not_claim", 1)
+
+
+async def test_keys_typed_before_the_claims_load_wait_for_them(claims_store):
+    info = claims_store
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "h" if info.bundle_side == "left" else "l")
+        await pilot.press("c", "s", "j", "x", "escape")
+        await settle(pilot)
+        assert marks(info.path) == [(info.bundled, 1, "set", "supported", 0), (info.bundled, 3, "set", "unsupported",
+                                                                               0)]
+        assert isinstance(app.screen, GradingScreen)
+        assert "you marked 2 of 6" in pane_text(app, info.bundle_side)
+
+
+async def test_cited_evidence_is_scrolled_into_view_and_an_uncited_claim_gets_a_suggestion(claims_store):
+    info = claims_store
+    async with running(info.path, size=(100, 30)) as (app, pilot):
+        await open_claims(pilot, info.bundle_side)
+        assert "▶ cited  [Evidence 1] core/store.py:21-27" in visible(app)
+        assert "Claim 1 cites Evidence 1 (highlighted)" in visible(app)
+        await keys(pilot, "j", "j", "j")  # claim 4 cites Evidence 3 (and Evidence 5, which is not there)
+        view = app.screen.query_one(EvidenceView)
+        assert view.scroll_offset.y > 0 and "▶ cited  [Evidence 3] core/bundle.py:61-67" in visible(app)
+        await keys(pilot, "j")  # claim 5 cites nothing
+        shown = visible(app)
+        assert "◆ suggested  [Evidence 1]" in shown and 'raise StoreError(f"{p}: no such store")' in shown
+        await keys(pilot, "k", "k", "k", "k")
+        assert app.screen.current == 0 and "▶ cited  [Evidence 1]" in visible(app)
+
+
+async def test_raw_answer_file_citations_point_at_hits_and_lines(claims_store):
+    info = claims_store
+    raw_side = "right" if info.bundle_side == "left" else "left"
+    async with running(info.path, size=(100, 30)) as (app, pilot):
+        await open_claims(pilot, raw_side)
+        screen = app.screen
+        assert [c.evidence for c in screen.sheet.claims] == [(1,), (2,), ()]
+        assert screen.sheet.claims[2].citations[0].problem == "core/cache.py is not in the evidence"
+        await keys(pilot, "j")
+        assert "▶ cited  [Hit 2] core/tokens.py:11-12" in visible(app)
+        await keys(pilot, "j", "s")  # what it cites is not there: supported is refused, nothing stored
+        assert marks(info.path) == [] and "cites only what is not in the evidence" in app.last_status
+        await keys(pilot, "w")
+        assert marks(info.path) == [(info.raw, 3, "set", "miscited", 0)]
+
+
+async def test_blind_first_in_the_grading_pane_until_every_claim_is_marked(claims_store):
+    info = claims_store
+    side = info.bundle_side
+    async with running(info.path) as (app, pilot):
+        before = pane_text(app, side)
+        assert "faithfulness (llm:gpt-4o-mini, offline-rapidfuzz): hidden until you mark the claims (c)" in before
+        assert "faithfulness 0.60" not in before
+        await open_claims(pilot, side)
+        await keys(pilot, "s", "s", "x", "w", "s", "escape")  # five of six
+        assert "hidden until you mark the claims" in pane_text(app, side)
+        assert "claims 6 · 1 invalid citation · you marked 5 of 6" in pane_text(app, side)
+        await keys(pilot, "c", "n", "escape")  # claim mode opens on the first unmarked claim
+        after = pane_text(app, side)
+        assert "faithfulness 0.60 (llm:gpt-4o-mini)" in after and "faithfulness 0.80 (offline-rapidfuzz)" in after
+        assert "you marked 6 of 6: faithfulness 0.80, citation precision 0.50" in after
+    async with running(info.path, grader="bob", show_judge=True) as (app, pilot):  # open mode: shown from the start
+        assert "faithfulness 0.60 (llm:gpt-4o-mini)" in pane_text(app, side)
+
+
+async def test_claim_mode_is_not_part_of_a_recheck_pass(claims_store):
+    from gradedesk.core.grading import human_grades
+    from gradedesk.core.store.connection import open_store
+
+    info = claims_store
+    with open_store(info.path) as store:
+        human_grades.record_grade(store, info.bundled, "alice", human_grades.GradeChange(grade="wrong"))
+    async with running(info.path, recheck=1.0) as (app, pilot):
+        await keys(pilot, "c")
+        assert isinstance(app.screen, GradingScreen) and "not part of a recheck pass" in app.last_status
+
+
+async def test_claims_and_evidence_from_outside_are_shown_literally(tmp_path):
+    from gradedesk.core.review.queue import left_method
+    from tests.fixtures.desk_store import build_fixture_store
+
+    info = build_fixture_store(tmp_path / "store.db", hostile=True)
+    side = "left" if left_method(7, info.question_pks[0]) == "bundle" else "right"
+    async with running(info.path) as (app, pilot):
+        await open_claims(pilot, side)
+        options = app.screen.query_one("#claims-list")
+        prompt = options.get_option_at_index(len(app.screen.sheet.claims) - 1).prompt
+        assert "[bold]not bold[/]" in prompt.plain and "\\x1b[31mnot red" in prompt.plain
+        shown = visible(app)  # the first snippet's selection reason carries the hostile text
+        assert "[bold]not bold[/]" in shown and "[link=https://example.invalid]" in shown and "\\x1b[31m" in shown
