@@ -87,7 +87,7 @@ def test_align_prints_and_stores_the_same_figures_as_json(db, capsys, chat_serve
         assert part in out, part
     code, out, _ = cli(capsys, "rubric", "history", "--store", db)
     assert code == 0
-    assert f"align 1 (run 1, judge-model, 24 test, new)" in out and new.version in out
+    assert "align 1 (run 1, judge-model, 24 test, new)" in out and new.version in out
     code, js, _ = cli(capsys, "rubric", "history", "--store", db, "--json")
     history = json.loads(js)
     assert [h["version"] for h in history] == [builtin_rubric().version, new.version]

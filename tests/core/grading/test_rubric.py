@@ -119,7 +119,7 @@ def test_every_structural_mistake_is_named():
         f"my.rubric:{n('[grade terrible]')}: [grade terrible]: unknown grade",
         f"my.rubric:{n('[lable wrong_chunk]')}: [lable wrong_chunk]: unknown section",
         f"my.rubric:{n('colour: blue')}: header.colour: unknown field",
-        f"my.rubric:1: name: 'judge rubric' must be letters",
+        "my.rubric:1: name: 'judge rubric' must be letters",
         f"my.rubric:{n('  floating')}: example 1: an indented line continues a field, but no field is open",
         f"my.rubric:{n('question: twice')}: example 1.question: given twice (first on line {n('question: Q?')})",
         f"my.rubric:{n('extra: x')}: example 1.extra: unknown field",
