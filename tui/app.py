@@ -191,7 +191,8 @@ class DeskApp(App):
 
 
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
-             show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None) -> None:
+             show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
+             reveal_share: float = 0.0) -> None:
     """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.store.connection import open_store
@@ -202,5 +203,6 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
     config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
-                        hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1)
+                        hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
+                        reveal_share=reveal_share)
     DeskApp(config).run()

@@ -23,6 +23,7 @@ class DeskConfig:
     hide_methods: bool | None = None
     recheck: float | None = None  # open in a recheck pass over this share of graded items
     recheck_share: float = 0.1  # the share the command palette's recheck uses
+    reveal_share: float = 0.0  # a random share of items opened with the judge in view (anchoring is measured)
     cursor_blink: bool = True  # tests switch it off for stable snapshots
     job_delay: float = 0.0  # seconds the store thread waits before each job: tests and benchmarks play a busy machine
 

@@ -9,6 +9,8 @@ every later grade as made with the judge in view). No textual here.
 
 from __future__ import annotations
 
+import random
+
 
 def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
     """Whether the machine grade of an answer is on screen; `seen`: the person has graded the answer (now, or before
@@ -16,6 +18,12 @@ def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: b
     if not has_machine or recheck:
         return False
     return show_judge or seen
+
+
+def revealed(order_seed: int, grader: str, question_pk: int, share: float) -> bool:
+    """Whether an item is one of the random `share` opened with the judge in view (`grade --reveal-share`), so that
+    agreement on revealed vs blind items measures anchoring. Fixed per run, grader and question."""
+    return share > 0 and random.Random(f"{order_seed}:{grader}:reveal:{question_pk}").random() < share
 
 
 def grading_mode(*, show_judge: bool, recheck: bool) -> str:

@@ -363,3 +363,15 @@ async def test_each_grade_records_how_the_person_came_to_the_item(fixture_store)
         await keys(pilot, "4")
         assert [e["selection"] for e in events(info.path)] == ["question_order", "question_order", "jump", "filter"]
         assert all(e["selection_probability"] is None for e in events(info.path))
+
+
+async def test_reveal_share_opens_that_share_of_items_with_the_judge_in_view(fixture_store):
+    info = fixture_store
+    async with running(info.path, reveal_share=1.0) as (app, pilot):
+        await keys(pilot, "2")
+        assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
+    from gradedesk.core.review.blind import revealed
+
+    shown = sum(revealed(7, "alice", pk, 0.1) for pk in range(5000))
+    assert 400 < shown < 600 and not revealed(7, "alice", 3, 0.0)
+    assert revealed(7, "alice", 42, 0.5) == revealed(7, "alice", 42, 0.5)

@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help='show "Answer A / B" instead of raw/bundle until both answers are graded')
     p.add_argument("--recheck", type=_share, metavar="SHARE",
                    help="re-show this share (e.g. 0.1) of your graded items blind, to measure self-consistency")
+    p.add_argument("--reveal-share", type=_share, default=0.0, metavar="SHARE",
+                   help="open this random share (e.g. 0.1) of items with the judge in view; agree then reports "
+                        "agreement on revealed vs blind items (anchoring)")
     p.set_defaults(handler=run)
 
 
@@ -38,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.tui.app import run_desk
 
     run_desk(args.store, args.run, args.grader, show_judge=args.show_judge, hide_methods=args.hide_methods,
-             recheck=args.recheck)
+             recheck=args.recheck, reveal_share=args.reveal_share)
     return 0

@@ -169,8 +169,15 @@ class GradingScreen(GradingActions, Screen):
         return self.order == "recheck"
 
     @property
+    def judge_shown_first(self) -> bool:
+        """Open mode, or this item is one of the random share revealed from the start (--reveal-share)."""
+        item, run, cfg = self.item, self.run, self.desk.config
+        return self.show_judge or (item is not None and run is not None and blind.revealed(
+            run.order_seed, cfg.grader, item.question_pk, cfg.reveal_share))
+
+    @property
     def mode(self) -> str:
-        return blind.grading_mode(show_judge=self.show_judge, recheck=self.recheck)
+        return blind.grading_mode(show_judge=self.judge_shown_first, recheck=self.recheck)
 
     @property
     def progress_text(self) -> str:
@@ -183,7 +190,7 @@ class GradingScreen(GradingActions, Screen):
         if answer is None:
             return False
         return blind.judge_visible(has_machine=answer.machine is not None, seen=answer.judge_seen,
-                                   show_judge=self.show_judge, recheck=self.recheck)
+                                   show_judge=self.judge_shown_first, recheck=self.recheck)
 
     def methods_visible(self) -> bool:
         return not self.hide_methods or (self.item is not None and self.item.fully_graded)
