@@ -28,9 +28,9 @@ from pathlib import Path
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.agreement import statistics as stats
 from gradedesk.core.agreement.alignments import record_alignment, verdict_cost, verdicts
-from gradedesk.core.agreement.bias import LengthItem, grade_inflation, verbosity
 from gradedesk.core.agreement.examples import choose_examples, to_example
 from gradedesk.core.agreement.paired import paired_estimates, paired_table
+from gradedesk.core.agreement.rubric_versions import machine_bias
 from gradedesk.core.agreement.split import (
     GradedItem, graded_items, leaks, pinned_questions, shows_answer, split_by_question,
 )
@@ -42,7 +42,6 @@ from gradedesk.core.grading.rubrics import store_rubric
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.progress import Progress
 from gradedesk.core.store.connection import Store
-from gradedesk.core.text.tokens import count_tokens
 
 TARGET = 0.80  # the evals lesson: below 80% agreement the rubric needs work
 FEW_ITEMS = 20
@@ -75,11 +74,8 @@ def _measures(people: list[str], base: list[str], new: list[str], s: AlignSettin
             for name, p in figures.items()}
 
 
-def _bias(items: list[GradedItem], judged: dict[int, str], s: AlignSettings) -> dict:
-    people, judge = [i.grade for i in items], [judged[i.answer_id] for i in items]
-    lengths = [LengthItem(count_tokens(i.answer), i.grade, judged[i.answer_id]) for i in items]
-    return {"grade_inflation": grade_inflation(people, judge, s.boot, s.seed),
-            "verbosity": verbosity(lengths, s.boot, s.seed)}
+def _bias(store: Store, items: list[GradedItem], judged: dict[int, str], s: AlignSettings) -> dict:
+    return machine_bias(store, [(i.answer_id, i.grade, judged[i.answer_id]) for i in items], s.boot, s.seed)
 
 
 def _target(measures: dict) -> dict:
@@ -172,7 +168,7 @@ def align(store: Store, run_id: int, base: Rubric, provider, settings: AlignSett
             "left_out": {"base_grading_errors": len(test_ids - set(base_test)),
                          "new_grading_errors": len(test_ids - set(new_test))},
             "measures": measures, "target": _target(measures),
-            "bias": {"base": _bias(compared, base_test, s), "new": _bias(compared, new_test, s)},
+            "bias": {"base": _bias(store, compared, base_test, s), "new": _bias(store, compared, new_test, s)},
             "consistency": None if s.repeat < 2 else {
                 role: judge_consistency(store, run_id, model, rubric_version=v, answer_ids=test_ids)
                 for role, v in (("base", base_version), ("new", new_version))},

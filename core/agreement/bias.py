@@ -69,7 +69,7 @@ def grade_inflation(people: Sequence[str], judge: Sequence[str], boot: int = DEF
 
 @dataclass(frozen=True)
 class LengthItem:
-    length: int  # the answer's length (tokens)
+    length: int  # the answer's length (any unit that orders answers: the callers use words)
     person: str
     judge: str
 

@@ -19,7 +19,9 @@ computes everything with the pure statistics in core/agree.py. Decisions worth k
   new grade is closer to it on the ordinal scale, away when farther.
 - Self-consistency: each 'recheck' grade against the same person's latest earlier non-recheck grade of that answer.
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
-  re-grading.
+  re-grading. A run judged under several rubrics gets them side by side on the items all of them graded
+  (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
+- Bias probes of the machine grader (bias.py): its pass rate against the people's, and agreement by answer length.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.agreement.faithfulness import faithfulness_agreement
+from gradedesk.core.agreement.rubric_versions import judge_versions, machine_bias
 from gradedesk.core.agreement.samples import sample_report
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, grade_rank
@@ -441,6 +444,8 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "switch_rate": _switches(events, machine, s),
         "self_consistency": _self_consistency(events, s),
         "rubrics": _rubrics(store, run_id, pairs, s),
+        "judge_rubrics": judge_versions(store, run_id, s.boot, s.seed),
+        "bias": machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
         "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
         "samples": sample_report(store, run_id, pairs, kind, s),
         "faithfulness": faithfulness_agreement(store, run_id, s.boot, s.seed),
@@ -448,6 +453,11 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "stale_grades": stale,
     }
     report["notes"] += report["faithfulness"]["notes"]
+    judged_under = len(report["judge_rubrics"]["versions"])
+    if kind == "judge" and judged_under > 1:
+        report["notes"].append(f"the judge graded this run under {judged_under} rubric versions (or models): the "
+                               "headline takes each answer's newest judge grade; see them side by side on the same "
+                               "items under 'per judge rubric version'")
     if not pairs:
         report["notes"].append("no answer of this run has both a person's grade and a machine grade")
     elif len(pairs) < FEW_PAIRS:

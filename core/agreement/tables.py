@@ -124,6 +124,27 @@ def rubric_table(report: dict) -> Table:
     return table
 
 
+def judge_rubrics_table(report: dict) -> Table:
+    jr = report["judge_rubrics"]
+    rows = [[f"{v['model']} {v['rubric_version'] or '(unversioned)'}", v["n"], est_text(v["own"]["percent_agreement"]),
+             est_text(v["common"]["percent_agreement"]), est_text(v["common"]["cohen_kappa"]),
+             est_text(v["common"]["gwet_ac1"])] for v in jr["versions"]]
+    return Table(f"Per judge rubric version (side by side on the {jr['common_items']} pair(s) every version graded)",
+                 ["judge and rubric", "n", "agreement (own items)", "agreement", "kappa", "AC1"], rows)
+
+
+def bias_table(report: dict) -> Table:
+    infl = report["bias"]["grade_inflation"]
+    rows = [[label, est_text(infl[key])] for key, label in (
+        ("person_pass_rate", "people's pass rate"), ("judge_pass_rate", "machine pass rate"),
+        ("pass_rate_difference", "machine - people"), ("pass_rate_ratio", "machine / people"))]
+    for t in report["bias"]["verbosity"]:
+        span = "" if not t["n"] else f", {t['min_length']}-{t['max_length']}"
+        rows.append([f"agreement, {t['tercile']} (n={t['n']}{span})", est_text(t["percent_agreement"])])
+    return Table("Biases of the machine grader: grade inflation (pass rates on the same items) and verbosity (by answer "
+                 f"length in {report['bias']['length_unit']})", ["probe", "value"], rows)
+
+
 def quality_table(report: dict) -> Table:
     rows = [[q["method"], q["budget"], q["answers"],
              None if q["mean_tokens_in"] is None else round(q["mean_tokens_in"]),
@@ -194,9 +215,9 @@ def report_tables(report: dict, by: list[str]) -> list[Table]:
     tables += [switch_table(report),
                group_table("Self-consistency (blind re-check vs the earlier grade)", "person",
                            report["self_consistency"]),
-               rubric_table(report), quality_table(report), samples_table(report)]
+               rubric_table(report), judge_rubrics_table(report), quality_table(report), samples_table(report)]
     if report["samples"]["pass_rates"]:
         tables.append(ppi_table(report))
-    tables.append(people_bias_table(report))
+    tables += [bias_table(report), people_bias_table(report)]
     tables += faithfulness_tables(report)
     return tables

@@ -69,11 +69,12 @@ def _bias(r: dict) -> None:
     bias = r["test"]["bias"]
     people = bias["base"]["grade_inflation"]["person_pass_rate"]
     print()
-    print(f"Bias probes on the test answers (people's pass rate {est_text(people)})")
+    print(f"Bias probes on the test answers (people's pass rate {est_text(people)}; answer length in "
+          f"{bias['base']['length_unit']})")
     rows = [[label, est_text(bias["base"]["grade_inflation"][k]), est_text(bias["new"]["grade_inflation"][k])]
             for k, label in INFLATION]
     for base_t, new_t in zip(bias["base"]["verbosity"], bias["new"]["verbosity"]):
-        span = "-" if base_t["n"] == 0 else f"{base_t['min_length']}-{base_t['max_length']} tokens"
+        span = "-" if base_t["n"] == 0 else f"{base_t['min_length']}-{base_t['max_length']}"
         rows.append([f"agreement, {base_t['tercile']} (n={base_t['n']}, {span})",
                      est_text(base_t["percent_agreement"]), est_text(new_t["percent_agreement"])])
     print_table(["probe", "base", "new"], rows)
