@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from gradedesk.core.providers.chat import ChatResult, messages_text, short
 from gradedesk.core.text.codeterms import PROSE_STOPWORDS, identifier_parts
+from gradedesk.core.text.matching import inline_code
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
 
@@ -131,7 +132,7 @@ def extractive_answer(user_text: str, max_lines: int = OfflineExtractiveProvider
     if not best:
         return _insufficient(labelled)
     best.sort(key=lambda line: line.order)
-    body = "\n".join(f"- `{short(line.text, 160)}` {line.cite}" for line in best)
+    body = "\n".join(f"- {inline_code(short(line.text, 160))} {line.cite}" for line in best)
     return f"From the {'evidence' if labelled else 'retrieved context'}, the most relevant lines are:\n{body}"
 
 

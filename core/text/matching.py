@@ -217,6 +217,13 @@ def mask_code(text: str) -> str:
     return "".join(out)
 
 
+def inline_code(text: str) -> str:
+    """`text` quoted as one CommonMark code span, whatever backticks it holds (a longer run of backticks around it)."""
+    fence = "`" * (max((len(m.group()) for m in _TICKS_RE.finditer(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _code_spans(text: str) -> list[tuple[int, int, int]]:
     """(start, end, backticks) of each `inline` code span, as CommonMark reads them: a run of backticks opens a span
     that the next run of as many backticks on the same line closes (``a ` b`` quotes a backtick); a run that is never

@@ -48,3 +48,20 @@ def test_offline_answers_differ_as_the_evidence_differs():
     assert raw.startswith("The retrieved context is insufficient")
     with_file = extractive_answer(RAW_CONTEXT.replace("VALUE = 1", "def open_store(): apply schema"))
     assert "(File: core/tokens.py:2)" in with_file
+
+
+def test_a_quoted_line_that_holds_backticks_stays_one_code_span_and_cites_nothing_it_quotes():
+    from gradedesk.core.evidence.record import Evidence
+    from gradedesk.core.grading.claims import split_claims
+    from gradedesk.core.text.matching import inline_code
+
+    context = ("Question: How are raw blocks written?\n\nContext:\n\n"
+               "File: core/runs/prompts.py (lines 4-5)\n"
+               "RAW_K raw blocks are written as `File: path (lines a-b)` blocks in rank order.\n"
+               "def raw_block(hit):")
+    answer = extractive_answer(context)
+    assert "- ``RAW_K raw blocks are written as `File: path (lines a-b)` blocks in rank order.`` " \
+           "(File: core/runs/prompts.py:4)" in answer
+    [_, quoted, _] = split_claims(answer, [Evidence("core/runs/prompts.py", start_line=4, end_line=5, position=1)])
+    assert [(c.target, c.valid) for c in quoted.citations] == [("core/runs/prompts.py:4", True)]
+    assert inline_code("`x`") == "`` `x` ``" and inline_code("plain") == "`plain`"
