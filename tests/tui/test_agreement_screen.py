@@ -134,3 +134,16 @@ def test_snapshot(store, snap_compare):
         await loaded(pilot)
 
     assert snap_compare(Host(store.path, store.run_id), terminal_size=SIZE, run_before=run_before)
+
+
+@sync
+async def test_the_samples_each_figure_rests_on_are_shown(store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        console = Console(width=240, record=True, file=io.StringIO())
+        console.print(screen.query_one("#agreement-samples", Static).content)
+        console.print(screen.query_one("#agreement-ppi", Static).content)
+        plain = console.export_text()
+        assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
+        assert "Prediction-powered pass rates" in plain

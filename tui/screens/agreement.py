@@ -28,7 +28,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
 from gradedesk.core.agreement.report import Settings, agreement_report
-from gradedesk.core.agreement.tables import Table, est_text, group_table, headline, switch_table
+from gradedesk.core.agreement.tables import Table, est_text, group_table, headline, ppi_table, samples_table, switch_table
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
 from gradedesk.tui.widgets.literal import literal
@@ -120,6 +120,8 @@ class AgreementScreen(Screen):
             yield Static(id="agreement-corrected")
             yield Static(id="agreement-switch")
             yield Static(id="agreement-category")
+            yield Static(id="agreement-samples")
+            yield Static(id="agreement-ppi")
             yield PlotextPlot(id="agreement-plot")
         yield Footer()
 
@@ -154,6 +156,9 @@ class AgreementScreen(Screen):
         self.query_one("#agreement-switch", Static).update(rich_table(switch_table(report)))
         self.query_one("#agreement-category", Static).update(
             rich_table(group_table("By category", "category", report["breakdowns"]["category"])))
+        self.query_one("#agreement-samples", Static).update(rich_table(samples_table(report)))
+        if report["samples"]["pass_rates"]:
+            self.query_one("#agreement-ppi", Static).update(rich_table(ppi_table(report)))
         self._plot(report["quality_by_tokens"])
 
     def on_agreement_screen_failed(self, message: Failed) -> None:
