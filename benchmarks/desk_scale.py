@@ -278,6 +278,10 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
                              "ON a.id = h.answer_id WHERE h.grader = ? AND h.id > ? ORDER BY h.id", (grader, before))
     stored_rows = [(r["question_pk"], r["method"], r["grade"]) for r in stored]
     misfiled = sum(a != b for a, b in zip_longest(stored_rows, expected))
+    for i, (got, want) in enumerate(zip_longest(stored_rows, expected)):  # say which, should any be misfiled
+        if got != want:
+            print(f"  misfiled grade {i + 1}: stored {got}, expected {want} (question, method, grade)",
+                  file=sys.stderr)
     return {"keys": len(keys), "rate": sent_rate, "grades": len(expected), "stored": len(stored_rows),
             "misfiled": misfiled, "caught_up_ms": 1000 * caught_up, "delay_ms": 1000 * TYPEAHEAD_DELAY,
             "final_shown": final_shown}
@@ -302,9 +306,8 @@ def main() -> int:
         build(path, args.answers)
         print(f"built in {time.perf_counter() - t:.0f} s, {path.stat().st_size / 2**20:,.0f} MiB", file=sys.stderr)
     result = subprocess.run([sys.executable, __file__, "--measure", str(path), "--steps", str(args.steps)],
-                            capture_output=True, text=True)
+                            stdout=subprocess.PIPE, text=True)  # its diagnostics go straight to stderr
     if result.returncode:
-        print(result.stderr, file=sys.stderr)
         return result.returncode
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     answers = args.answers

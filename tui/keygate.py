@@ -18,7 +18,7 @@ from collections import deque
 from textual import events
 from textual.message import Message
 
-STUCK_AFTER = 2.0  # seconds: a key whose end never came back (its screen closed under it) stops holding the rest
+STUCK_AFTER = 5.0  # seconds: a key whose end never came back (its screen closed under it) stops holding the rest
 
 
 class KeyDone(Message):

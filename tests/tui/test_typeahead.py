@@ -79,8 +79,9 @@ async def burst(pilot, *keys: str) -> None:
 
 
 @pytest.mark.parametrize("keys", [("j", "4"), ("1", "j"), ("4", "j", "3", "j", "2", "k", "u"),
-                                  ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u")],
-                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos"])
+                                  ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u"),
+                                  ("1", "tab", "tab", "2", "j", "tab", "tab", "tab", "3", "tab", "tab", "4")],
+                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos", "tab tab"])
 async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
     info = fixture_store
     async with running(info.path, job_delay=SLOW) as (app, pilot):

@@ -392,7 +392,8 @@ class GradingScreen(GradingActions, Screen):
         self.side = side
 
     def on_descendant_focus(self, event) -> None:
-        if isinstance(event.widget, AnswerPane):
+        # a click moves focus too; an event older than the focus now (tab tab typed ahead) changes nothing
+        if isinstance(event.widget, AnswerPane) and event.widget is self.focused:
             self.side = event.widget.side
             self.refresh_bindings()
 
