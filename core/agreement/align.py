@@ -46,6 +46,7 @@ from gradedesk.core.store.connection import Store
 TARGET = 0.80  # the evals lesson: below 80% agreement the rubric needs work
 FEW_ITEMS = 20
 FOUR_LEVEL = ("percent_agreement", "cohen_kappa", "gwet_ac1")
+ROLES = ("base", "new")
 
 
 @dataclass
@@ -68,8 +69,9 @@ def _side(items: list[GradedItem]) -> dict:
 def _measures(people: list[str], base: list[str], new: list[str], s: AlignSettings) -> dict:
     table = paired_table(people, base, new, GRADES)
     four = [m for m in stats.pair_measures() if m.name in FOUR_LEVEL]
-    figures = {**paired_estimates(table, four, s.boot, s.seed),
-               **paired_estimates(table, stats.binary_rates(), s.boot, s.seed, positive=GRADES.index(PASS_GRADE))}
+    figures = {**paired_estimates(table, four, s.boot, s.seed, names=ROLES),
+               **paired_estimates(table, stats.binary_rates(), s.boot, s.seed, positive=GRADES.index(PASS_GRADE),
+                                  names=ROLES)}
     return {name: {"base": p.a.to_dict(), "new": p.b.to_dict(), "difference": p.difference.to_dict()}
             for name, p in figures.items()}
 
@@ -89,7 +91,8 @@ def _target(measures: dict) -> dict:
 def _calls(reports: list[JudgeReport], cost: float | None, unknown: int, needed: int) -> dict:
     made = sum(r.grades_done + r.grading_errors + r.failed_calls for r in reports)
     return {"made": made, "reused": max(needed - made, 0), "failed": sum(r.failed_calls for r in reports),
-            "unusable": sum(r.grading_errors for r in reports), "cost_usd": cost, "verdicts_without_cost": unknown,
+            "unusable": sum(r.grading_errors for r in reports), "truncated": sum(r.truncated for r in reports),
+            "cost_usd": cost, "verdicts_without_cost": unknown,
             "failures": [f for r in reports for f in r.failures]}
 
 
@@ -148,7 +151,12 @@ def align(store: Store, run_id: int, base: Rubric, provider, settings: AlignSett
     warnings = []
     if model == answer_model:
         warnings.append(f"the judge model {model} also wrote the answers: self-evaluation bias; prefer another model")
-    if len(compared) < FEW_ITEMS:
+    unusable, truncated = sum(r.grading_errors for r in reports), sum(r.truncated for r in reports)
+    if not compared:
+        cut = f", {truncated} cut at --max-tokens {s.max_tokens}" if truncated else ""
+        warnings.append(f"no test answer has a usable verdict under both rubrics ({unusable} unusable replies{cut}), "
+                        f"so nothing was compared; does {model} follow the rubric's JSON format?")
+    elif len(compared) < FEW_ITEMS:
         warnings.append(f"only {len(compared)} test answer(s) compared: the intervals are rough below about "
                         f"{FEW_ITEMS}; grade more answers at the desk")
     report = {

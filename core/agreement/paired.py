@@ -50,11 +50,13 @@ def _matrices(tables: np.ndarray, positive: int | None) -> tuple[np.ndarray, np.
 
 
 def paired_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
-                     seed: int = DEFAULT_SEED, positive: int | None = None) -> dict[str, PairedEstimate]:
+                     seed: int = DEFAULT_SEED, positive: int | None = None,
+                     names: tuple[str, str] = ("A", "B")) -> dict[str, PairedEstimate]:
     """Each measure for A and for B, and B - A, on the items of `table` (see paired_table).
 
     `positive` (the pass class's index) measures on the pass/fail collapse, e.g. for TPR and TNR. The same seed gives
-    the same resampled items whatever the measures, so calls for four-level and pass/fail measures agree.
+    the same resampled items whatever the measures, so calls for four-level and pass/fail measures agree. `names` name
+    A and B in the reason a difference is not defined.
     """
     n = int(table.sum())
     cm_a, cm_b = _matrices(table, positive)
@@ -65,7 +67,10 @@ def paired_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int =
     for m in measures:
         ea, eb = estimate(cm_a, m, boot_a), estimate(cm_b, m, boot_b)
         if ea.value is None or eb.value is None:
-            reason = "; ".join(f"{side}: {e.reason}" for side, e in (("A", ea), ("B", eb)) if e.value is None)
+            if ea.reason == eb.reason:
+                reason = ea.reason
+            else:
+                reason = "; ".join(f"{side}: {e.reason}" for side, e in zip(names, (ea, eb)) if e.value is None)
             diff = Estimate(None, n, reason=reason)
         else:
             values = m.fn(boot_b) - m.fn(boot_a) if boot_a is not None and len(boot_a) else np.array([])

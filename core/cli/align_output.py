@@ -104,7 +104,8 @@ def print_report(r: dict) -> None:
     if calls["cost_usd"] is not None and calls["verdicts_without_cost"]:
         cost += f" ({calls['verdicts_without_cost']} verdict(s) without a known cost)"
     print()
+    cut = f", {calls['truncated']} of them cut at --max-tokens" if calls["truncated"] else ""
     print(f"judge calls: {calls['made']} made now, {calls['reused']} verdict(s) reused from the store "
-          f"({calls['failed']} failed, {calls['unusable']} unusable replies); cost of the verdicts used: {cost}")
+          f"({calls['failed']} failed, {calls['unusable']} unusable replies{cut}); cost of the verdicts used: {cost}")
     print(f"alignment {r['alignment_id']} stored; `gradedesk rubric history` lists every version with its test "
           "agreement")

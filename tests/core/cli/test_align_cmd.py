@@ -134,3 +134,16 @@ def test_a_store_from_before_rubric_files_is_upgraded_and_keeps_its_judge_prompt
         assert store.scalar("SELECT count(*) FROM alignments") == 0
     code, out, err = cli(capsys, "rubric", "show", "judge-rubric/1", "--store", str(path))
     assert code == 0 and out == "You are grading an answer...\n" and "older gradedesk" in err
+
+
+def test_a_judge_whose_replies_are_all_unusable_compares_nothing_and_says_so(db, capsys, chat_server):
+    """What a base model behind a real server does (it follows no JSON format): align finishes, exit 1."""
+    chat_server.responder = lambda body: '{"store": {"shop": {"price": 10'
+    code, out, err = cli(capsys, "align", "--store", db, "--model", "base-model", "--base-url", chat_server.base_url,
+                         "--json")
+    assert code == 1
+    r = json.loads(out)
+    assert r["test"]["n"] == 0 and r["calls"]["unusable"] == r["calls"]["made"] == 24 + 24 + 24
+    assert r["test"]["measures"]["percent_agreement"]["difference"]["reason"] == "no items graded by both"
+    assert "no test answer has a usable verdict under both rubrics (72 unusable replies), so nothing was compared; " \
+           "does base-model follow the rubric's JSON format?" in err
