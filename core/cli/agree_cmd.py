@@ -13,7 +13,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "agree", parents=[common], help="agreement between people and the judge; corrected pass rates",
         description="Person vs machine grader agreement (percent, Cohen's kappa, weighted kappa, Gwet's AC1, "
                     "confusion matrix, TPR/TNR) with seeded bootstrap intervals; judge-corrected pass rates per "
-                    "method; switch rate; self-consistency; Krippendorff's alpha across people; rubric versions.")
+                    "method; switch rate; self-consistency; Krippendorff's alpha across people; rubric versions; "
+                    "people's faithfulness from their claim marks against each faithfulness scorer (Pearson r, mean "
+                    "absolute and mean difference, with intervals).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--by", action="append", choices=BY_CHOICES, metavar="|".join(BY_CHOICES),
                    help="breakdown to print (repeatable; default: category, method and label)")

@@ -10,10 +10,11 @@ ORDER = 46
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "merge", parents=[common], help="merge another store's human grades into this one",
-        description="Copy the human grade events and preferences of OTHER.db that this store does not have yet "
-                    "(by uuid, so merging twice adds nothing). Answers are matched by run configuration, question, "
-                    "method, budget and answer text; what cannot be matched is counted by reason. OTHER.db is only read.")
+        "merge", parents=[common], help="merge another store's human grades and claim marks into this one",
+        description="Copy the human grade events, claim marks and preferences of OTHER.db that this store does not "
+                    "have yet (by uuid, so merging twice adds nothing). Answers are matched by run configuration, "
+                    "question, method, budget and answer text; what cannot be matched is counted by reason. OTHER.db "
+                    "is only read.")
     p.add_argument("other", metavar="OTHER.db")
     p.add_argument("--dry-run", action="store_true", help="report what would be merged; write nothing")
     p.set_defaults(handler=run)
