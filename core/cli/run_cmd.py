@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gradedesk.core.cli.endpoint import add_endpoint_arguments
+from gradedesk.core.cli.endpoint import add_embeddings_arguments, add_endpoint_arguments
 from gradedesk.core.config import ANSWER_MAX_TOKENS, DEFAULT_BUDGETS
 
 ORDER = 30
@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
     add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)", max_tokens=ANSWER_MAX_TOKENS,
                            max_tokens_what="an answer (not used by the offline answerer)")
+    add_embeddings_arguments(p)
     p.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                    help="token budgets of the bundled answers (default: %(default)s)")
     p.add_argument("--tokenizer", default=None,
@@ -53,16 +54,17 @@ def questions_path(given: str | None, store, repo: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.runs.runner import run_benchmark
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.endpoint import provider_from_args
+    from gradedesk.core.cli.endpoint import embedder_from_args, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
     provider = provider_from_args(args, tokenizer=None if args.model else args.tokenizer)
+    embedder = embedder_from_args(args)
     with open_store(args.store) as store, progress_bars() as bar:
         path = questions_path(args.questions, store, args.repo)
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                 tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
-                                progress=bar, max_tokens=args.max_tokens)
+                                progress=bar, max_tokens=args.max_tokens, embedder=embedder)
     if args.json:
         print_json(summary.to_dict())
     else:

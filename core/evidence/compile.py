@@ -17,13 +17,15 @@ from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
 from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve
+from gradedesk.core.retrieval.vectors import Embedder, embed_question
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 
 MIN_SLICE_TOKENS = 80  # a cut smaller than this is not worth its header
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 PER_FILE = 2  # snippets of one file before the other files' hits get their turn
-METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph"}
+METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph",
+                "vector": "vector search"}
 
 
 @dataclass
@@ -214,7 +216,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
     pack.total_tokens = total
     by_chunk = {h.chunk_id: h for h in hits}
     methods = {m for s in pack.snippets for m in by_chunk[s.chunk_id].method_ranks}
-    known = ("bm25", "symbol", "path", "graph")
+    known = ("bm25", "vector", "symbol", "path", "graph")
     pack.retrieval_strategies_used = [m for m in known if m in methods] + sorted(methods - set(known))
     if len(methods) > 1:
         pack.retrieval_strategies_used.append("rrf_fusion")
@@ -274,11 +276,14 @@ def build_bundle(pack: ContextPack) -> EvidenceBundle:
     return bundle
 
 
-def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000) -> EvidenceBundle:
-    """retrieve → compile → bundle, under the repository's tokenizer."""
+def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000,
+        embedder: Embedder | None = None) -> EvidenceBundle:
+    """retrieve → compile → bundle, under the repository's tokenizer; with an embedder, vector search joins."""
     from gradedesk.core.index.indexer import resolve_repo
 
-    tokenizer = resolve_repo(store, repo)["tokenizer"]
+    repo_row = resolve_repo(store, repo)
     info = analyse_question(question)
-    hits = retrieve(store, info, repo=repo, k=CANDIDATE_HITS)
+    vector = embed_question(store, repo_row, embedder, info.text) if embedder else None
+    hits = retrieve(store, info, repo=repo, k=CANDIDATE_HITS, query_vector=vector)
+    tokenizer = repo_row["tokenizer"]
     return build_bundle(compile_context(info, hits, budget, tokenizer=tokenizer))

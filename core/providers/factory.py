@@ -38,14 +38,15 @@ def make_provider(model: str | None, base_url: str | None, *, api_key_env: str =
                                     tokenizer=tokenizer, backoff_base=backoff_base, fail_fast=fail_fast)
 
 
-def check_endpoint_flags(base_url: str | None, timeout: float, max_retries: int) -> None:
-    """Flags that would otherwise fail every call (stored as errors, retried with backoff) are refused up front."""
+def check_endpoint_flags(base_url: str | None, timeout: float, max_retries: int, flags: str = "--") -> None:
+    """Flags that would otherwise fail every call (stored as errors, retried with backoff) are refused up front.
+    `flags` is how the command's flags start (--embeddings- for the embeddings endpoint)."""
     if base_url is not None:
         url = urlsplit(base_url)
         if url.scheme not in ("http", "https") or not url.netloc:
-            raise UserError(f"--base-url: {base_url!r} is not an http:// or https:// URL, "
+            raise UserError(f"{flags}base-url: {base_url!r} is not an http:// or https:// URL, "
                             f"e.g. http://localhost:11434/v1")
     if not timeout > 0:
-        raise UserError(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+        raise UserError(f"{flags}timeout: must be a positive number of seconds, got {timeout:g}")
     if max_retries < 0:
-        raise UserError(f"--max-retries: must be 0 or more, got {max_retries}")
+        raise UserError(f"{flags}max-retries: must be 0 or more, got {max_retries}")

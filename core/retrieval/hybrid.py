@@ -7,7 +7,9 @@ score under each method that found it plus a short note of what matched, so a bu
 - symbol: identifiers the question names (json.dumps, HTTPServer, parse_args) matched against symbol names, exactly
   and with rapidfuzz for near misses.
 - path: question words and dotted module names matched against file paths (json.encoder → json/encoder.py).
-- graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched symbols, from symbol_refs.
+- vector: with a QueryVector (core.retrieval.vectors), the chunks whose stored embeddings are nearest the question's.
+- graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched
+  symbols, from symbol_refs.
 
 The loaded index (BM25 postings, chunk metadata, symbol and path tables) is cached per process by (store path, repo id,
 index version), so a benchmark of many questions loads it once and a re-index is picked up.
@@ -27,12 +29,14 @@ from gradedesk.core.index.bm25 import SparseBM25
 from gradedesk.core.text.codeterms import STOPWORDS, query_variants
 from gradedesk.core.index.indexer import ANALYZER, build_search_index, resolve_repo
 from gradedesk.core.text.question import QuestionInfo, analyse_question
+from gradedesk.core.retrieval.vectors import QueryVector, load_vectors, vector_ranked
 from gradedesk.core.store.connection import Store
 
 RRF_K = 60
-METHOD_ORDER = ("symbol", "bm25", "path", "graph")  # tie-break for "the strongest method"
+METHOD_ORDER = ("symbol", "bm25", "vector", "path", "graph")  # tie-break for "the strongest method"
 CANDIDATES = 50  # per method, before fusion
-WEIGHTS = {"bm25": 1.0, "symbol": 1.0, "path": 0.8, "graph": 1.0}  # a path match alone is weaker evidence
+# a path match alone is weaker evidence
+WEIGHTS = {"bm25": 1.0, "symbol": 1.0, "path": 0.8, "graph": 1.0, "vector": 1.0}
 TEST_WEIGHT = 0.6  # tests match many words of a question; unless it asks about tests, prefer the code under test
 # words that name a kind of thing in every codebase, so a file or folder named after one says nothing about a question
 GENERIC_WORDS = frozenset("class classes module modules function functions method methods file files code test tests "
@@ -293,8 +297,10 @@ def _graph(store: Store, index: LoadedIndex, info: QuestionInfo, targets: list[s
 
 # fusion ------------------------------------------------------------------------------------------------------------
 
-def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None, k: int = 10) -> list[Hit]:
-    """The top k chunks for a question (text, or analysed by analyse_question), fused over every method that applies."""
+def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None, k: int = 10,
+             query_vector: QueryVector | None = None) -> list[Hit]:
+    """The top k chunks for a question (text, or analysed by analyse_question), fused over every method that applies;
+    vector search joins when the question's embedding is given (core.retrieval.vectors.embed_question)."""
     repo_row = resolve_repo(store, repo)
     index = load_index(store, repo_row)
     if not index.docs or k <= 0:
@@ -306,6 +312,9 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
     bm25_list, bm25 = _bm25(index, terms, demote_tests)
     lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, idents, bm25),
                                 "path": _path(index, info.text, idents, bm25)}
+    if query_vector is not None:
+        vectors = load_vectors(store, repo_row, query_vector.model, lambda: [m.rowid for m in index.docs])
+        lists["vector"] = vector_ranked(vectors, query_vector, CANDIDATES)
     if info.relationship:
         targets = list(dict.fromkeys(
             [index.docs[d].symbol_name or "" for d, _, _ in lists["symbol"][:3]] + idents))

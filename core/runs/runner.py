@@ -76,6 +76,7 @@ class RunSpec:
     label: str | None = None
     excluded_files: list[str] = field(default_factory=list)  # never evidence: the questions file, if indexed
     max_tokens: int | None = None  # None: the offline answerer, which takes no limit
+    embeddings_model: str | None = None  # vector search joins retrieval with this model's stored chunk vectors
 
     @property
     def fetch_k(self) -> int:
@@ -85,6 +86,8 @@ class RunSpec:
         fields = asdict(self)
         if fields["max_tokens"] is None:  # keeps the keys of offline runs (and of runs made before the limit) as they were
             del fields["max_tokens"]
+        if fields["embeddings_model"] is None:  # a run without vectors keeps the key it had before they existed
+            del fields["embeddings_model"]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -160,14 +163,18 @@ def _pending_rows(store: Store, run_id: int, qpks: dict[str, int], budgets: list
     return {slot: status[slot] for slot in slots}
 
 
-def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: list[tuple[str, int]]) -> list[Task]:
+def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: list[tuple[str, int]],
+             embedder: Any = None) -> list[Task]:
     """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
     from gradedesk.core.evidence.compile import build_bundle, compile_context
+    from gradedesk.core.index.indexer import resolve_repo
     from gradedesk.core.retrieval.hybrid import retrieve
+    from gradedesk.core.retrieval.vectors import embed_question
     from gradedesk.core.text.question import analyse_question
 
     info = analyse_question(question.question)
-    hits = [h for h in retrieve(store, info, repo=spec.repo_name, k=spec.fetch_k)
+    vector = embed_question(store, resolve_repo(store, spec.repo_name), embedder, info.text) if embedder else None
+    hits = [h for h in retrieve(store, info, repo=spec.repo_name, k=spec.fetch_k, query_vector=vector)
             if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
     tasks = []
     for method, budget in todo:
@@ -228,7 +235,7 @@ def _paths_inside(path: str, root: str) -> list[str]:
 
 def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: str | None = None,
              tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None,
-             max_tokens: int | None = ANSWER_MAX_TOKENS) -> RunSpec:
+             max_tokens: int | None = ANSWER_MAX_TOKENS, embeddings_model: str | None = None) -> RunSpec:
     """The run's spec; budgets are counted with `tokenizer`, by default the one the repository was indexed with.
 
     A questions file inside the indexed repository holds the gold answers: it is excluded from the evidence, or the
@@ -248,23 +255,32 @@ def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], re
         candidates_k=CANDIDATE_HITS, prompt_versions=store_prompts(store), label=label,
         excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
         max_tokens=max_tokens if model_run else None,
+        embeddings_model=embeddings_model,
     )
 
 
 def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: list[int] | str = DEFAULT_BUDGETS,
                   repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
                   concurrency: int = 4, progress: Progress | None = None,
-                  max_tokens: int = ANSWER_MAX_TOKENS) -> RunSummary:
-    """Answer every question raw and bundled (per budget), resuming the run with the same configuration."""
+                  max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None) -> RunSummary:
+    """Answer every question raw and bundled (per budget), resuming the run with the same configuration; with an
+    embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors."""
     if max_tokens < 1:
         raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     questions = load_questions(questions_path)
     benchmark = benchmark_name(questions_path)
     spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo, tokenizer, label, str(questions_path),
-                    max_tokens)
+                    max_tokens, embedder.model if embedder else None)
+    if embedder:
+        from gradedesk.core.index.indexer import resolve_repo
+        from gradedesk.core.retrieval.vectors import embedding_settings
+
+        embedding_settings(store, resolve_repo(store, repo), embedder.model)  # no vectors: say so before any call
     qpks = store_questions(store, benchmark, questions)
     extra = {"questions_file": str(questions_path), "concurrency": concurrency,
              "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
+    if embedder:
+        extra["embeddings_model"] = embedder.model
     run_id, created = find_or_create_run(store, spec, extra)
     status = _pending_rows(store, run_id, qpks, spec.budgets)
     already = sum(1 for s in status.values() if s == "ok")
@@ -280,7 +296,7 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
     by_pk = {qpks[q.id]: q for q in questions}
     try:
         for i, (pk, slots) in enumerate(todo.items(), start=1):
-            tasks.extend(_prepare(store, spec, by_pk[pk], pk, slots))
+            tasks.extend(_prepare(store, spec, by_pk[pk], pk, slots, embedder))
             report("retrieve", i, len(todo), 0)
         report("answer", 0, len(tasks), 0)
 
