@@ -15,7 +15,7 @@ from textual.widgets import Static
 from gradedesk.core.agreement.report import Settings
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
-from tests.fixtures.agreement import add_human
+from tests.fixtures.agreement import add_auto, add_human, add_rubric
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
 from tests.fixtures.desk import make_app, settle
 from gradedesk.tui.screens.agreement import AgreementScreen
@@ -147,3 +147,28 @@ async def test_the_samples_each_figure_rests_on_are_shown(store):
         plain = console.export_text()
         assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
         assert "Prediction-powered pass rates" in plain
+
+
+@sync
+async def test_two_judge_rubrics_are_shown_side_by_side(store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:  # one rubric: the table stays out of the way
+        screen = await loaded(pilot)
+        assert not screen.query_one("#agreement-rubrics", Static).display
+    with open_store(store.path) as s:
+        add_rubric(s, "rubric-2", "2030-01-01T00:00:00+00:00")
+        for n, aid in enumerate(sorted(store.answer_ids.values())[:4]):
+            add_auto(s, aid, GRADES[n % 2], model="gpt-4o-mini", rubric="rubric-2")
+        both = s.scalar(  # person grades of answers the judge graded under both rubrics
+            "SELECT count(*) FROM current_human_grades h WHERE (SELECT count(DISTINCT rubric_version) FROM auto_grades "
+            "g WHERE g.answer_id = h.answer_id AND g.grader_kind = 'judge') = 2")
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        shown = screen.query_one("#agreement-rubrics", Static)
+        assert shown.display
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(shown.content)
+        plain = console.export_text()
+        assert both > 0 and f"side by side on the {both} pair(s) every version graded" in plain
+        assert "gpt-4o-mini rubric-1" in plain and "gpt-4o-mini rubric-2" in plain

@@ -2,8 +2,9 @@
 
 Shows the confusion matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
 `(human_grade, machine_grade)` so the grading screen filters to those items; Escape dismisses with None), kappa and AC1
-with their intervals, the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of answer
-quality against prompt tokens over the run's budget sweep.
+with their intervals, each judge rubric version side by side on the items all of them graded (when the judge graded the
+run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of
+answer quality against prompt tokens over the run's budget sweep.
 
 The report is computed by core/agreement.py in a thread worker with its own store connection (read-only work, WAL lets
 it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came from
@@ -28,7 +29,9 @@ from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
 from gradedesk.core.agreement.report import Settings, agreement_report
-from gradedesk.core.agreement.tables import Table, est_text, group_table, headline, ppi_table, samples_table, switch_table
+from gradedesk.core.agreement.tables import (
+    Table, est_text, group_table, headline, judge_rubrics_table, ppi_table, samples_table, switch_table,
+)
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
 from gradedesk.tui.widgets.literal import literal
@@ -117,6 +120,9 @@ class AgreementScreen(Screen):
                                  "bold"), id="agreement-matrix-title")
             yield MatrixTable(id="agreement-matrix", cursor_type="cell", zebra_stripes=False)
             yield Static(id="agreement-measures")
+            rubrics = Static(id="agreement-rubrics")
+            rubrics.display = False  # shown when the judge graded the run under more than one rubric
+            yield rubrics
             yield Static(id="agreement-corrected")
             yield Static(id="agreement-switch")
             yield Static(id="agreement-category")
@@ -152,6 +158,10 @@ class AgreementScreen(Screen):
         self.query_one("#agreement-top", Static).update(literal(f"agreement · {headline(report)}"))
         self._fill_matrix(report["confusion"]["matrix"])
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
+        if len(report["judge_rubrics"]["versions"]) > 1:
+            rubrics = self.query_one("#agreement-rubrics", Static)
+            rubrics.update(rich_table(judge_rubrics_table(report)))
+            rubrics.display = True
         self.query_one("#agreement-corrected", Static).update(rich_table(corrected_summary(report)))
         self.query_one("#agreement-switch", Static).update(rich_table(switch_table(report)))
         self.query_one("#agreement-category", Static).update(
