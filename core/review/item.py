@@ -106,6 +106,8 @@ class Item:
     left_method: str
     answers: dict[str, AnswerView]  # by method; a method may be missing
     preference: str | None  # raw | bundle | tie
+    judge_rubric: str | None = None  # the rubric version whose judge verdicts `machine` holds; None: the newest
+    judge_rubrics: tuple[str, ...] = ()  # every rubric version the judge graded an answer of this item under
 
     def at(self, side: str) -> AnswerView | None:
         method = self.left_method if side == "left" else other_method(self.left_method)
@@ -120,17 +122,38 @@ def other_method(method: str) -> str:
     return "bundle" if method == "raw" else "raw"
 
 
-def machine_grade(store: Store, answer_id: int) -> MachineGrade | None:
-    rows = store.query("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
-                       f"g.rubric_version, {STALE_SQL} AS stale FROM machine_grades g JOIN answers a ON "
-                       "a.id = g.answer_id JOIN questions q ON q.id = a.question_pk WHERE g.answer_id = ?", (answer_id,))
+def _machine_sql(table: str) -> str:
+    return ("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
+            f"g.rubric_version, {STALE_SQL} AS stale FROM {table} g JOIN answers a ON a.id = g.answer_id "
+            "JOIN questions q ON q.id = a.question_pk WHERE g.answer_id = ?")
+
+
+def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None) -> MachineGrade | None:
+    """The machine grade the desk shows: the `machine_grades` view's, or the judge's verdict (first repeat, newest)
+    under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
+    if judge_rubric is None:
+        rows = store.query(_machine_sql("machine_grades"), (answer_id,))
+    else:
+        rows = store.query(_machine_sql("auto_grades") + " AND g.grader_kind = 'judge' AND g.rubric_version = ? "
+                           "AND g.repeat_index = 0 ORDER BY g.id DESC LIMIT 1", (answer_id, judge_rubric))
     if not rows:
         return None
     *fields, stale = rows[0].values()
     return MachineGrade(*fields, stale=bool(stale))
 
 
-def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False) -> Item | None:
+def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
+    """The rubric versions the judge graded any of these answers under, oldest rubric first."""
+    marks = ",".join("?" * len(answer_ids)) or "NULL"
+    return tuple(r["rubric_version"] for r in store.query(
+        "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
+        f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
+        "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
+
+
+def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False,
+              judge_rubric: str | None = None) -> Item | None:
+    """The item of a question; its answers' machine grades are the judge's under `judge_rubric` when one is given."""
     q = store.query("SELECT * FROM questions WHERE id = ?", (question_pk,))
     if not q:
         return None
@@ -148,10 +171,11 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (a["id"],))]
         answers[a["method"]] = AnswerView(
             a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
-            evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"]),
+            evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"], judge_rubric),
             current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader),
             a["finish_reason"], a["reasoning"], claim_state(store, a["id"], grader))
     pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
                         "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
     return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],
-                left_method(run.order_seed, question_pk), answers, pref)
+                left_method(run.order_seed, question_pk), answers, pref, judge_rubric,
+                judge_rubrics(store, [a.id for a in answers.values()]))

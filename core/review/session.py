@@ -26,6 +26,7 @@ class Opening:
     order: str
     order_list: list[int]
     item: Item | None
+    judge_rubric: str | None  # the rubric version whose judge verdicts the desk shows (None: the newest)
 
 
 def open_desk(store: Store, run_id: int, grader: str, recheck: float | None) -> Opening:
@@ -40,8 +41,11 @@ def open_desk(store: Store, run_id: int, grader: str, recheck: float | None) -> 
         pk = order_list[0] if order_list else None
     elif pk is None or not review.has_question(store, run, pk):
         pk = review.neighbour(store, run, grader, filters, None)
-    item = load_item(store, run, grader, pk, recheck=order == "recheck") if pk is not None else None
-    return Opening(run, settings, filters, order, order_list, item)
+    rubric = settings.get("judge_rubric")
+    rubric = rubric if isinstance(rubric, str) else None
+    item = load_item(store, run, grader, pk, recheck=order == "recheck",
+                     judge_rubric=rubric) if pk is not None else None
+    return Opening(run, settings, filters, order, order_list, item, rubric)
 
 
 def next_in_order(store: Store, run: RunInfo, grader: str, filters: Filters, current: int | None, forward: bool,

@@ -10,7 +10,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from tests.fixtures.desk import keys, palette, running, settle
+from tests.fixtures.desk import keys, palette, rows, running, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
@@ -25,15 +25,6 @@ from rich.console import Group
 from gradedesk.tui.widgets.answer_pane import pane_blocks
 
 pytestmark = pytest.mark.anyio
-
-
-def rows(path, sql, params=()):
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
 
 
 def events(path, grader="alice"):

@@ -100,6 +100,7 @@ class GradingScreen(GradingActions, Screen):
         self.filters = Filters()
         self.show_judge = False
         self.hide_methods = False
+        self.judge_rubric: str | None = None  # show the judge's verdicts under this rubric version (None: the newest)
         self.order = "question"
         self.order_list: list[int] = []
         self.order_index = 0
@@ -141,6 +142,7 @@ class GradingScreen(GradingActions, Screen):
                                                                opening.order_list)
         self.show_judge = cfg.show_judge if cfg.show_judge is not None else bool(settings.get("show_judge"))
         self.hide_methods = cfg.hide_methods if cfg.hide_methods is not None else bool(settings.get("hide_methods"))
+        self.judge_rubric = opening.judge_rubric
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
@@ -217,13 +219,15 @@ class GradingScreen(GradingActions, Screen):
         due = answer is not None and answer.claims is not None and answer.claims.scorers_due
         return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=self.recheck)
 
+    def pane_view(self, side: str) -> PaneView:
+        """What the pane of `side` shows now."""
+        a = self.answer_at(side)
+        return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
+                        self.scorers_visible(a), self.judge_rubric)
+
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
-            a = self.answer_at(side)
-            self.query_one(f"#{side}", AnswerPane).show(
-                PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                         self.scorers_visible(a)),
-                new_item=new_item)
+            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item)
 
     def _render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
@@ -305,7 +309,7 @@ class GradingScreen(GradingActions, Screen):
             return
         run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
         settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
-                    "hide_methods": self.hide_methods}
+                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric}
         self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
                          background=True)
 
@@ -325,12 +329,13 @@ class GradingScreen(GradingActions, Screen):
             return
         self._pause_collector()
         self._seq += 1
-        seq, run, grader, recheck = self._seq, self.run, self.desk.config.grader, self.recheck
+        seq, run, grader, recheck, rubric = self._seq, self.run, self.desk.config.grader, self.recheck, self.judge_rubric
 
         def fn(store: Store) -> tuple[str | None, Item | None]:
             found = find(store)
             pk, note = found if isinstance(found, tuple) else (found, None)
-            return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck)
+            return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck,
+                                                           judge_rubric=rubric)
 
         def done(result: tuple[str | None, Item | None]) -> None:
             note, item = result

@@ -2,8 +2,8 @@
 entries.
 
 Mixed into GradingScreen (tui/screens/grading.py), whose state (run, item, side, filters, order, show_judge,
-hide_methods) and loading (load, reload, show_question) these use. Every write is one core function run as one store
-job, with the answer id it was meant for.
+hide_methods, judge_rubric) and loading (load, reload, show_question) these use. Every write is one core function run
+as one store job, with the answer id it was meant for.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class GradingActions:
     order_index: int
     show_judge: bool
     hide_methods: bool
+    judge_rubric: str | None
 
     # Actions: moving -------------------------------------------------------------------------------------------------
 
@@ -296,9 +297,28 @@ class GradingActions:
         self.desk.submit(f"order items: {order}",
                          lambda store: session.recheck_questions(store, run, grader, share), done)
 
+    def set_judge_rubric(self, version: str | None) -> None:
+        """Show the judge's verdicts under this rubric version (None: the newest); blind first still decides when."""
+        self.judge_rubric = version
+        self.desk.report(f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest")
+        self.reload()
+        self.save_state()
+
+    def judge_rubric_commands(self) -> list[PaletteCommand]:
+        """One entry per rubric version the judge graded this item under (when there is a choice to make)."""
+        versions = self.item.judge_rubrics if self.item else ()
+        if len(versions) < 2 and self.judge_rubric is None:
+            return []
+        out = [PaletteCommand(f"Judge verdict under rubric {v}", "show what the judge said under this rubric version",
+                              lambda v=v: self.set_judge_rubric(v)) for v in versions if v != self.judge_rubric]
+        if self.judge_rubric is not None:
+            out.append(PaletteCommand("Judge verdict: the newest", "as agree and the queue show it",
+                                      lambda: self.set_judge_rubric(None)))
+        return out
+
     def palette_commands(self) -> list[PaletteCommand]:
         """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
-        return [
+        return self.judge_rubric_commands() + [
             PaletteCommand(
                 "Show the judge from the start" if not self.show_judge else "Blind first (hide the judge until graded)",
                 "spot-check mode; every grade records the mode it was made in",

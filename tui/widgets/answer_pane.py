@@ -36,6 +36,7 @@ class PaneView:
     recheck: bool
     methods_visible: bool = True
     scorers_visible: bool = False  # the machine faithfulness verdicts (blind first: after the claims are marked)
+    judge_rubric: str | None = None  # the judge verdicts shown are under this rubric version (None: the newest)
 
 
 def grade_text(grade: str | None) -> Text:
@@ -63,12 +64,17 @@ def human_block(h: HumanGrade | None, recheck: bool) -> Text:
     return t
 
 
-def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
+def machine_block(m: MachineGrade | None, visible: bool, recheck: bool, judge_rubric: str | None = None) -> Text:
+    """The machine grade (`judge_rubric`: the rubric version the person chose to see the judge's verdicts under)."""
+    if m is None and judge_rubric is not None:
+        return literal(f"No judge verdict under rubric {judge_rubric} for this answer (command palette: another).",
+                       "dim")
     if m is None:
         return Text("No machine grade for this answer.", style="dim")
     if not visible:
         why = "recheck pass: hidden" if recheck else "hidden until you save your grade (blind first)"
-        return Text(f"{m.source}: {why}", style="dim italic")
+        under = f" under rubric {judge_rubric}" if judge_rubric is not None else ""
+        return literal(f"{m.source}{under}: {why}", "dim italic")
     t = Text()
     t.append(f"{m.source}: ", style="bold")
     t.append_text(grade_text(m.grade))
@@ -77,7 +83,7 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool) -> Text:
     if m.confidence is not None:
         t.append(f" · confidence {m.confidence:.2f}")
     if m.rubric_version:
-        t.append(f" · rubric {m.rubric_version}", style="dim")
+        t.append_text(literal(f" · rubric {m.rubric_version}", "dim"))
     if m.stale:
         t.append(" · stale: made against an older gold answer", style="bold yellow")
     if m.reasoning:
@@ -226,7 +232,8 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
         return [Text("No answer of this kind in the run: nothing to grade here (tab: the other answer).",
                      style="dim")]
     parts: list[RenderableType] = [human_block(a.human, view.recheck),
-                                   machine_block(a.machine, view.judge_visible, view.recheck), Rule(style="dim")]
+                                   machine_block(a.machine, view.judge_visible, view.recheck, view.judge_rubric),
+                                   Rule(style="dim")]
     if a.status != "ok":
         parts.append(Text(f"status: {a.status}", style="bold yellow"))
         if a.error:

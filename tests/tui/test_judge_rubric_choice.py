@@ -1,0 +1,110 @@
+"""Pilot tests: the grading screen shows the judge's verdict under a rubric version chosen in the command palette (keys
+typed into the real palette), keeps blind first, records the grade on the right answer, and keeps the choice in the
+desk state. The store is a real fixture store on which the judge graded the run under two rubric versions."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gradedesk.core.grading.vocabulary import GRADE_LABELS
+from gradedesk.core.review.queue import left_method
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.agreement import add_auto, add_rubric
+from tests.fixtures.desk import keys, pane_text, rows, running, screen_text, settle
+from tests.fixtures.desk_store import build_fixture_store
+
+pytestmark = pytest.mark.anyio
+
+SIZE = (160, 50)
+# a version the user named, with markup and an escape in it: shown literally, never read as markup
+MINE = "mine-[bold]x[/bold]\x1b[31m/0badc0de"
+MINE_SHOWN = "mine-[bold]x[/bold]\\x1b[31m/0badc0de"
+HIDDEN = "hidden until you save your grade (blind first)"
+
+
+@pytest.fixture
+def two_rubrics(tmp_path):
+    """The fixture store (the judge graded under rubric-1), then the judge again under MINE, a later rubric."""
+    info = build_fixture_store(tmp_path / "store.db")
+    with open_store(info.path) as store:
+        add_rubric(store, MINE, "2030-01-01T00:00:00+00:00")
+        for (_, method), aid in info.answer_ids.items():
+            add_auto(store, aid, "wrong" if method == "raw" else "unsupported", model="gpt-4o-mini", rubric=MINE,
+                     label="hallucination", reasoning=f"MINE judged answer {aid}")
+    return info
+
+
+def verdict(path, answer_id: int, rubric: str) -> dict:
+    [row] = rows(path, "SELECT * FROM auto_grades WHERE answer_id = ? AND rubric_version = ?", (answer_id, rubric))
+    return row
+
+
+async def pick(pilot, query: str) -> str:
+    """Open the command palette (ctrl+p), type `query`, and return the screen once the palette lists matches; Enter
+    is left to the caller."""
+    await pilot.press("ctrl+p", *query)
+    for _ in range(200):
+        await settle(pilot)
+        text = screen_text(pilot.app)
+        if "Judge verdict" in text:
+            return text
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the palette listed nothing for {query!r}")
+
+
+async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_survives_reopening(two_rubrics):
+    info = two_rubrics
+    pk = info.question_pks[0]
+    left = info.answer_ids[(pk, left_method(7, pk))]
+    right = info.answer_ids[(pk, "raw" if left_method(7, pk) == "bundle" else "bundle")]
+    async with running(info.path, size=SIZE) as (app, pilot):
+        screen = app.screen
+        assert screen.item.question_pk == pk and screen.judge_rubric is None
+        assert screen.item.judge_rubrics == ("rubric-1", MINE)
+        for side in ("left", "right"):
+            assert f"judge (gpt-4o-mini): {HIDDEN}" in pane_text(app, side)
+        listed = await pick(pilot, "")  # every version, literally: the brackets and the escape stay text
+        assert f"Judge verdict under rubric {MINE_SHOWN}" in listed and "Judge verdict under rubric rubric-1" in listed
+        await pilot.press("escape")
+        await pick(pilot, "under rubric rubric-1")
+        await keys(pilot, "enter")
+        assert screen.judge_rubric == "rubric-1" and "judge verdicts under rubric rubric-1" in screen_text(app)
+        for side in ("left", "right"):  # switching never reveals the judge: blind first still holds
+            text = pane_text(app, side)
+            assert f"judge (gpt-4o-mini) under rubric rubric-1: {HIDDEN}" in text
+            assert "· rubric" not in text and "MINE judged" not in text and "gold answer." not in text
+
+        await keys(pilot, "2")
+        [event] = rows(info.path, "SELECT * FROM human_grades WHERE grader = 'alice'")
+        assert (event["answer_id"], event["grade"], event["mode"], event["judge_visible"]) == \
+            (left, "partially_correct", "blind", 0)
+        assert (event["machine_kind"], event["machine_model"], event["machine_rubric"]) == \
+            ("judge", "gpt-4o-mini", "rubric-1")
+        shown, old = pane_text(app, "left"), verdict(info.path, left, "rubric-1")
+        assert f"judge (gpt-4o-mini): {GRADE_LABELS[old['grade']]}" in shown and "· rubric rubric-1" in shown
+        assert old["reasoning"] in shown and "MINE judged" not in shown and HIDDEN not in shown
+        assert f"under rubric rubric-1: {HIDDEN}" in pane_text(app, "right")
+    assert rows(info.path, "SELECT settings FROM desk_state WHERE grader = 'alice'")[0]["settings"].count("rubric-1")
+
+    async with running(info.path, size=SIZE) as (app, pilot):  # the choice is kept in the desk state
+        screen = app.screen
+        assert screen.judge_rubric == "rubric-1" and screen.item.question_pk == pk
+        assert "· rubric rubric-1" in pane_text(app, "left") and HIDDEN in pane_text(app, "right")
+        listed = await pick(pilot, "")
+        assert f"Judge verdict under rubric {MINE_SHOWN}" in listed and "Judge verdict: the newest" in listed
+        assert "Judge verdict under rubric rubric-1" not in listed
+        await pilot.press("escape")
+        await pick(pilot, "verdict newest")
+        await pilot.press("enter", "tab", "3")  # a burst: the choice, the other answer, its grade
+        await settle(pilot)
+        assert screen.judge_rubric is None
+        graded = rows(info.path, "SELECT answer_id, grade FROM current_human_grades WHERE grader = 'alice'")
+        assert sorted((g["answer_id"], g["grade"]) for g in graded) == \
+            sorted([(left, "partially_correct"), (right, "unsupported")])
+        for side, aid in (("left", left), ("right", right)):  # the newest verdicts are MINE's, shown literally
+            text = pane_text(app, side)
+            new = verdict(info.path, aid, MINE)
+            assert f"judge (gpt-4o-mini): {GRADE_LABELS[new['grade']]}" in text and new["reasoning"] in text
+            assert f"· rubric {MINE_SHOWN}" in text and "\x1b" not in text
