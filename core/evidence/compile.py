@@ -23,7 +23,7 @@ from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 
 MIN_SLICE_TOKENS = 80  # a cut smaller than this is not worth its header
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
-PER_FILE = 2  # snippets of one file before the other files' hits get their turn
+PER_FILE = 1  # snippets of one file before the other files' hits get their turn (1: measured best, --natural)
 METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph",
                 "vector": "vector search"}
 
@@ -157,7 +157,9 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
     terms = set(info.terms)
     pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets)
     separator = tok.count(SNIPPET_SEPARATOR)
-    slice_limit = max(MIN_SLICE_TOKENS * 2, token_budget // 4)  # one long chunk must not crowd out the rest
+    # one long chunk must not crowd out the rest: an eighth of the budget kept more of the files an answer needs in view
+    # than a quarter did (benchmarks/retrieval_bench.py --natural)
+    slice_limit = max(MIN_SLICE_TOKENS * 2, token_budget // 8)
     seen: dict[str, str] = {}
     used = 0
     budget_dropped: list[Hit] = []

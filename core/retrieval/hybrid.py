@@ -9,7 +9,10 @@ score under each method that found it plus a short note of what matched, so a bu
 - path: question words and dotted module names matched against file paths (json.encoder → json/encoder.py).
 - vector: with a QueryVector (core.retrieval.vectors), the chunks whose stored embeddings are nearest the question's.
 - graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched
-  symbols, from symbol_refs.
+  symbols, from symbol_refs. Then, for every question, a second stage: the definitions that the top fused chunks use
+  (the functions and classes they call, the classes they subclass) when defined in another file; an answer about a
+  class usually needs its base class, the errors it raises and the helpers it calls, which share few words with a
+  question.
 
 The loaded index (BM25 postings, chunk metadata, symbol and path tables) is cached per process by (store path, repo id,
 index version), so a benchmark of many questions loads it once and a re-index is picked up.
@@ -35,15 +38,24 @@ from gradedesk.core.store.connection import Store
 RRF_K = 60
 METHOD_ORDER = ("symbol", "bm25", "vector", "path", "graph")  # tie-break for "the strongest method"
 CANDIDATES = 50  # per method, before fusion
-# a path match alone is weaker evidence
-WEIGHTS = {"bm25": 1.0, "symbol": 1.0, "path": 0.8, "graph": 1.0, "vector": 1.0}
+# a path match alone is weaker evidence; a small embedding model's nearest chunks are a weaker vote than BM25's (0.5 was
+# best on the tuning share of the natural-question sets, benchmarks/retrieval_bench.py --natural)
+WEIGHTS = {"bm25": 1.0, "symbol": 1.0, "path": 0.8, "graph": 1.0, "vector": 0.5}
 TEST_WEIGHT = 0.6  # tests match many words of a question; unless it asks about tests, prefer the code under test
+# prose (Markdown/RST sections) and non-Python text (40-line windows) talk about a design in the question's own words;
+# unless the question asks about documentation, prefer the code
+PROSE_WEIGHT = 0.6
+PROSE_KINDS = ("section", "window")
 # words that name a kind of thing in every codebase, so a file or folder named after one says nothing about a question
 GENERIC_WORDS = frozenset("class classes module modules function functions method methods file files code test tests "
                           "type types object objects data value values name names list string int number default "
                           "defined define work works used return returns read write new old main base util utils "
                           "error errors".split())
 DEFINITION_KINDS = ("function", "method", "class")
+USED_FROM = 5  # top fused chunks whose used definitions join as graph hits
+LEXICAL = {"bm25", "symbol", "path"}
+USED_FILES = 2  # a name defined in more files than this is too common to say which one is meant
+_CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)[ \t]*:", re.M)
 
 
 @dataclass
@@ -95,7 +107,9 @@ class LoadedIndex:
     by_file: dict[str, list[int]]
     by_component: dict[str, set[str]]  # path component (file stem, folder) lower-cased → files
     components: list[str]
-    prior: np.ndarray  # per document: TEST_WEIGHT for test code, else 1
+    is_test: np.ndarray  # per document: test code
+    is_prose: np.ndarray  # per document: a PROSE_KINDS chunk outside tests
+    prior: np.ndarray  # per document: TEST_WEIGHT for tests, PROSE_WEIGHT for prose, else 1 (a question about neither)
 
 
 _CACHE: dict[tuple[str, int, int], LoadedIndex] = {}
@@ -142,11 +156,12 @@ def _tables(repo_id: int, version: int, bm25: SparseBM25, docs: list[_Meta]) -> 
         for part in _components(path):
             by_component[part].add(path)
     test_files = {path for path in by_file if is_test_path(path)}
-    prior = np.asarray([TEST_WEIGHT if m.file_path in test_files else 1.0 for m in docs])
+    is_test = np.asarray([m.file_path in test_files for m in docs], dtype=bool)
+    is_prose = np.asarray([m.kind in PROSE_KINDS for m in docs], dtype=bool) & ~is_test
+    prior = np.where(is_test, TEST_WEIGHT, np.where(is_prose, PROSE_WEIGHT, 1.0))
     return LoadedIndex(repo_id, version, bm25, docs, {m.chunk_id: d for d, m in enumerate(docs)}, dict(by_symbol),
                        dict(by_qualified), list(by_symbol), list(by_qualified), dict(by_file), dict(by_component),
-                       list(by_component),
-                       prior)
+                       list(by_component), is_test, is_prose, prior)
 
 
 def _components(path: str) -> list[str]:
@@ -174,10 +189,17 @@ def _module_paths(dotted: str) -> list[str]:
 Ranked = list[tuple[int, float, str]]  # (doc, method score, what matched)
 
 
-def _bm25(index: LoadedIndex, terms: list[str], demote_tests: bool) -> tuple[Ranked, np.ndarray]:
-    scores = index.bm25.scores(terms)
-    if demote_tests:  # a prior on top of the BM25 numbers, so test code does not crowd out the code it tests
-        scores = scores * index.prior
+def _prior(index: LoadedIndex, info: QuestionInfo) -> np.ndarray:
+    """Per document: how much a hit counts for this question (tests and prose are demoted unless asked about)."""
+    if not info.about_tests and not info.about_docs:
+        return index.prior
+    return np.where(index.is_test & (not info.about_tests), TEST_WEIGHT,
+                    np.where(index.is_prose & (not info.about_docs), PROSE_WEIGHT, 1.0))
+
+
+def _bm25(index: LoadedIndex, terms: list[str], prior: np.ndarray) -> tuple[Ranked, np.ndarray]:
+    # a prior on top of the BM25 numbers, so tests and prose do not crowd out the code they are about
+    scores = index.bm25.scores(terms) * prior
     nonzero = np.flatnonzero(scores > 0)
     if len(nonzero) > CANDIDATES:
         nonzero = nonzero[np.argpartition(-scores[nonzero], CANDIDATES)[:CANDIDATES]]
@@ -243,7 +265,7 @@ def _path(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray
         elif not paths and len(word) >= 5:
             for name, ratio, _ in process.extract(word, index.components, scorer=fuzz.ratio, score_cutoff=88,
                                                    limit=3):
-                for path in list(index.by_component[name])[:20]:
+                for path in sorted(index.by_component[name])[:20]:  # sorted: the same hits in every process
                     add(path, float(ratio) * 0.85, f"path {path!r} is close to {word!r} ({ratio:.0f}% similar)")
     out: Ranked = []
     for path, (score, note) in files.items():
@@ -295,6 +317,38 @@ def _graph(store: Store, index: LoadedIndex, info: QuestionInfo, targets: list[s
     return [(d, out[d][0], f"{out[d][1]}|{out[d][2]}") for d in ranked]
 
 
+def _bases(text: str) -> list[str]:
+    """The base classes a class chunk's `class` line names (last dotted part; keyword arguments left out)."""
+    found = _CLASS_BASES.search(text)
+    if not found:
+        return []
+    names = (re.match(r"\s*([A-Za-z_][\w.]*)\s*(?:\[|$)", part) for part in found.group(1).split(",")
+             if "=" not in part)
+    return [m.group(1).rsplit(".", 1)[-1] for m in names if m]
+
+
+def _used(store: Store, index: LoadedIndex, top: list[int], bm25: np.ndarray) -> Ranked:
+    """The definitions the `top` chunks use (base classes first, then calls in order), found in other files."""
+    rows = [index.docs[d] for d in top]
+    texts = dict(store.conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(rows))})",
+                                    [m.rowid for m in rows]).fetchall()) if rows else {}
+    out: dict[int, tuple[float, str]] = {}
+    for place, m in enumerate(rows):
+        calls = [r[0] for r in store.conn.execute(
+            "SELECT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call' ORDER BY line", (m.chunk_id,))]
+        bases = _bases(texts[m.rowid])
+        user = m.symbol_name or m.file_path
+        for name, verb in [(b, "subclassed by") for b in bases] + [(c, "called by") for c in calls]:
+            defs = [d for d in index.by_symbol.get(name.lower(), []) if index.docs[d].file_path != m.file_path]
+            if not defs or len({index.docs[d].file_path for d in defs}) > USED_FILES:
+                continue
+            for d in defs:
+                if d not in out and d not in top:  # the earlier a user ranks, the stronger its uses
+                    out[d] = (1.0 + float(bm25[d]) / 100.0, f"{verb} {user}")
+    ranked = sorted(out, key=lambda d: (-out[d][0], d))[:CANDIDATES]
+    return [(d, out[d][0], f"{out[d][1]}|callee") for d in ranked]
+
+
 # fusion ------------------------------------------------------------------------------------------------------------
 
 def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None, k: int = 10,
@@ -308,8 +362,8 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
     info = analyse_question(question)
     terms = query_variants(list(info.terms))
     idents = list(info.identifiers)
-    demote_tests = not info.about_tests
-    bm25_list, bm25 = _bm25(index, terms, demote_tests)
+    prior = _prior(index, info)
+    bm25_list, bm25 = _bm25(index, terms, prior)
     lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, idents, bm25),
                                 "path": _path(index, info.text, idents, bm25)}
     if query_vector is not None:
@@ -323,16 +377,22 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
     ranks: dict[int, dict[str, int]] = defaultdict(dict)
     scores: dict[int, dict[str, float]] = defaultdict(dict)
     notes: dict[int, dict[str, str]] = defaultdict(dict)
-    for method, ranked in lists.items():
+
+    def fuse(method: str, ranked: Ranked) -> None:
         for r, (d, score, note) in enumerate(ranked, start=1):
-            fused[d] += WEIGHTS[method] / (RRF_K + r)
+            fused[d] += WEIGHTS[method] * prior[d] / (RRF_K + r)
             ranks[d][method] = r
             scores[d][method] = round(score, 6)
             if note:
                 notes[d][method] = note
-    if demote_tests:
-        for d in fused:
-            fused[d] *= index.prior[d]
+
+    for method, ranked in lists.items():
+        fuse(method, ranked)
+    # seeds: the top chunks that matched the question's words or names (a seed found only by vector search is a
+    # guess, and the definitions a guess uses would outrank the guess itself)
+    seeds = [d for d in fused if ranks[d].keys() & LEXICAL]
+    top = sorted(seeds, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:USED_FROM]
+    fuse("graph", [hit for hit in _used(store, index, top, bm25) if "graph" not in ranks[hit[0]]])
     order = sorted(fused, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:k]
     texts = dict(store.conn.execute(
         f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(order))})",

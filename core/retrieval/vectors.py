@@ -7,9 +7,11 @@ threads at once; each finished batch is committed, so an interrupted run keeps w
 resumes. repo_embeddings records the settings, so a question is later embedded the way the chunks were.
 
 embed_question(store, repo, embedder, question) -> QueryVector, and vector_ranked(...) ranks the repository's chunks
-by cosine similarity: a brute-force numpy scan over the normalised matrix, which the benchmark measured faster than
-sqlite-vec's vec0 scan at this scale (benchmarks/retrieval_bench.py --natural prints both). The embedder is anything
-with a `model` and `embed(texts, input_type)` (core/providers/embeddings.OpenAIEmbedder).
+by cosine similarity: a brute-force numpy scan over the normalised matrix, kept as float32 blobs in the store. Not
+sqlite-vec: it is a loadable extension, and many Pythons' sqlite3 cannot load extensions (this project's CI Python
+cannot); the scan takes a few milliseconds on a repository of thousands of chunks (benchmarks/retrieval_bench.py
+--natural prints it). The embedder is anything with a `model` and `embed(texts, input_type)`
+(core/providers/embeddings.OpenAIEmbedder).
 """
 
 from __future__ import annotations

@@ -39,8 +39,18 @@ answer call called calls class code evidence file files function functions metho
 uses using value
 """.split())
 
+# words a question uses to talk about software in general ("the architectural role of the mechanism that implements
+# ..."): they name no code, and they match prose documents about design rather than the code a question asks about
+_SOFTWARE_TALK = frozenset("""
+architectural architecture role roles mechanism mechanisms approach purpose responsible responsibility responsibilities
+implementation implementations implement implements implemented codebase specific multiple various particular certain
+underlying overall enable enables enabling ensure ensures ensuring effect effects affect affects influence impact
+behavior behaviour behaviors behaviours design designed concern concerns
+""".split())
+
 STOPWORDS = _FUNCTION_WORDS | _CODE_NOISE  # code terms: BM25 over chunks and questions, identifiers in a question
 PROSE_STOPWORDS = _FUNCTION_WORDS | _IDENTIFIER_WORDS | _CODE_TALK  # content words of questions, answers, evidence
+QUESTION_STOPWORDS = STOPWORDS | _SOFTWARE_TALK  # a question's search terms (documents keep these words)
 
 _cache: dict[str, tuple[str, ...]] = {}
 

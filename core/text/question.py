@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gradedesk.core.text.codeterms import STOPWORDS, code_tokens
+from gradedesk.core.text.codeterms import QUESTION_STOPWORDS, STOPWORDS, code_tokens
 
 _RELATIONSHIP = re.compile(
     r"\b(calls?|called|callers?|callees?|invok\w*|imports?|imported|importing|uses|used by|depends?( on)?|"
@@ -32,6 +32,7 @@ _EXPLICIT_CALLER_WORDS = re.compile(r"\b(callers?|called (by|from)|used (by|in)|
 _CALLEE_WORDS = re.compile(r"\b(does \S+ call|callees?|what (functions|methods) does|calls made by|depends? on)\b",
                            re.I)
 _TEST_WORDS = re.compile(r"\btest", re.I)
+_DOC_WORDS = re.compile(r"\b(docs?|documentation|documented|readme|changelog|guide|tutorial|manual)\b", re.I)
 
 _BACKTICK = re.compile(r"`([^`]+)`")
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
@@ -76,8 +77,9 @@ class QuestionInfo:
     text: str
     question_type: str  # relationship | code_lookup | architecture | explanation | general
     identifiers: tuple[str, ...]  # as written, in order (question_identifiers)
-    terms: tuple[str, ...]  # code terms (code_tokens), in order, repeats kept (BM25 counts them)
+    terms: tuple[str, ...]  # search terms: code terms (code_tokens) but software talk, in order, repeats kept
     about_tests: bool  # names tests: test code is not demoted
+    about_docs: bool  # names documentation: prose is not demoted
     wants_imports: bool  # relationship: importers count as well as callers
     wants_callers: bool
     wants_callees: bool
@@ -95,5 +97,6 @@ def analyse_question(question: str | QuestionInfo) -> QuestionInfo:
     # "what does X call" also reads as "what ... call": only explicit caller words add callers to a callee question
     callers = not callees or bool(_EXPLICIT_CALLER_WORDS.search(question))
     return QuestionInfo(question, classify_question(question), tuple(question_identifiers(question)),
-                        tuple(code_tokens(question)), bool(_TEST_WORDS.search(question)),
+                        tuple(t for t in code_tokens(question) if t not in QUESTION_STOPWORDS),
+                        bool(_TEST_WORDS.search(question)), bool(_DOC_WORDS.search(question)),
                         bool(_IMPORT_WORDS.search(question)), callers, callees)

@@ -138,3 +138,36 @@ def test_baseline_is_plain_bm25_over_40_line_windows(store):
     assert hits[0].text.splitlines()[0] == "note line 41"
     scores = [h.score for h in hits]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_the_definitions_top_hits_use_join_from_other_files(tmp_path):
+    """A question about a class finds the class by its words; its base class and the error it raises (in other files,
+    sharing no word with the question) join as graph hits, each saying which hit uses it."""
+    repo = tmp_path / "fleet"
+    repo.mkdir()
+    (repo / "carriers.py").write_text("class Carrier:\n    capacity = 0\n\n    def describe(self):\n"
+                                      "        return 'a carrier'\n")
+    (repo / "problems.py").write_text("class Refused(Exception):\n    '''Raised when a shipment is turned away.'''\n")
+    (repo / "truck.py").write_text(
+        "from carriers import Carrier\nfrom problems import Refused\n\n\nclass Truck(Carrier):\n"
+        "    '''A truck loads parcels up to its axle limit.'''\n\n    def load(self, parcel):\n"
+        "        if parcel.weight > self.axle_limit:\n            raise Refused(parcel)\n"
+        "        self.parcels.append(parcel)\n")
+    (repo / "ship.py").write_text("def sail(boat):\n    return boat.harbour\n")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        hits = retrieve(s, "How does a truck load parcels over its axle limit?", k=10)
+    by_symbol = {h.symbol_name: h for h in hits}
+    assert hits[0].file_path == "truck.py"
+    carrier, refused = by_symbol["Carrier"], by_symbol["Refused"]
+    assert carrier.matches["graph"] == "subclassed by Truck" and carrier.relation == "callee"
+    assert refused.matches["graph"] == "called by Truck.load" and "graph" in refused.method_ranks
+    assert "sail" not in by_symbol  # used by nothing that matched
+
+
+def test_class_bases_are_read_from_the_class_line():
+    from gradedesk.core.retrieval.hybrid import _bases
+
+    assert _bases("@dataclass\nclass A(B, pkg.C, Generic[T], metaclass=Meta):\n    x = 1\n") == ["B", "C", "Generic"]
+    assert _bases("class A(\n    B,\n    C,\n):\n    pass\n") == ["B", "C"]
+    assert _bases("class A:\n    pass\n") == []

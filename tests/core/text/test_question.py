@@ -19,6 +19,10 @@ def test_the_analysis_says_which_way_to_walk_the_call_graph():
     assert not analyse_question("How are weak references removed?").relationship
     assert analyse_question("Which test covers parse_weight?").about_tests
     assert analyse_question(callers) is callers
+    # software talk names no code: it is left out of the search terms (it would match prose about design)
+    assert analyse_question("What architectural role does the prefetch handler play?").terms == ("prefetch", "handler",
+                                                                                               "play")
+    assert analyse_question("Where do the docs explain parsing?").about_docs
 
 
 def test_code_keeps_english_words_that_are_identifiers_and_prose_drops_them():
