@@ -1,4 +1,5 @@
-"""`gradedesk merge OTHER.db`: bring another store's human grades, claim marks and preferences into this one.
+"""`gradedesk merge OTHER.db`: bring another store's human grades, claim marks, preferences and sampler draws into this
+one.
 
 Typical use: two people each grade a copy of the same store.db, then one merges the other's copy. Events keep their
 uuid, so merging twice (or merging a store into itself) adds nothing the second time.
@@ -10,8 +11,12 @@ Answers are matched across stores by what they are, not by row id (ids differ be
   answer    (question benchmark, question_id, method, budget) inside the matched run, AND the same answer text:
             a run repeated elsewhere with the same configuration can answer differently, and a grade of one text is
             not a grade of another
+  question  (benchmark, question_id), asked in the matched run: for preferences and sampler draws, which are of a
+            question, not of one answer
 A claim mark names its claim by place and text, so it applies here exactly when the matched answer (the same text)
-makes that claim here too. Everything that cannot be matched is counted by reason and left out; nothing is
+makes that claim here too. A sampler draw keeps its index, probability and population (its weight in `agree` needs
+them, and a question drawn again counts again); draw k of a person in a run is one draw, so when this store already
+has a different draw k of that person the other copy's draw is left out (they drew in both copies). Everything that cannot be matched is counted by reason and left out; nothing is
 half-written (one transaction). Within one (answer, person) the newest merged event becomes current in this store (events are appended in the other
 store's order); merge a person's grades from one copy only.
 """
@@ -32,6 +37,8 @@ UNMATCHED_RUN = "its run is not in this store (no run with the same configuratio
 UNMATCHED_ANSWER = "its answer is not in the matched run of this store (question, method or budget missing)"
 DIFFERENT_TEXT = "the answer text differs: the same configuration was run again elsewhere and answered differently"
 UNMATCHED_QUESTION = "its question is not in the matched run of this store"
+DRAW_TAKEN = ("this store has another draw with the same number by this person in this run (they drew in both copies: "
+              "merge a person's draws from one copy only)")
 
 
 @dataclass
@@ -43,9 +50,12 @@ class MergeReport:
     preferences_already_here: int = 0
     claim_marks_added: int = 0
     claim_marks_already_here: int = 0
+    draws_added: int = 0
+    draws_already_here: int = 0
     unmatched_grades: dict[str, int] = field(default_factory=dict)  # reason -> count
     unmatched_preferences: dict[str, int] = field(default_factory=dict)
     unmatched_claim_marks: dict[str, int] = field(default_factory=dict)
+    unmatched_draws: dict[str, int] = field(default_factory=dict)
     graders: list[str] = field(default_factory=list)
     dry_run: bool = False
 
@@ -120,7 +130,8 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 
 
 def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) -> MergeReport:
-    """Copy the other store's human grade events and preferences that are new here; one transaction."""
+    """Copy the other store's human grade events, claim marks, preferences and sampler draws that are new here; one
+    transaction."""
     report = MergeReport(other=str(other_path), dry_run=dry_run)
     other = open_other(other_path)
     try:
@@ -132,18 +143,24 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
             "SELECT h.*, a.run_id AS other_run FROM human_grades h JOIN answers a ON a.id = h.answer_id ORDER BY h.id")]
         marks = [dict(r) for r in other.execute(
             "SELECT m.*, a.run_id AS other_run FROM claim_marks m JOIN answers a ON a.id = m.answer_id ORDER BY m.id")]
-        preferences = [dict(r) for r in other.execute(
-            "SELECT p.*, q.benchmark, q.question_id FROM human_preferences p JOIN questions q ON q.id = p.question_pk "
-            "ORDER BY p.id")]
+        preferences, draws = ([dict(r) for r in other.execute(
+            f"SELECT t.*, q.benchmark, q.question_id FROM {table} t JOIN questions q ON q.id = t.question_pk "
+            "ORDER BY t.id")] for table in ("human_preferences", "sample_draws"))
     finally:
         other.close()
     grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
     mark_rows = _plan_answer_events(store, "claim_marks", marks, run_map, answer_map, answer_miss)
     report.claim_marks_added = len(mark_rows[0])
     _, report.claim_marks_already_here, report.unmatched_claim_marks = mark_rows
-    pref_rows = _plan_preferences(store, preferences, run_map, report)
-    report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows})
-    new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows}
+    pref_rows, report.preferences_already_here, report.unmatched_preferences = _plan_question_events(
+        store, "human_preferences", preferences, run_map)
+    report.preferences_added = len(pref_rows)
+    draw_rows, report.draws_already_here, report.unmatched_draws = _plan_question_events(
+        store, "sample_draws", draws, run_map, _draw_taken(store))
+    report.draws_added = len(draw_rows)
+    report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows + draw_rows})
+    new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows,
+           "sample_draws": draw_rows}
     if not dry_run and any(new.values()):
         with store.transaction():
             for table, rows in new.items():
@@ -217,20 +234,36 @@ def _plan_grades(store: Store, grades: list[dict], run_map: dict[int, int], answ
     return rows
 
 
-def _plan_preferences(store: Store, preferences: list[dict], run_map: dict[int, int],
-                      report: MergeReport) -> list[dict]:
-    def map_row(p: dict) -> dict | str:
-        if p["run_id"] not in run_map:
+def _plan_question_events(store: Store, table: str, events: list[dict], run_map: dict[int, int],
+                          refuse: Callable[[dict], str | None] = lambda row: None) -> tuple[list, int, dict]:
+    """`_plan` for events of a question in a run (preferences, sampler draws): mapped to the matched run here and to
+    the same question asked in it. `refuse` gives a reason to leave a mapped row out (None: keep it)."""
+    def map_row(e: dict) -> dict | str:
+        if e["run_id"] not in run_map:
             return UNMATCHED_RUN
         qpk = store.scalar(
             "SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
             "AND EXISTS (SELECT 1 FROM answers a WHERE a.run_id = ? AND a.question_pk = q.id)",
-            (p["benchmark"], p["question_id"], run_map[p["run_id"]]))
+            (e["benchmark"], e["question_id"], run_map[e["run_id"]]))
         if qpk is None:
             return UNMATCHED_QUESTION
-        return {**p, "run_id": run_map[p["run_id"]], "question_pk": qpk}
+        row = {**e, "run_id": run_map[e["run_id"]], "question_pk": qpk}
+        return refuse(row) or row
 
-    rows, report.preferences_already_here, report.unmatched_preferences = _plan(
-        store, "human_preferences", preferences, map_row)
-    report.preferences_added = len(rows)
-    return rows
+    return _plan(store, table, events, map_row)
+
+
+def _draw_taken(store: Store) -> Callable[[dict], str | None]:
+    """DRAW_TAKEN for a draw whose (run, person, draw number) is here already under another uuid, or earlier in this
+    merge (two runs of the other store matched to one run here)."""
+    taken: set[tuple] = set()
+
+    def refuse(row: dict) -> str | None:
+        key = (row["run_id"], row["grader"], row["draw_index"])
+        if key in taken or store.scalar("SELECT 1 FROM sample_draws WHERE run_id = ? AND grader = ? AND draw_index = ?",
+                                        key):
+            return DRAW_TAKEN
+        taken.add(key)
+        return None
+
+    return refuse

@@ -11,27 +11,15 @@ from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.runs import run_info
 
-from tests.fixtures.agreement import add_auto
-from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run
+from tests.fixtures.agreement import build_sampling_run
 
 FC, PC, UN, WR = GRADES
-SNIPPET = {"chunk_id": "c1", "text": "def f(): pass", "file_path": "m.py", "start_line": 1, "end_line": 1,
-           "symbol_name": "f"}
 
 
 def build(path):
     """Twelve questions; the judge is unsure of the first four (confidence 0.55) and sure of the rest (0.95)."""
     store = open_store(path)
-    run = add_run(store, primary_budget=2000)
-    answers = {}
-    for i in range(12):
-        qpk = add_question(store, f"q{i}", f"question {i}?", "gold")
-        raw = add_raw_answer(store, run, qpk, "raw answer", [])
-        bundle = add_bundle_answer(store, run, qpk, "bundle answer", [SNIPPET], budget=2000)
-        confidence = 0.55 if i < 4 else 0.95
-        add_auto(store, raw, FC if i % 3 else WR, confidence=confidence)
-        add_auto(store, bundle, FC, confidence=confidence)
-        answers[qpk] = (raw, bundle)
+    run, answers = build_sampling_run(store)
     return store, run_info(store, run), answers
 
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.fixtures.agreement import add_human, build
+from tests.fixtures.agreement import add_human, build, sampled_and_team_stores
 from gradedesk.core.cli import main
 
 
@@ -103,3 +103,23 @@ def test_export_scores(store_path, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "export-scores", "1", "--store", str(store_path), "--out", str(target))
     assert code == 0 and out == ""
     assert len(target.read_text().splitlines()) == len(records)
+
+
+def test_merged_sampled_grades_keep_their_weighted_figures(tmp_path, capsys):
+    """After `merge`, a person's sampled grades weigh in `agree` as in their own store: repeat draws count again."""
+    carol, team = sampled_and_team_stores(tmp_path)
+
+    def weighted(store) -> tuple[dict, list]:
+        code, out, err = run_cli(capsys, "agree", "--store", str(store), "--json", "--bootstrap", "300")
+        assert code == 0, err
+        samples = json.loads(out)["samples"]
+        return samples["sampled"], samples["pass_rates"]
+
+    sampled, pass_rates = weighted(carol)
+    assert sampled["draws"] > 8 and sampled["four_level"]["cohen_kappa"]["value"] is not None
+    code, out, _ = run_cli(capsys, "merge", str(carol), "--store", str(team), "--json")
+    assert code == 0 and json.loads(out)["draws_added"] == sampled["draws"]
+    assert weighted(team) == (sampled, pass_rates)
+    code, out, _ = run_cli(capsys, "merge", str(carol), "--store", str(team))
+    assert code == 0 and "sampler draws added" in out
+    assert weighted(team) == (sampled, pass_rates)  # merging again adds nothing

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from tests.fixtures.agreement import add_auto, add_human
+from tests.fixtures.agreement import add_auto, add_human, build_sampling_run, grade_sampled, sampled_and_team_stores
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.errors import UserError
 from gradedesk.core.exchange.merge import DIFFERENT_TEXT, UNMATCHED_ANSWER, UNMATCHED_QUESTION, UNMATCHED_RUN, merge_store
@@ -130,3 +130,42 @@ def test_claim_marks_merge_with_their_undo_events_and_only_onto_the_same_answer_
         assert report.unmatched_claim_marks == {DIFFERENT_TEXT: 2} and report.graders == ["bob"]
         assert {m.mark for m in current_marks(a, answers[0], "bob").values()} == {"unsupported"}  # undo came along
         assert merge_store(a, b_path).claim_marks_added == 0
+
+
+def _draws(store, grader):
+    """A person's sampler draws with their run and question named by what they are, not by id."""
+    return store.query(
+        "SELECT r.model, q.benchmark, q.question_id, d.draw_index, d.probability, d.population, d.uuid "
+        "FROM sample_draws d JOIN runs r ON r.id = d.run_id JOIN questions q ON q.id = d.question_pk "
+        "WHERE d.grader = ? ORDER BY d.draw_index", (grader,))
+
+
+def test_sampler_draws_merge_onto_this_stores_ids_once(tmp_path):
+    from gradedesk.core.exchange.merge import DRAW_TAKEN
+
+    carol_path, team_path = sampled_and_team_stores(tmp_path)
+    with open_store(carol_path) as carol:
+        theirs = _draws(carol, "carol")
+        graded = carol.scalar("SELECT count(DISTINCT a.question_pk) FROM current_human_grades h "
+                              "JOIN answers a ON a.id = h.answer_id")
+    assert len(theirs) > graded == 8  # some questions came up again: those draws count again
+    with open_store(team_path) as team:
+        first = merge_store(team, carol_path)
+        assert (first.draws_added, first.draws_already_here, first.unmatched_draws) == (len(theirs), 0, {})
+        assert first.graders == ["carol"]
+        assert _draws(team, "carol") == theirs
+        # ids differ between the stores: the draws point at this store's run and questions
+        assert team.scalar("SELECT count(*) FROM sample_draws d JOIN answers a ON a.question_pk = d.question_pk "
+                           "AND a.run_id = d.run_id AND a.method = 'raw' JOIN runs r ON r.id = d.run_id "
+                           "WHERE r.model = 'answer-model'") == len(theirs)
+        assert team.scalar("SELECT min(run_id) FROM sample_draws") == 2
+        second = merge_store(team, carol_path)
+        assert (second.draws_added, second.draws_already_here) == (0, len(theirs))
+        assert team.scalar("SELECT count(*) FROM sample_draws") == len(theirs)
+    # carol drew in another copy too: her draw 0 there is kept, the other copy's draw 0 is left out and named
+    with open_store(tmp_path / "other.db") as other:
+        run, answers = build_sampling_run(other)
+        grade_sampled(other, run, answers, "carol", 1)
+        report = merge_store(other, carol_path, dry_run=True)
+        assert report.unmatched_draws == {DRAW_TAKEN: 1} and report.draws_added == len(theirs) - 1
+        assert other.scalar("SELECT count(*) FROM sample_draws") == 1  # dry run wrote nothing
