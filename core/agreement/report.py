@@ -13,7 +13,8 @@ computes everything with the pure statistics in core/agree.py. Decisions worth k
   as independent, which slightly understates the interval when two people graded the same answer.
 - Judge-corrected pass rates use one calibration set (all person-graded answers, both methods): the judge's TPR/TNR are
   assumed to be the same for raw and bundled answers. The paired raw-vs-bundled difference uses the run's primary
-  budget (the bundled answer the desk shows beside raw).
+  budget (the bundled answer the desk shows beside raw). The samples section's prediction-powered pass rates take the
+  same grader's pass rates (the chosen one, else the one grader on the desk, else the view's pick of the kind).
 - Switch rate: among answers a person first graded blind that have a machine grade (the desk reveals it after the blind
   grade is saved), the share with a later revision (is_revision) to another grade; toward the machine grade when the
   new grade is closer to it on the ordinal scale, away when farther.
@@ -262,6 +263,13 @@ def _scan_answers(store: Store, run_id: int, kind: str | None,
     return ordered, paired, primary
 
 
+def _judged_shown(arms: list[Arm], primary: int | None) -> dict[str, tuple[int, int]]:
+    """(judged, passed) per method over the answers the desk shows: raw, and bundled at the primary budget."""
+    shown = {"raw": [a for a in arms if a.method == "raw"],
+             "bundle": [a for a in arms if a.method == "bundle" and a.budget == primary]}
+    return {method: (sum(a.judged for a in group), sum(a.passed for a in group)) for method, group in shown.items()}
+
+
 def _corrected(arms: list[Arm], paired: np.ndarray, primary: int | None, pairs: list[Pair], s: Settings) -> dict:
     cm2 = agree.collapse_binary(_matrix(pairs), GRADES.index(PASS_GRADE))
     out_arms = []
@@ -447,7 +455,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "judge_rubrics": judge_versions(store, run_id, s.boot, s.seed),
         "bias": machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
         "quality_by_tokens": _quality_by_tokens(store, run_id, arms),
-        "samples": sample_report(store, run_id, pairs, kind, s),
+        "samples": sample_report(store, run_id, pairs, _judged_shown(arms, primary) if kind else None, s),
         "faithfulness": faithfulness_agreement(store, run_id, s.boot, s.seed),
         "notes": notes,
         "stale_grades": stale,

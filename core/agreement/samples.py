@@ -87,21 +87,19 @@ def _apart(pairs: list, s) -> list[dict]:
     return out
 
 
-def _pass_rates(store: Store, run_id: int, weighted: list[tuple[object, float]], kind: str | None, s) -> list[dict]:
-    """Prediction-powered pass rate per method (raw, and bundled at the primary budget)."""
-    rows = store.query(
-        "SELECT a.method, m.grade FROM answers a JOIN runs r ON r.id = a.run_id "
-        "JOIN machine_grades m ON m.answer_id = a.id WHERE a.run_id = ? AND m.grader_kind = ? "
-        "AND (a.method = 'raw' OR a.budget = r.primary_budget)", (run_id, kind))
+def _pass_rates(weighted: list[tuple[object, float]], judged: dict[str, tuple[int, int]], s) -> list[dict]:
+    """Prediction-powered pass rate per method (raw, and bundled at the primary budget). `judged`: per method, how many
+    shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`)."""
     out = []
     for method in ("raw", "bundle"):
-        judge_all = [r["grade"] == PASS_GRADE for r in rows if r["method"] == method]
+        n, passed = judged.get(method, (0, 0))
+        judge_all = [True] * passed + [False] * (n - passed)
         sample = [(p, w) for p, w in weighted if p.method == method]
         est, worth = ppi_pass_rate(judge_all, [p.human == PASS_GRADE for p, _ in sample],
                                    [p.machine == PASS_GRADE for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
         if est.value is None and judge_all and not sample:
             est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
-        out.append({"method": method, "judged": len(judge_all), "human_sampled": len(sample),
+        out.append({"method": method, "judged": n, "human_sampled": len(sample),
                     "ppi": est.to_dict(),
                     "worth_human_grades": None if worth is None else round(worth),
                     "more_than_graded": None if worth is None else max(0, round(worth) - len(sample))})
@@ -134,13 +132,15 @@ def _anchoring(pairs: list, s) -> dict:
     return out
 
 
-def sample_report(store: Store, run_id: int, pairs: list, kind: str | None, s) -> dict:
+def sample_report(store: Store, run_id: int, pairs: list, judged: dict[str, tuple[int, int]] | None, s) -> dict:
+    """The samples section of `agree`. `pairs` compare each person with one machine grader; `judged` counts that same
+    grader's grades and passes on every shown answer per method (None: no machine grader, no pass rates)."""
     sampled, weighted = _sampled(store, run_id, pairs, s)
     return {
         "headline_sample": "all graded items, unweighted (see sampled and apart for the samples they mix)",
         "sampled": sampled,
         "apart": _apart(pairs, s),
-        "pass_rates": _pass_rates(store, run_id, weighted, kind, s) if kind else [],
+        "pass_rates": _pass_rates(weighted, judged, s) if judged is not None else [],
         "position_bias": _position_bias(store, run_id, s),
         "anchoring": _anchoring(pairs, s),
     }

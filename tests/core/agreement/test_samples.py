@@ -11,7 +11,7 @@ from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.runs import run_info
 
-from tests.fixtures.agreement import build_sampling_run
+from tests.fixtures.agreement import add_auto, build_sampling_run, grade_sampled
 
 FC, PC, UN, WR = GRADES
 
@@ -119,3 +119,36 @@ def test_a_sampled_grade_needs_its_probability(run_store):
         record_grade(store, raw, "alice", GradeChange(grade=FC), selection="sampled")
     with pytest.raises(UserError, match="selection"):
         record_grade(store, raw, "alice", GradeChange(grade=FC), selection="by magic")
+
+
+def test_the_sampled_figures_and_pass_rates_use_the_chosen_grader(tmp_path):
+    """Two judges that disagree: `--grader` on a store with both gives the samples section of a store where the chosen
+    judge is the only machine grader."""
+    import shutil
+
+    from gradedesk.core.agreement.report import GraderChoice, Settings
+
+    both, only_first, only_second = (tmp_path / f"{name}.db" for name in ("both", "first", "second"))
+    with open_store(both) as store:
+        run, answers = build_sampling_run(store)  # judge-model: fails every third raw answer, passes every bundle
+        grade_sampled(store, run, answers, "carol", 8)
+    shutil.copy(both, only_first)
+    shutil.copy(both, only_second)
+    with open_store(only_second) as store:
+        store.conn.execute("DELETE FROM auto_grades")
+    for path in (both, only_second):  # judge-b fails every answer
+        with open_store(path) as store:
+            for raw, bundle in answers.values():
+                add_auto(store, raw, WR, model="judge-b")
+                add_auto(store, bundle, WR, model="judge-b")
+    settings = Settings(boot=200)
+
+    def samples(path, grader=None) -> dict:
+        with open_store(path) as store:
+            return agreement_report(store, run, settings, grader and GraderChoice.parse(grader))["samples"]
+
+    first, second = samples(only_first), samples(only_second)
+    assert first["sampled"]["binary"] != second["sampled"]["binary"]
+    assert [r["ppi"] for r in first["pass_rates"]] != [r["ppi"] for r in second["pass_rates"]]
+    assert samples(both, "judge:judge-model") == first
+    assert samples(both, "judge:judge-b") == second
