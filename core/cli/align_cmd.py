@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.align import AlignSettings, align
     from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.cli.align_output import print_report
-    from gradedesk.core.cli.endpoint import provider_from_args
+    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.rubrics import resolve_rubric
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         base = resolve_rubric(store, args.rubric)
         with progress_bars() as bar:
             report = align(store, run_id, base, provider, settings, bar)
+    endpoint_warnings(provider)
     for warning in report["warnings"]:
         info(f"gradedesk: warning: {warning}")
     for failure in report["calls"]["failures"][:20]:

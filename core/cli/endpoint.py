@@ -20,6 +20,10 @@ def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str, *, max_t
     p.add_argument("--max-tokens", type=int, default=max_tokens, metavar="N",
                    help=f"most tokens the model may write for {max_tokens_what}; a reply cut there is recorded as "
                         f"truncated (default {max_tokens})")
+    p.add_argument("--system-role", default="system", choices=("system", "user"),
+                   help="where the instructions (and a judge's rubric) go: a system message (default), or the start "
+                        "of the user message, for servers whose chat template drops system messages (e.g. "
+                        "llama-cpp-python's gemma chat format; gradedesk warns when a server's prompt count shows it)")
     p.add_argument("--prices", default=None, metavar="FILE.json",
                    help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
     p.add_argument("--price", default=None, metavar="IN,OUT",
@@ -37,7 +41,15 @@ def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
         raise UserError(f"--max-tokens: must be at least 1, got {args.max_tokens}")
     return make_provider(args.model, args.base_url, api_key_env=args.api_key_env, timeout=args.timeout,
                          max_retries=args.max_retries, concurrency=args.concurrency, prices_file=args.prices,
-                         price=args.price, tokenizer=tokenizer)
+                         price=args.price, tokenizer=tokenizer, system_role=args.system_role)
+
+
+def endpoint_warnings(provider) -> None:
+    """After the calls: what the replies showed about the endpoint (a chat template that dropped the instructions)."""
+    from gradedesk.core.cli.output import info
+
+    if provider is not None and provider.system_dropped:
+        info(f"gradedesk: warning: {provider.endpoint}: {provider.system_dropped}")
 
 
 def add_embeddings_arguments(p: argparse.ArgumentParser, indexing: bool = False) -> None:

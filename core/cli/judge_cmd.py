@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.grading.judge import judge_consistency, judge_run
     from gradedesk.core.grading.rubrics import resolve_rubric
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.endpoint import provider_from_args
+    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
     from gradedesk.core.cli.grade_offline_cmd import offline_line
     from gradedesk.core.cli.output import info, print_json, progress_bars
 
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
                                progress=bar, rubric=rubric, max_tokens=args.max_tokens) if provider else None
         consistency = judge_consistency(store, run_id, provider.model,
                                         rubric_version=report.rubric_version) if report else None
+    endpoint_warnings(provider)
     if provider is None:
         info("gradedesk: no judge endpoint given (--model/--base-url): graded offline only, "
              f"with the rule grader {offline.rule_grader} (not an LLM judge)")

@@ -54,7 +54,7 @@ def questions_path(given: str | None, store, repo: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.runs.runner import run_benchmark
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.endpoint import embedder_from_args, provider_from_args
+    from gradedesk.core.cli.endpoint import embedder_from_args, endpoint_warnings, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                 tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
                                 progress=bar, max_tokens=args.max_tokens, embedder=embedder)
+    endpoint_warnings(provider)
     if args.json:
         print_json(summary.to_dict())
     else:

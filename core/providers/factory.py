@@ -16,8 +16,10 @@ Provider = OpenAICompatibleProvider | OfflineExtractiveProvider
 def make_provider(model: str | None, base_url: str | None, *, api_key_env: str = DEFAULT_API_KEY_ENV,
                   timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                   prices_file: str | None = None, price: str | None = None, tokenizer: str | None = None,
-                  backoff_base: float = 0.5, fail_fast: bool = True) -> Provider:
+                  backoff_base: float = 0.5, fail_fast: bool = True, system_role: str = "system") -> Provider:
     """No model and no URL → the offline provider; otherwise an OpenAI-compatible endpoint.
+
+    `system_role`: "user" folds the system message into the user message (core/providers/system_role.py).
 
     `fail_fast` (on for commands): a server that takes connections but never answers stops the command within about
     three timeouts instead of costing every call its timeout and retries (see openai_compat.STALL_TIMEOUTS).
@@ -35,7 +37,8 @@ def make_provider(model: str | None, base_url: str | None, *, api_key_env: str =
         prices[model] = parse_price(price)
     return OpenAICompatibleProvider(model, base_url, api_key_env=api_key_env, timeout=timeout,
                                     max_retries=max_retries, concurrency=concurrency, prices=prices,
-                                    tokenizer=tokenizer, backoff_base=backoff_base, fail_fast=fail_fast)
+                                    tokenizer=tokenizer, backoff_base=backoff_base, fail_fast=fail_fast,
+                                    system_role=system_role)
 
 
 def check_endpoint_flags(base_url: str | None, timeout: float, max_retries: int, flags: str = "--") -> None:

@@ -11,6 +11,9 @@ Every text that came back from the server is redacted (core/text/redact.py) befo
 echo request headers, and the key must never reach the store or the screen. A context-length rejection is not retried
 and says how large the prompt was; an unknown model names the models the server lists (GET /models).
 
+`system_role="user"` sends the system message as the start of the user message, and a reply's prompt count that
+falls short by most of the system message leaves a warning in `system_dropped` (core/providers/system_role.py).
+
 With `fail_fast` (what the commands use), a server that accepts connections but never answers is found within about
 STALL_TIMEOUTS timeouts: while no call has succeeded yet, that many timed-out attempts (or STALL_SAME_FAILURES attempts
 that failed the same way) stop the command with EndpointStalled. Once a call has succeeded, failures are retried as
@@ -40,6 +43,7 @@ from gradedesk.core.providers.chat import (
 )
 from gradedesk.core.providers.pricing import DEFAULT_PRICES, cost_of
 from gradedesk.core.providers.replies import read_reply
+from gradedesk.core.providers.system_role import SYSTEM_ROLES, dropped_system, fold_system
 from gradedesk.core.text.redact import redact, remove_secrets
 from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
 
@@ -73,9 +77,16 @@ class OpenAICompatibleProvider:
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_API_KEY_ENV,
                  timeout: float = 60.0, max_retries: int = 4, concurrency: int = 4,
                  prices: dict[str, tuple[float, float]] | None = None, tokenizer: str | None = None,
-                 backoff_base: float = 0.5, backoff_max: float = 20.0, fail_fast: bool = False):
+                 backoff_base: float = 0.5, backoff_max: float = 20.0, fail_fast: bool = False,
+                 system_role: str = "system"):
         if not model:
             raise UserError("--model: a model name is required for an OpenAI-compatible endpoint")
+        if system_role not in SYSTEM_ROLES:
+            raise UserError(f"--system-role: {system_role!r} is not one of {', '.join(SYSTEM_ROLES)}")
+        self.system_role = system_role
+        # set once a reply's prompt count could tell: None when the server keeps system messages, else a warning
+        self.system_dropped: str | None = None
+        self._system_told = system_role != "system"
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
@@ -124,6 +135,8 @@ class OpenAICompatibleProvider:
                        json_mode: bool = False) -> ChatResult:
         client = self._client_here()
         assert self._sem is not None
+        if self.system_role == "user":
+            messages = fold_system(messages)
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
@@ -234,6 +247,8 @@ class OpenAICompatibleProvider:
         tokens_in = _int_or_none(usage, "prompt_tokens")
         tokens_out = _int_or_none(usage, "completion_tokens")
         counted = tokens_in is None or tokens_out is None
+        if not counted and not self._system_told:
+            self._system_told, self.system_dropped = dropped_system(messages, tokens_in, self.tokenizer_id)
         if counted:
             tok = get_tokenizer(self.tokenizer_id)
             tokens_in = tok.count(messages_text(messages))

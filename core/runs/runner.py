@@ -77,6 +77,7 @@ class RunSpec:
     excluded_files: list[str] = field(default_factory=list)  # never evidence: the questions file, if indexed
     max_tokens: int | None = None  # None: the offline answerer, which takes no limit
     embeddings_model: str | None = None  # vector search joins retrieval with this model's stored chunk vectors
+    system_role: str | None = None  # "user": the instructions went in the user message (--system-role user)
 
     @property
     def fetch_k(self) -> int:
@@ -86,8 +87,9 @@ class RunSpec:
         fields = asdict(self)
         if fields["max_tokens"] is None:  # keeps the keys of offline runs (and of runs made before the limit) as they were
             del fields["max_tokens"]
-        if fields["embeddings_model"] is None:  # a run without vectors keeps the key it had before they existed
-            del fields["embeddings_model"]
+        for name in ("embeddings_model", "system_role"):  # unset: a run keeps the key it had before the setting
+            if fields[name] is None:
+                del fields[name]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -256,6 +258,7 @@ def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], re
         excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
         max_tokens=max_tokens if model_run else None,
         embeddings_model=embeddings_model,
+        system_role="user" if model_run and provider.system_role == "user" else None,
     )
 
 

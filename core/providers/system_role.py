@@ -1,0 +1,46 @@
+"""Where the instructions go: a system message, or the start of the user message for servers that drop system messages.
+
+gradedesk puts its instructions (the answer prompt, the judge's rubric) in a system message. Some chat templates have
+no system role and drop it without a word (llama-cpp-python's `gemma` chat format does): the model then answers or
+judges without them. `--system-role user` folds the system text into the first user message instead (fold_system).
+
+A server that reports usage tells on itself: its prompt count falls short by about the size of the system message.
+dropped_system(...) says so in one line when the shortfall is plain: the system message is a large share of the prompt
+(SYSTEM_SHARE) and the count is short by most of it (SHORTFALL). Tokenizers differ, so smaller gaps say nothing.
+"""
+
+from __future__ import annotations
+
+from gradedesk.core.text.tokens import get_tokenizer
+
+SYSTEM_ROLES = ("system", "user")
+SYSTEM_SHARE = 0.35  # the system message's share of the prompt below which a shortfall cannot be told from tokenizers
+SHORTFALL = 0.6  # of the system message's tokens missing from the server's count
+
+
+def fold_system(messages: list[dict]) -> list[dict]:
+    """The messages with the system text put at the start of the first user message (a user message when none)."""
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = f"{system}\n\n{m.get('content') or ''}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]
+
+
+def dropped_system(messages: list[dict], prompt_tokens: int, tokenizer: str) -> tuple[bool, str | None]:
+    """(whether this prompt can tell, the one-line warning when the server's prompt count says it dropped the system
+    message). A prompt whose system message is a small share of it cannot tell: tokenizers differ by more."""
+    tok = get_tokenizer(tokenizer)
+    system = sum(tok.count(str(m.get("content") or "")) for m in messages if m.get("role") == "system")
+    whole = sum(tok.count(str(m.get("content") or "")) for m in messages)
+    if not whole or system < SYSTEM_SHARE * whole:
+        return False, None
+    if prompt_tokens >= whole - SHORTFALL * system:
+        return True, None
+    return True, (f"the server counted {prompt_tokens} prompt tokens for a prompt of about {whole} ({tok.id}), "
+                  f"{system} of them in the system message: its chat template seems to drop system messages, so the "
+                  f"instructions (and a judge's rubric) never reached the model; run again with --system-role user")
