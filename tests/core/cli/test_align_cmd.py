@@ -7,16 +7,10 @@ import json
 
 import pytest
 
-from gradedesk.core.cli import main
 from gradedesk.core.grading.rubric import builtin_rubric, parse_rubric
 from gradedesk.core.store.connection import open_store, schema_version
 from tests.fixtures.alignment import build_graded_run, example_following_judge
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.fixtures.cli import cli
 
 
 @pytest.fixture

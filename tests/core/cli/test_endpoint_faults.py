@@ -9,16 +9,10 @@ import json
 import time
 
 from gradedesk.core.store.connection import open_store
-from gradedesk.tui.cli import main
 from tests.fixtures.shop import QUESTIONS
+from tests.fixtures.cli import cli
 
 KEY = "sk-live-0123456789abcdef"
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def endpoint(server, *extra) -> list[str]:

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import json
 
-from gradedesk.core.cli import main
+from tests.fixtures.cli import cli
 from tests.fixtures.lesson_files import (COMPARISON_LINES, HARNESS_LINES, RAGAS_ROWS, graded_harness_line,
                                          hand_graded, lesson_bundle_json, lesson_snippet, write_lines)
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def test_the_lessons_comparison_log_imports_and_exports_in_its_own_format(tmp_path, capsys):

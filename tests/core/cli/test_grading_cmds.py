@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from gradedesk.core.cli import main
 from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit
+from tests.fixtures.cli import cli
 
 CODE = "def open_store(path):\n    conn.execute('PRAGMA journal_mode = WAL')"
 
@@ -36,12 +36,6 @@ def db(tmp_path):
     with open_store(path) as store:
         make_run(store)
     return str(path)
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_grade_offline_then_summary(db, capsys):

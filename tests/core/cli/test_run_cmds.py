@@ -9,17 +9,11 @@ import subprocess
 import sys
 import time
 
-from gradedesk.tui.cli import main
 from gradedesk.core.store.connection import open_store
 from tests.fixtures import REPO_ROOT
 from tests.fixtures.shop import QUESTIONS
+from tests.fixtures.cli import cli
 
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_run_list_export_and_import_round_trip(project, tmp_path, capsys):

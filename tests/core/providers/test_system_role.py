@@ -6,7 +6,7 @@ from __future__ import annotations
 from gradedesk.core.providers.system_role import dropped_system, fold_system
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.text.tokens import count_tokens
-from gradedesk.tui.cli import main
+from tests.fixtures.cli import cli
 
 RUBRIC = "You are a strict judge. " * 40
 CHAT = [{"role": "system", "content": RUBRIC}, {"role": "user", "content": "Grade this answer: it parses."}]
@@ -30,12 +30,6 @@ def test_a_prompt_count_short_by_the_system_message_is_told_and_a_small_system_m
     assert dropped_system(CHAT, int(whole * 0.8), "o200k_base") == (True, None)  # a leaner tokenizer is no drop
     small = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "word " * 300}]
     assert dropped_system(small, 5, "o200k_base") == (False, None)
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_judge_warns_when_the_server_dropped_the_rubric_and_system_role_user_sends_it(project, chat_server, capsys):

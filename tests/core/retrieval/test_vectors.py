@@ -12,7 +12,6 @@ import pytest
 from tests.fixtures.chat_server import ChatServer
 from tests.fixtures.sample_repo import make_sample_repo
 
-from gradedesk.core.cli import main
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository, resolve_repo
 from gradedesk.core.providers.embeddings import OpenAIEmbedder
@@ -20,14 +19,9 @@ from gradedesk.core.providers.openai_compat import EndpointRejected
 from gradedesk.core.retrieval.hybrid import retrieve
 from gradedesk.core.retrieval.vectors import embed_question, embed_repository, embedding_input
 from gradedesk.core.store.connection import open_store
+from tests.fixtures.cli import cli
 
 OVERWEIGHT = "Which code refuses packages that are overweight?"  # shares no word with the code it asks about
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
