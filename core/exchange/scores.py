@@ -1,22 +1,30 @@
-"""A run's grades as score records, JSONL: gradedesk's own records (`export-scores`, default).
+"""A run's grades and claim marks as score records, JSONL: gradedesk's own records (`export-scores`, default).
 
-`grade_rows` reads every grade of a run once, for all the score formats (core/exchange/scores_langfuse.py, Langfuse's
-score API; core/exchange/scores_phoenix.py, Phoenix span annotations). People's grades are their current grades (the
-event history stays in the store); every machine grade row is exported.
+`score_rows` reads every score of a run once, for all the score formats (core/exchange/scores_langfuse.py, Langfuse's
+score API; core/exchange/scores_phoenix.py, Phoenix span annotations): `grade_rows` (people's current grades, the event
+history staying in the store, then every machine grade row) and `claim_rows` (people's live claim marks, from
+core/grading/claim_figures.py).
 
 gradedesk's records, one per score:
-  id           stable across exports: the human event's uuid, or a hash of the machine grade's identity, + ":" + name
+  id           stable across exports: the human event's uuid, or a hash of the machine grade's identity, or of the
+               answer, the person (and the claim) for claim marks, + ":" + name
   name         "grade" (CATEGORICAL: the four-level grade), "pass" (BOOLEAN: 1 when fully_correct, else 0), and for
-               people the dimension scores "correctness", "grounding", "completeness", "conciseness" (NUMERIC, 1-5)
+               people the dimension scores "correctness", "grounding", "completeness", "conciseness" (NUMERIC, 1-5);
+               from people's claim marks, "claim_mark" (CATEGORICAL, one a marked claim: supported, miscited,
+               unsupported, not_claim) and, once every claim of the answer is marked, "faithfulness" (NUMERIC 0-1:
+               supported or miscited / factual claims) and "citation_precision" (NUMERIC 0-1: supported / factual
+               claims that cite something), each when it has something to count
   value        the score
   data_type    CATEGORICAL | BOOLEAN | NUMERIC
   source       HUMAN (a person at the desk) | EVAL (the LLM judge, the rule grader or imported grades)
   comment      the person's note, or the machine grader's reasoning
   grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>"
-  time         when the grade was made (UTC ISO-8601)
+  time         when the grade (or the newest of the claim marks) was made (UTC ISO-8601)
   trace_id     "run<run>:<benchmark>:<question_id>" (one trace per question of a run)
   observation_id "answer:<answer id>"; plus run_id, answer_id, benchmark, question_id, method, budget
-  metadata     failure_label, rubric_version, and mode / judge_visible (people) or confidence / repeat_index (machines)
+  metadata     failure_label, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
+               (machines); for claim marks scorers_visible (were the faithfulness scorers' verdicts on screen), with
+               claim_index and claim_text (claim_mark) or the counts of each mark (faithfulness, citation_precision)
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from gradedesk.core.grading.claim_figures import marked_answers
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.connection import Store
 
@@ -35,6 +44,11 @@ _HUMAN_SQL = """
     FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
     WHERE a.run_id = ? AND h.grade IS NOT NULL ORDER BY h.answer_id, h.grader
 """
+_MARKED_ANSWERS_SQL = """
+    SELECT a.id AS answer_id, a.run_id, a.method, a.budget, q.benchmark, q.question_id
+    FROM answers a JOIN questions q ON q.id = a.question_pk
+    WHERE a.run_id = ? AND a.id IN (SELECT answer_id FROM claim_marks)
+"""
 _MACHINE_SQL = """
     SELECT g.*, a.run_id, a.method, a.budget, q.benchmark, q.question_id
     FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk
@@ -42,24 +56,80 @@ _MACHINE_SQL = """
 """
 
 
+def stable_key(*identity: Any) -> str:
+    """16 hex of a hash of what a score is of: the same on every export, so a re-export updates."""
+    return hashlib.sha1(json.dumps(identity).encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
-class GradeRow:
-    """One grade of an answer of the run, whoever made it."""
-    key: str  # stable across exports: the human event's uuid, or a hash of the machine grade's identity
+class ScoreRow:
+    """Scores one grader gave one answer of the run."""
+
+    key: str  # stable across exports (see the module docstring)
     kind: str  # human | judge | rule | imported
     grader: str  # the person's name, or "<kind>:<model or name>"
-    grade: str
-    failure_label: str | None
-    dimensions: dict[str, int]  # a person's scores, 1-5 (those given)
     comment: str | None  # the person's note, or the machine's reasoning
     time: str
     answer: dict[str, Any]  # run_id, answer_id, benchmark, question_id, method, budget
-    metadata: dict[str, Any]  # rubric_version, and mode / judge_visible (people) or confidence / repeat_index
+    metadata: dict[str, Any]
 
     def scores(self) -> list[tuple[str, Any, str]]:
-        """(name, value, data type) of every score this grade makes."""
+        """(name, value, data type) of every score this row makes."""
+        raise NotImplementedError
+
+    def flags(self) -> list[tuple[str, Any, str]]:
+        """Labels that formats with one score per label (Langfuse) add as BOOLEAN scores."""
+        return []
+
+    @property
+    def record_metadata(self) -> dict[str, Any]:
+        """The metadata of gradedesk's records."""
+        return self.metadata
+
+    @property
+    def identifier(self) -> str:
+        """The grader, told apart from the same grader's other rows on the answer (a judge's repeat, a claim)."""
+        return self.grader
+
+
+@dataclass(frozen=True)
+class GradeRow(ScoreRow):
+    """One grade of an answer of the run, whoever made it."""
+
+    grade: str
+    failure_label: str | None
+    dimensions: dict[str, int]  # a person's scores, 1-5 (those given)
+
+    def scores(self) -> list[tuple[str, Any, str]]:
         out = [("grade", self.grade, "CATEGORICAL"), ("pass", int(is_pass(self.grade)), "BOOLEAN")]
         return out + [(name, value, "NUMERIC") for name, value in self.dimensions.items()]
+
+    def flags(self) -> list[tuple[str, Any, str]]:
+        return [(self.failure_label, 1, "BOOLEAN")] if self.failure_label else []
+
+    @property
+    def record_metadata(self) -> dict[str, Any]:
+        return {"failure_label": self.failure_label, **self.metadata}
+
+    @property
+    def identifier(self) -> str:
+        repeat = self.metadata.get("repeat_index")
+        return self.grader + (f"#{repeat}" if repeat else "")
+
+
+@dataclass(frozen=True)
+class ClaimRow(ScoreRow):
+    """A person's mark on one claim of an answer (claim: its index), or what all their marks on it add up to."""
+
+    values: tuple[tuple[str, Any, str], ...]
+    claim: int | None = None
+
+    def scores(self) -> list[tuple[str, Any, str]]:
+        return list(self.values)
+
+    @property
+    def identifier(self) -> str:
+        return self.grader + (f"#claim{self.claim}" if self.claim else "")
 
 
 def _answer(row: dict) -> dict[str, Any]:
@@ -69,27 +139,56 @@ def _answer(row: dict) -> dict[str, Any]:
 def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     """People's current grades, then every machine grade of the run."""
     for row in store.db.query(_HUMAN_SQL, (run_id,)):
-        yield GradeRow(row["uuid"], "human", row["grader"], row["grade"], row["failure_label"],
-                       {d: row[d] for d in DIMENSIONS if row[d] is not None}, row["note"], row["created_at"],
-                       _answer(row), {"rubric_version": row["rubric_version"], "mode": row["mode"],
-                                      "judge_visible": bool(row["judge_visible"])})
+        yield GradeRow(row["uuid"], "human", row["grader"], row["note"], row["created_at"], _answer(row),
+                       {"rubric_version": row["rubric_version"], "mode": row["mode"],
+                        "judge_visible": bool(row["judge_visible"])},
+                       row["grade"], row["failure_label"], {d: row[d] for d in DIMENSIONS if row[d] is not None})
     for row in store.db.query(_MACHINE_SQL, (run_id,)):
         grader = f"{row['grader_kind']}:{row['grader_model'] or 'unnamed'}"
-        identity = json.dumps([row["run_id"], row["benchmark"], row["question_id"], row["method"], row["budget"],
-                               grader, row["rubric_version"], row["repeat_index"]])
-        yield GradeRow(hashlib.sha1(identity.encode()).hexdigest()[:16], row["grader_kind"], grader, row["grade"],
-                       row["failure_label"], {}, row["reasoning"], row["created_at"], _answer(row),
+        key = stable_key(row["run_id"], row["benchmark"], row["question_id"], row["method"], row["budget"], grader,
+                         row["rubric_version"], row["repeat_index"])
+        yield GradeRow(key, row["grader_kind"], grader, row["reasoning"], row["created_at"], _answer(row),
                        {"rubric_version": row["rubric_version"], "confidence": row["confidence"],
-                        "repeat_index": row["repeat_index"]})
+                        "repeat_index": row["repeat_index"]}, row["grade"], row["failure_label"], {})
+
+
+def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
+    """Per (answer, person) with live claim marks: one row a marked claim, then the figures of a fully marked answer."""
+    answers = {r["answer_id"]: _answer(r) for r in store.db.query(_MARKED_ANSWERS_SQL, (run_id,))}
+    for m in marked_answers(store, run_id):
+        a = answers[m.answer_id]
+        identity = (a["run_id"], a["benchmark"], a["question_id"], a["method"], a["budget"], m.grader, "claims")
+        for index, mark in m.marks.items():
+            yield ClaimRow(stable_key(*identity, index), "human", m.grader, None, mark.created_at, a,
+                           {"claim_index": index, "claim_text": mark.claim_text,
+                            "scorers_visible": bool(mark.scorers_visible)},
+                           (("claim_mark", mark.mark, "CATEGORICAL"),), index)
+        f = m.figures
+        values = tuple((name, value, "NUMERIC") for name, value in (("faithfulness", f.faithfulness),
+                                                                   ("citation_precision", f.citation_precision))
+                       if value is not None)
+        if f.complete and values:
+            yield ClaimRow(stable_key(*identity), "human", m.grader, None,
+                           max(mark.created_at for mark in m.marks.values()), a,
+                           {"claims": f.claims, "supported": f.supported, "miscited": f.miscited,
+                            "unsupported": f.unsupported, "not_claims": f.not_claims,
+                            "cited_factual": f.cited_factual,
+                            "scorers_visible": any(mark.scorers_visible for mark in m.marks.values())}, values)
+
+
+def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
+    """Every score row of the run: grades, then claim marks."""
+    yield from grade_rows(store, run_id)
+    yield from claim_rows(store, run_id)
 
 
 def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
-    for g in grade_rows(store, run_id):
+    for g in score_rows(store, run_id):
         a = g.answer
         ids = {"trace_id": f"run{a['run_id']}:{a['benchmark']}:{a['question_id']}",
                "observation_id": f"answer:{a['answer_id']}", **a}
         common = {"source": "HUMAN" if g.kind == "human" else "EVAL", "comment": g.comment, "grader": g.grader,
-                  "time": g.time, "metadata": {"failure_label": g.failure_label, **g.metadata}}
+                  "time": g.time, "metadata": g.record_metadata}
         for name, value, data_type in g.scores():
             yield {"id": f"{g.key}:{name}", "name": name, "value": value, "data_type": data_type, **common, **ids}
 

@@ -8,14 +8,17 @@ One record per score, camelCase as Langfuse writes them:
   observationId  16 hex, derived from the answer (raw or bundled), like an OpenTelemetry span id
   name, value    "grade" (CATEGORICAL: the grade's name), "pass" (BOOLEAN 1/0), a failure label (BOOLEAN 1, when
                  the grade has one), and a person's "correctness", "grounding", "completeness", "conciseness"
-                 (NUMERIC 1-5)
+                 (NUMERIC 1-5); from a person's claim marks "claim_mark" (CATEGORICAL, one a marked claim),
+                 "faithfulness" and "citation_precision" (NUMERIC 0-1, once every claim of the answer is marked)
   dataType       CATEGORICAL | BOOLEAN | NUMERIC
   comment        the person's note, or the machine grader's reasoning (left out when there is none)
   timestamp      when the grade was made (ISO 8601 with its offset)
   metadata       grader, grader_kind (human, judge, rule, imported), run_id, answer_id, benchmark, question_id,
-                 method, budget, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
+                 method, budget, rubric_version, and mode / judge_visible (people) or confidence / repeat_index;
+                 for claim marks scorers_visible, and claim_index / claim_text or the counts of each mark
 `source` is left to Langfuse (it sets API for scores sent to this endpoint). The configs (`score_configs`): grade
-CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5.
+CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark
+CATEGORICAL with the four marks, faithfulness and citation_precision NUMERIC 0-1.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 
-from gradedesk.core.exchange.scores import grade_rows
+from gradedesk.core.exchange.scores import score_rows
+from gradedesk.core.grading.claim_marks import MARKS
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
 from gradedesk.core.store.connection import Store
 
@@ -50,11 +54,9 @@ def _timestamp(text: str) -> str | None:
 
 
 def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
-    for g in grade_rows(store, run_id):
+    for g in score_rows(store, run_id):
         a = g.answer
-        scores = g.scores()
-        if g.failure_label:
-            scores.append((g.failure_label, 1, "BOOLEAN"))
+        scores = g.scores() + g.flags()
         metadata = {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}
         common = {"traceId": trace_id(a["run_id"], a["benchmark"], a["question_id"]),
                   "observationId": observation_id(a["run_id"], a["answer_id"])}
@@ -77,4 +79,12 @@ def score_configs() -> list[dict]:
               for label in (*FAILURE_LABELS, GRADING_ERROR)]
     dims = [{"name": d, "dataType": "NUMERIC", "minValue": 1.0, "maxValue": 5.0,
              "description": f"a person's {d} score, 1-5"} for d in DIMENSIONS]
-    return [grade, passed, *labels, *dims]
+    mark = {"name": "claim_mark", "dataType": "CATEGORICAL",
+            "categories": [{"value": float(i), "label": m} for i, m in enumerate(MARKS)],
+            "description": "a person's mark on one claim of an answer: supported, miscited (supported by the evidence, "
+                           "not by what it cites), unsupported, not_claim"}
+    shares = [{"name": "faithfulness", "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0,
+               "description": "a person's faithfulness of an answer: claims the evidence supports / factual claims"},
+              {"name": "citation_precision", "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0,
+               "description": "claims a person found supported by what they cite / factual claims that cite"}]
+    return [grade, passed, *labels, *dims, mark, *shares]

@@ -5,14 +5,17 @@ result.explanation the note or reasoning), one per failure label ("failure_label
 per dimension a person scored (result.score 1-5). annotator_kind says who graded: HUMAN (a person), LLM (the judge, and
 grades imported with a run log, made by the other team's LLM grader), CODE (the rule grader). identifier tells apart
 the annotators of one span (the person, or "<kind>:<model>", with "#<repeat>" for a judge's repeats), so a re-export
-updates rather than duplicates. span_id is the answer's 16-hex id, the same as the Langfuse export's observationId.
+updates rather than duplicates. People's claim marks: one "claim_mark" annotation a marked claim (result.label the
+mark; identifier "<person>#claim<index>", as Phoenix keeps one annotation per name, span and identifier), and for an
+answer whose claims are all marked "faithfulness" and "citation_precision" (result.score 0-1). span_id is the answer's
+16-hex id, the same as the Langfuse export's observationId.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradedesk.core.exchange.scores import grade_rows
+from gradedesk.core.exchange.scores import GradeRow, score_rows
 from gradedesk.core.exchange.scores_langfuse import observation_id
 from gradedesk.core.grading.vocabulary import is_pass
 from gradedesk.core.store.connection import Store
@@ -21,12 +24,16 @@ ANNOTATOR_KINDS = {"human": "HUMAN", "judge": "LLM", "imported": "LLM", "rule": 
 
 
 def phoenix_annotations(store: Store, run_id: int) -> Iterator[dict]:
-    for g in grade_rows(store, run_id):
+    for g in score_rows(store, run_id):
         a = g.answer
-        repeat = g.metadata.get("repeat_index")
         common = {"span_id": observation_id(a["run_id"], a["answer_id"]), "annotator_kind": ANNOTATOR_KINDS[g.kind],
-                  "identifier": g.grader + (f"#{repeat}" if repeat else ""),
+                  "identifier": g.identifier,
                   "metadata": {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}}
+        if not isinstance(g, GradeRow):
+            for name, value, data_type in g.scores():
+                yield {"name": name, **common, "result": {"score": float(value)} if data_type == "NUMERIC"
+                       else {"label": value}}
+            continue
         result = {"label": g.grade, "score": float(is_pass(g.grade))}
         if g.comment:
             result["explanation"] = g.comment

@@ -34,6 +34,7 @@ class MarkedAnswer:
     method: str  # raw, bundle@<budget>
     question_pk: int
     figures: ClaimFigures
+    marks: dict[int, ClaimMark]  # the live marks (claim text unchanged since), by claim index
 
 
 def _claims(store: Store, answer_id: int) -> list[Claim]:
@@ -52,8 +53,11 @@ def marked_answers(store: Store, run_id: int) -> list[MarkedAnswer]:
         by_pair[(r["answer_id"], r["grader"])][r["claim_index"]] = mark_of(r)
         where[r["answer_id"]] = (method_label(r["method"], r["budget"]), r["question_pk"])
     claims = {aid: _claims(store, aid) for aid in where}
-    return [MarkedAnswer(aid, grader, *where[aid], figures(claims[aid], live_marks(claims[aid], marks)))
-            for (aid, grader), marks in by_pair.items()]
+    out = []
+    for (aid, grader), marks in by_pair.items():
+        live = live_marks(claims[aid], marks)
+        out.append(MarkedAnswer(aid, grader, *where[aid], figures(claims[aid], live), {i: marks[i] for i in live}))
+    return out
 
 
 def _mean(values: list[float]) -> float | None:

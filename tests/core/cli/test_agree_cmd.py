@@ -8,6 +8,8 @@ import shutil
 import pytest
 
 from tests.fixtures.agreement import add_human, build, sampled_and_team_stores
+from tests.fixtures.claims_store import add_marked_answer
+from tests.fixtures.grading import add_question
 from gradedesk.core.cli import main
 
 
@@ -123,3 +125,16 @@ def test_merged_sampled_grades_keep_their_weighted_figures(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "merge", str(carol), "--store", str(team))
     assert code == 0 and "sampler draws added" in out
     assert weighted(team) == (sampled, pass_rates)  # merging again adds nothing
+
+
+def test_export_scores_carries_claim_marks(store_path, capsys):
+    from gradedesk.core.store.connection import open_store
+
+    with open_store(store_path) as store:
+        answer = add_marked_answer(store, 1, add_question(store, "q-claims", "how is the discount applied?", "g"))
+    for fmt in ("gradedesk", "langfuse", "phoenix"):
+        code, out, err = run_cli(capsys, "export-scores", "--store", str(store_path), "--format", fmt)
+        assert code == 0 and f"{len(out.splitlines())} score record(s)" in err
+        names = [r["name"] for r in map(json.loads, out.splitlines())
+                 if (r.get("answer_id") or r["metadata"]["answer_id"]) == answer]
+        assert names == ["claim_mark"] * 5 + ["faithfulness", "citation_precision", "claim_mark"]

@@ -14,9 +14,11 @@ from phoenix.client.__generated__.v1 import AnnotationResult, SpanAnnotationData
 
 from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
 from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
+from gradedesk.core.grading.claim_marks import MARKS
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human
+from tests.fixtures.claims_store import ALICE_MARKS, add_marked_answer
 from tests.fixtures.grading import add_question, add_raw_answer, add_run
 
 
@@ -109,3 +111,51 @@ def test_phoenix_annotations_are_its_span_annotation_records(graded):
     assert records[0]["result"] == {"label": "wrong", "score": 0.0, "explanation": "made up"}
     assert len({r["span_id"] for r in records}) == 1
     assert records[0]["span_id"] == next(langfuse_scores(store, run))["observationId"]
+
+
+@pytest.fixture
+def marked(graded):
+    """The graded run, plus a bundled answer of the same question whose claims alice marked (all) and bob (one)."""
+    store, run, _ = graded
+    qpk = store.scalar("SELECT question_pk FROM answers WHERE run_id = ?", (run,))
+    return store, run, add_marked_answer(store, run, qpk)
+
+
+def test_claim_marks_are_langfuse_scores_too(marked):
+    store, run, answer = marked
+    records = list(langfuse_scores(store, run))
+    configs = {c["name"]: as_the_sdk_reads_it(CreateScoreConfigRequest, c) for c in score_configs()}
+    for record in records:
+        parsed = as_the_sdk_reads_it(CreateScoreRequest, record)
+        assert parsed.timestamp is not None and parsed.timestamp.tzinfo is not None
+        assert configs[record["name"]].data_type == record["dataType"]
+    claims = [r for r in records if r["metadata"]["answer_id"] == answer]
+    assert [(r["name"], r["metadata"]["grader"]) for r in claims] == \
+        [("claim_mark", "alice")] * 5 + [("faithfulness", "alice"), ("citation_precision", "alice"),
+                                         ("claim_mark", "bob")]
+    assert [cat.label for cat in configs["claim_mark"].categories] == list(MARKS)
+    assert [r["value"] for r in claims if r["name"] == "claim_mark"] == [*ALICE_MARKS, "not_claim"]
+    for r in claims:
+        if r["dataType"] == "NUMERIC":
+            config = configs[r["name"]]
+            assert config.min_value <= r["value"] <= config.max_value
+        assert r["metadata"]["grader_kind"] == "human" and "comment" not in r
+    assert claims[0]["observationId"] != records[0]["observationId"]  # the bundled answer, not the graded raw one
+    assert claims[0]["traceId"] == records[0]["traceId"]  # the same question of the run
+    assert len({r["id"] for r in records}) == len(records)
+    assert list(langfuse_scores(store, run)) == records
+
+
+def test_claim_marks_are_phoenix_annotations_too(marked):
+    store, run, answer = marked
+    records = list(phoenix_annotations(store, run))
+    for record in records:
+        check_typed_dict(record, SpanAnnotationData)
+    # Phoenix keeps one annotation per (name, span, identifier): none may replace another
+    assert len({(r["name"], r["span_id"], r["identifier"]) for r in records}) == len(records)
+    claims = [r for r in records if r["metadata"]["answer_id"] == answer]
+    assert [(r["name"], r["annotator_kind"], r["identifier"]) for r in claims] == \
+        [("claim_mark", "HUMAN", f"alice#claim{i}") for i in range(1, 6)] + \
+        [("faithfulness", "HUMAN", "alice"), ("citation_precision", "HUMAN", "alice"),
+         ("claim_mark", "HUMAN", "bob#claim1")]
+    assert claims[1]["result"] == {"label": "supported"} and claims[5]["result"] == {"score": 0.75}

@@ -5,8 +5,13 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from tests.fixtures.agreement import add_auto, add_human
 from gradedesk.core.exchange.scores import export_scores
+from gradedesk.core.grading.claim_marks import MARKS, record_mark
+from gradedesk.core.grading.claim_store import load_claims
+from tests.fixtures.claims_store import ALICE_MARKS, add_marked_answer
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_question, add_raw_answer, add_run
 
@@ -44,3 +49,39 @@ def test_score_records(tmp_path):
     assert len({r["id"] for r in records}) == len(records)
     for r in records:
         assert {"name", "value", "source", "comment", "grader", "time", "run_id", "answer_id"} <= set(r)
+
+
+def test_claim_marks_are_scores_of_their_own(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        answer = add_marked_answer(store, run, add_question(store, "q1", "q?", "g", benchmark="bench"))
+        out = io.StringIO()
+        export_scores(store, run, out)
+        records = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert all(r["source"] == "HUMAN" and r["answer_id"] == answer for r in records)
+        assert all(r["trace_id"] == f"run{run}:bench:q1" and r["observation_id"] == f"answer:{answer}"
+                   for r in records)
+        alice = [r for r in records if r["grader"] == "alice"]
+        marks = [r for r in alice if r["name"] == "claim_mark"]
+        assert [r["value"] for r in marks] == list(ALICE_MARKS)  # her newest mark of each claim only
+        assert all(r["data_type"] == "CATEGORICAL" and r["value"] in MARKS for r in marks)
+        claims = load_claims(store, answer)
+        assert [(r["metadata"]["claim_index"], r["metadata"]["claim_text"]) for r in marks] == \
+            [(c.index, c.text) for c in claims]
+        assert [r["metadata"]["scorers_visible"] for r in marks] == [False, True, False, False, False]
+        shares = {r["name"]: r for r in alice if r["data_type"] == "NUMERIC"}
+        assert shares["faithfulness"]["value"] == 0.75
+        assert shares["citation_precision"]["value"] == pytest.approx(1 / 3)
+        assert shares["faithfulness"]["metadata"]["not_claims"] == 1
+        assert shares["faithfulness"]["time"] == max(r["time"] for r in marks)
+        # bob marked one claim of five: his mark is exported, no faithfulness from a partly marked answer
+        assert [(r["name"], r["value"]) for r in records if r["grader"] == "bob"] == [("claim_mark", "not_claim")]
+        assert len({r["id"] for r in records}) == len(records)
+        # a changed mark keeps its score's id, so a re-export updates it
+        record_mark(store, answer, "alice", claims[4], "unsupported")
+        again = io.StringIO()
+        export_scores(store, run, again)
+    changed = {r["id"]: r for r in map(json.loads, again.getvalue().splitlines())}
+    assert set(changed) == {r["id"] for r in records}
+    assert changed[marks[4]["id"]]["value"] == "unsupported"
+    assert changed[shares["faithfulness"]["id"]]["value"] == 0.5
