@@ -6,8 +6,9 @@ history staying in the store, then every machine grade row) and `claim_rows` (pe
 core/grading/claim_figures.py).
 
 gradedesk's records, one per score:
-  id           stable across exports: the human event's uuid, or a hash of the machine grade's identity, or of the
-               answer, the person (and the claim) for claim marks, + ":" + name
+  id           stable across exports: a hash of what the score is of (`stable_key`): the answer and the person for a
+               person's grade (so a revision, a new event in the store, updates the exported score), the machine
+               grade's identity, or the answer, the person (and the claim) for claim marks; + ":" + name
   name         "grade" (CATEGORICAL: the four-level grade), "pass" (BOOLEAN: 1 when fully_correct, else 0), and for
                people the dimension scores "correctness", "grounding", "completeness", "conciseness" (NUMERIC, 1-5);
                from people's claim marks, "claim_mark" (CATEGORICAL, one a marked claim: supported, miscited,
@@ -139,7 +140,9 @@ def _answer(row: dict) -> dict[str, Any]:
 def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     """People's current grades, then every machine grade of the run."""
     for row in store.db.query(_HUMAN_SQL, (run_id,)):
-        yield GradeRow(row["uuid"], "human", row["grader"], row["note"], row["created_at"], _answer(row),
+        key = stable_key(row["run_id"], row["benchmark"], row["question_id"], row["method"], row["budget"],
+                         row["grader"], "grade")
+        yield GradeRow(key, "human", row["grader"], row["note"], row["created_at"], _answer(row),
                        {"rubric_version": row["rubric_version"], "mode": row["mode"],
                         "judge_visible": bool(row["judge_visible"])},
                        row["grade"], row["failure_label"], {d: row[d] for d in DIMENSIONS if row[d] is not None})

@@ -2,8 +2,8 @@
 the score configs they follow.
 
 One record per score, camelCase as Langfuse writes them:
-  id             idempotency key: a UUID derived from the grade and the score's name, so a re-export updates
-                 rather than duplicates
+  id             idempotency key: a UUID derived from the score's key (what it is of: see scores.py) and name, so
+                 a re-export updates rather than duplicates, a person's revised grade included
   traceId        32 hex, derived from the run and the question (one trace per question of a run)
   observationId  16 hex, derived from the answer (raw or bundled), like an OpenTelemetry span id
   name, value    "grade" (CATEGORICAL: the grade's name), "pass" (BOOLEAN 1/0), a failure label (BOOLEAN 1, when

@@ -15,6 +15,7 @@ from phoenix.client.__generated__.v1 import AnnotationResult, SpanAnnotationData
 from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
 from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
 from gradedesk.core.grading.claim_marks import MARKS
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human
@@ -111,6 +112,25 @@ def test_phoenix_annotations_are_its_span_annotation_records(graded):
     assert records[0]["result"] == {"label": "wrong", "score": 0.0, "explanation": "made up"}
     assert len({r["span_id"] for r in records}) == 1
     assert records[0]["span_id"] == next(langfuse_scores(store, run))["observationId"]
+
+
+def test_a_revised_grade_updates_its_langfuse_scores_and_phoenix_annotations(graded):
+    store, run, answer = graded
+    scores, annotations = list(langfuse_scores(store, run)), list(phoenix_annotations(store, run))
+    record_grade(store, answer, "alice", GradeChange(grade="partially_correct", scores={"correctness": 3}),
+                 mode="open")
+    revised, reannotated = list(langfuse_scores(store, run)), list(phoenix_annotations(store, run))
+    for record in revised:
+        as_the_sdk_reads_it(CreateScoreRequest, record)
+    for record in reannotated:
+        check_typed_dict(record, SpanAnnotationData)
+    # Langfuse updates a score with the same id; Phoenix an annotation with the same name, span and identifier
+    assert [r["id"] for r in revised] == [r["id"] for r in scores]
+    assert [(r["name"], r["span_id"], r["identifier"]) for r in reannotated] == \
+        [(r["name"], r["span_id"], r["identifier"]) for r in annotations]
+    person = {r["name"]: r["value"] for r in revised if r["metadata"]["grader"] == "alice"}
+    assert person == {"grade": "partially_correct", "pass": 0, "correctness": 3, "hallucination": 1}
+    assert reannotated[0]["result"] == {"label": "partially_correct", "score": 0.0, "explanation": "made up"}
 
 
 @pytest.fixture

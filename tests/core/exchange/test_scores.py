@@ -11,6 +11,7 @@ from tests.fixtures.agreement import add_auto, add_human
 from gradedesk.core.exchange.scores import export_scores
 from gradedesk.core.grading.claim_marks import MARKS, record_mark
 from gradedesk.core.grading.claim_store import load_claims
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from tests.fixtures.claims_store import ALICE_MARKS, add_marked_answer
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_question, add_raw_answer, add_run
@@ -49,6 +50,26 @@ def test_score_records(tmp_path):
     assert len({r["id"] for r in records}) == len(records)
     for r in records:
         assert {"name", "value", "source", "comment", "grader", "time", "run_id", "answer_id"} <= set(r)
+
+
+def test_a_revised_grade_updates_its_scores(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        answer = add_raw_answer(store, run, add_question(store, "q1", "q?", "g", benchmark="bench"), "text", [])
+        record_grade(store, answer, "alice", GradeChange(grade="wrong", scores={"correctness": 2}, note="made up"))
+        first = io.StringIO()
+        export_scores(store, run, first)
+        record_grade(store, answer, "alice", GradeChange(grade="fully_correct", scores={"correctness": 5},
+                                                         note="it is in the evidence"), mode="open")
+        second = io.StringIO()
+        export_scores(store, run, second)
+        assert store.scalar("SELECT count(*) FROM human_grades") == 2  # the revision is a new event
+    before = {r["id"]: r for r in map(json.loads, first.getvalue().splitlines())}
+    after = {r["id"]: r for r in map(json.loads, second.getvalue().splitlines())}
+    assert set(after) == set(before) and len(after) == 3  # grade, pass, correctness: the same scores, updated
+    assert {r["name"]: r["value"] for r in after.values()} == {"grade": "fully_correct", "pass": 1, "correctness": 5}
+    assert {r["name"]: r["value"] for r in before.values()} == {"grade": "wrong", "pass": 0, "correctness": 2}
+    assert {r["comment"] for r in after.values()} == {"it is in the evidence"}
 
 
 def test_claim_marks_are_scores_of_their_own(tmp_path):
