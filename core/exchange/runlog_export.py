@@ -15,12 +15,13 @@ server echoed). core/exchange/runlog_import.py reads it back.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
-from gradedesk.core.grading.claim_figures import answer_claim_record
+from gradedesk.core.grading.claim_figures import MarkedAnswer, answer_claim_record, marked_answers
 from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
 from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.store.connection import Store
@@ -114,6 +115,9 @@ def questions_of_run(store: Store, run: dict) -> Iterator[QuestionAnswers]:
 def export_run(store: Store, run_id: int) -> Iterator[dict]:
     """One dict per question of the run (in question order)."""
     run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+    marked: dict[int, list[MarkedAnswer]] = defaultdict(list)  # people's claim marks, by answer
+    for m in marked_answers(store, run_id):
+        marked[m.answer_id].append(m)
     for qa in questions_of_run(store, run):
         raw, bundle, bundles, first = qa.raw, qa.bundle, qa.bundles, qa.question
         line: dict[str, Any] = {
@@ -153,5 +157,5 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         if any(grades.values()):
             line["grades"] = grades
         for method, a in qa.by_method():
-            line[f"{method}_claims"] = answer_claim_record(store, a["id"])
+            line[f"{method}_claims"] = answer_claim_record(store, a["id"], marked[a["id"]])
         yield line

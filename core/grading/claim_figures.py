@@ -12,8 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from gradedesk.core.evidence.stored import answer_evidence
-from gradedesk.core.grading.claim_marks import (ClaimFigures, ClaimMark, current_marks, figures, live_marks,
-                                                mark_of)
+from gradedesk.core.grading.claim_marks import ClaimFigures, ClaimMark, figures, live_marks, mark_of
 from gradedesk.core.grading.claim_store import claim_counts, load_claims
 from gradedesk.core.grading.claims import Claim, split_claims
 from gradedesk.core.grading.retrieval_evals import method_label
@@ -82,20 +81,14 @@ def human_by_method(marked: list[MarkedAnswer]) -> dict[str, dict]:
     return out
 
 
-def answer_claim_record(store: Store, answer_id: int) -> dict | None:
-    """An answer's claim counts and each person's figures, for an export line; None when its claims were never
-    computed."""
+def answer_claim_record(store: Store, answer_id: int, marked: list[MarkedAnswer]) -> dict | None:
+    """An answer's claim counts and each person's figures (`marked`: the answer's entries of `marked_answers`), for an
+    export line; None when its claims were never computed."""
     row = store.query("SELECT claims, cited, citations, invalid FROM answer_claims WHERE answer_id = ?", (answer_id,))
     if not row:
         return None
-    claims = _claims(store, answer_id)
-    people = []
-    for r in store.query("SELECT DISTINCT grader FROM claim_marks WHERE answer_id = ? ORDER BY grader", (answer_id,)):
-        f = figures(claims, live_marks(claims, current_marks(store, answer_id, r["grader"])))
-        if not f.marked:
-            continue
-        people.append({"grader": r["grader"], "marked": f.marked, "complete": f.complete,
-                       "faithfulness": f.faithfulness, "citation_precision": f.citation_precision})
+    people = [{"grader": m.grader, "marked": f.marked, "complete": f.complete, "faithfulness": f.faithfulness,
+               "citation_precision": f.citation_precision} for m in marked if (f := m.figures).marked]
     return {"claims": row[0]["claims"], "cited": row[0]["cited"], "citations": row[0]["citations"],
             "invalid_citations": row[0]["invalid"], "people": people}
 
