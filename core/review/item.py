@@ -16,6 +16,7 @@ from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.grading.human_grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import SHOWN, left_method
+from gradedesk.core.review.verdict import verdict_id
 from gradedesk.core.store.runs import RunInfo
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import STALE_SQL
@@ -122,20 +123,15 @@ def other_method(method: str) -> str:
     return "bundle" if method == "raw" else "raw"
 
 
-def _machine_sql(table: str) -> str:
-    return ("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
-            f"g.rubric_version, {STALE_SQL} AS stale FROM {table} g JOIN answers a ON a.id = g.answer_id "
-            "JOIN questions q ON q.id = a.question_pk WHERE g.answer_id = ?")
-
-
 def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None) -> MachineGrade | None:
-    """The machine grade the desk shows: the `machine_grades` view's, or the judge's verdict (first repeat, newest)
+    """The machine grade the desk shows (core/review/verdict.py): the `machine_grades` view's, or the judge's verdict
     under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
-    if judge_rubric is None:
-        rows = store.query(_machine_sql("machine_grades"), (answer_id,))
-    else:
-        rows = store.query(_machine_sql("auto_grades") + " AND g.grader_kind = 'judge' AND g.rubric_version = ? "
-                           "AND g.repeat_index = 0 ORDER BY g.id DESC LIMIT 1", (answer_id, judge_rubric))
+    verdict, params = verdict_id(":answer", judge_rubric)
+    rows = store.query("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
+                       f"g.rubric_version, {STALE_SQL} AS stale FROM auto_grades g "
+                       "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
+                       f"WHERE g.id = {verdict}",
+                       {**params, "answer": answer_id})
     if not rows:
         return None
     *fields, stale = rows[0].values()

@@ -19,6 +19,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import seen_sql
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
+from gradedesk.core.review.verdict import verdict_id
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.runs import RunInfo
@@ -29,7 +30,12 @@ STATUSES = ("all", "graded", "ungraded", "disagreeing")
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
-_MACHINE = "(SELECT m.{col} FROM machine_grades m WHERE m.answer_id = a.id)"
+
+
+def _answers(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+    """FROM answers `a`, each with `m`: the machine verdict the desk uses for it (core/review/verdict.py), if any."""
+    verdict, params = verdict_id("a.id", judge_rubric)
+    return f"answers a LEFT JOIN auto_grades m ON m.id = {verdict}", params
 
 
 def left_method(order_seed: int, question_pk: int) -> str:
@@ -44,7 +50,7 @@ class Filters:
     category: str | None = None
     method: str | None = None          # raw | bundle
     grade: str | None = None           # the person's current grade
-    judge_grade: str | None = None     # the machine grade (judge, else rule grader)
+    judge_grade: str | None = None     # the machine grade the desk uses (core/review/verdict.py)
     max_confidence: float | None = None  # machine confidence at most this
     status: str = "all"                # all | graded | ungraded | disagreeing
 
@@ -85,10 +91,11 @@ class Filters:
         return ", ".join(parts) or "none"
 
     def where(self) -> tuple[str, dict[str, Any]]:
-        """SQL conditions on answer `a` (beyond the shown set) and their parameters."""
+        """SQL conditions on answer `a` and its machine verdict `m` (from _answers), beyond the shown
+        set, and their parameters."""
         conds: list[str] = []
         params: dict[str, Any] = {}
-        human, machine = _HUMAN.format(col="grade"), _MACHINE.format(col="grade")
+        human, machine = _HUMAN.format(col="grade"), "m.grade"
         if self.category is not None:
             conds.append("a.question_pk IN (SELECT id FROM questions WHERE category = :category)")
             params["category"] = self.category
@@ -102,7 +109,7 @@ class Filters:
             conds.append(f"{machine} = :judge_grade")
             params["judge_grade"] = self.judge_grade
         if self.max_confidence is not None:
-            conds.append(f"{_MACHINE.format(col='confidence')} <= :max_confidence")
+            conds.append("m.confidence <= :max_confidence")
             params["max_confidence"] = self.max_confidence
         if self.status == "graded":
             conds.append(f"{human} IS NOT NULL")
@@ -134,9 +141,12 @@ class QueueRow:
 
 
 def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, after: tuple[int, str] | None = None,
-               limit: int = 200) -> list[QueueRow]:
-    """The next `limit` queue rows after key `after` (question_pk, method), in queue order."""
+               limit: int = 200, judge_rubric: str | None = None) -> list[QueueRow]:
+    """The next `limit` queue rows after key `after` (question_pk, method), in queue order; machine grades are the
+    desk's (under `judge_rubric` when one is chosen)."""
     cond, params = filters.where()
+    answers, verdict_params = _answers(judge_rubric)
+    params.update(verdict_params)
     params.update(run=run.id, budget=run.primary_budget, grader=grader, limit=limit)
     keyset = "1"
     if after is not None:
@@ -146,9 +156,8 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
         SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
                {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
                m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen
-        FROM answers a
+        FROM {answers}
         JOIN questions q ON q.id = a.question_pk
-        LEFT JOIN machine_grades m ON m.answer_id = a.id
         WHERE {SHOWN} AND {keyset} AND {cond}
         ORDER BY a.question_pk, a.method LIMIT :limit"""
     out = []
@@ -159,16 +168,19 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
 
 
 def neighbour(store: Store, run: RunInfo, grader: str, filters: Filters, question_pk: int | None,
-              forward: bool = True) -> int | None:
-    """The question after (or before) `question_pk` with a shown answer that passes the filters; None at the end."""
+              forward: bool = True, judge_rubric: str | None = None) -> int | None:
+    """The question after (or before) `question_pk` with a shown answer that passes the filters (machine grades: the
+    desk's, under `judge_rubric` when one is chosen); None at the end."""
     cond, params = filters.where()
+    answers, verdict_params = _answers(judge_rubric)
+    params.update(verdict_params)
     params.update(run=run.id, budget=run.primary_budget, grader=grader)
     if question_pk is None:
         keyset = "1"
     else:
         keyset = f"a.question_pk {'>' if forward else '<'} :cur"
         params["cur"] = question_pk
-    sql = (f"SELECT a.question_pk FROM answers a WHERE {SHOWN} AND {keyset} AND {cond} "
+    sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
            f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
     return store.scalar(sql, params)
 
@@ -250,17 +262,19 @@ def count_shown(store: Store, run: RunInfo) -> int:
     return store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}", {"run": run.id, "budget": run.primary_budget})
 
 
-def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
-    """Counts driven by the grader's own events (small), not by the run's answers (possibly millions)."""
+def progress(store: Store, run: RunInfo, grader: str, total: int, judge_rubric: str | None = None) -> Progress:
+    """Counts driven by the grader's own events (small), not by the run's answers (possibly millions); agreement is
+    with the desk's machine grades (under `judge_rubric` when one is chosen)."""
+    verdict, params = verdict_id("h.answer_id", judge_rubric)
     row = store.conn.execute(
         f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
                    coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN machine_grades g ON g.answer_id = h.answer_id
+            LEFT JOIN auto_grades g ON g.id = {verdict}
             WHERE h.grader = :grader AND {SHOWN}""",
-        {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
+        {**params, "grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
     return Progress(row[0], total, row[1], row[2], row[3], row[4])
 
 

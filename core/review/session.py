@@ -35,34 +35,36 @@ def open_desk(store: Store, run_id: int, grader: str, recheck: float | None) -> 
     state = review.load_desk_state(store, grader, run.id)
     settings = state.settings if state else {}
     filters = Filters.from_dict(settings.get("filters") or {})
+    rubric = settings.get("judge_rubric")
+    rubric = rubric if isinstance(rubric, str) else None
     order, order_list, pk = "question", [], state.question_pk if state else None
     if recheck:
         order, order_list = "recheck", review.recheck_sample(store, run, grader, recheck)
         pk = order_list[0] if order_list else None
     elif pk is None or not review.has_question(store, run, pk):
-        pk = review.neighbour(store, run, grader, filters, None)
-    rubric = settings.get("judge_rubric")
-    rubric = rubric if isinstance(rubric, str) else None
+        pk = review.neighbour(store, run, grader, filters, None, judge_rubric=rubric)
     item = load_item(store, run, grader, pk, recheck=order == "recheck",
                      judge_rubric=rubric) if pk is not None else None
     return Opening(run, settings, filters, order, order_list, item, rubric)
 
 
 def next_in_order(store: Store, run: RunInfo, grader: str, filters: Filters, current: int | None, forward: bool,
-                  wrap: bool) -> int | None:
-    """The question after (or before) `current` that passes the filters; with `wrap`, from the start at the end."""
-    pk = review.neighbour(store, run, grader, filters, current, forward)
+                  wrap: bool, judge_rubric: str | None = None) -> int | None:
+    """The question after (or before) `current` that passes the filters (machine grades under `judge_rubric` when one
+    is chosen); with `wrap`, from the start at the end."""
+    pk = review.neighbour(store, run, grader, filters, current, forward, judge_rubric)
     if pk is None and wrap and current is not None:
-        pk = review.neighbour(store, run, grader, filters, None, forward)
+        pk = review.neighbour(store, run, grader, filters, None, forward, judge_rubric)
     return pk
 
 
 def next_in_list(store: Store, run: RunInfo, grader: str, pks: list[int], start: int,
-                 wanted: Callable[[Item], bool], *, recheck: bool) -> int | None:
-    """The next question of a list order (after index `start`, wrapping round) whose item `wanted` accepts."""
+                 wanted: Callable[[Item], bool], *, recheck: bool, judge_rubric: str | None = None) -> int | None:
+    """The next question of a list order (after index `start`, wrapping round) whose item `wanted` accepts (items
+    loaded with the machine grades under `judge_rubric` when one is chosen)."""
     for offset in range(1, len(pks) + 1):
         pk = pks[(start + offset) % len(pks)]
-        item = load_item(store, run, grader, pk, recheck=recheck)
+        item = load_item(store, run, grader, pk, recheck=recheck, judge_rubric=judge_rubric)
         if item is not None and wanted(item):
             return pk
     return None

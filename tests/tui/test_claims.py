@@ -7,13 +7,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from rich.console import Console, Group
 
 from gradedesk.tui.screens.claims import ClaimScreen, EvidenceView
 from gradedesk.tui.screens.grading import GradingScreen
-from gradedesk.tui.widgets.answer_pane import PaneView, pane_blocks
 from tests.fixtures.claims_store import build_claims_store
-from tests.fixtures.desk import keys, running, settle
+from tests.fixtures.desk import keys, pane_text, running, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -40,15 +38,6 @@ def visible(app) -> str:
 
 def figures(app) -> str:
     return str(app.screen.query_one("#claims-figures").render())
-
-
-def pane_text(app, side: str) -> str:
-    screen = app.screen
-    answer = screen.answer_at(side)
-    console = Console(width=300, record=True, color_system=None, file=open("/dev/null", "w"))  # no wrapping
-    console.print(Group(*pane_blocks(PaneView(answer, "", screen.judge_visible(answer), screen.recheck,
-                                              screen.methods_visible(), screen.scorers_visible(answer)))))
-    return console.export_text()
 
 
 async def open_claims(pilot, side: str) -> None:

@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from rich.console import Console
 
-from tests.fixtures.desk import keys, palette, rows, running, settle
+from tests.fixtures.desk import keys, palette, pane_text, rows, running, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
@@ -20,9 +19,6 @@ from gradedesk.tui.app import run_desk
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.queue import QueueScreen
-from rich.console import Group
-
-from gradedesk.tui.widgets.answer_pane import pane_blocks
 
 pytestmark = pytest.mark.anyio
 
@@ -33,15 +29,6 @@ def events(path, grader="alice"):
 
 def draws(path, grader="alice"):
     return rows(path, "SELECT * FROM sample_draws WHERE grader = ? ORDER BY draw_index", (grader,))
-
-
-def pane_text(app, side: str) -> str:
-    screen = app.screen
-    console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
-    answer = screen.answer_at(side)
-    from gradedesk.tui.widgets.answer_pane import PaneView
-    console.print(Group(*pane_blocks(PaneView(answer, "", screen.judge_visible(answer), screen.recheck))))
-    return console.export_text()
 
 
 def left_answer_id(info, pk):

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.fixtures.desk import keys, running, screen_text
+from tests.fixtures.desk import keys, pane_text, running, screen_text
 from gradedesk.tui.screens.bundle import BundleScreen
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,7 @@ async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
         assert "Answer A" in shown and "Evidence (3)" in shown
         assert tells(shown) == []
         for side in ("left", "right"):  # the whole pane, scrolled or not
-            assert tells(pane_text(screen, side)) == []
+            assert tells(pane_text(app, side)) == []
         await keys(pilot, "b")
         assert isinstance(app.screen, BundleScreen) and tells(screen_text(app)) == []
         await keys(pilot, "r")  # the raw JSON would name the method
@@ -40,16 +40,3 @@ async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
         await keys(pilot, "tab", "2")
         shown = screen_text(app)
         assert "raw top-k" in shown and "bundle @ 2,000 tokens" in shown and "coverage" in shown
-
-
-def pane_text(screen, side: str) -> str:
-    from rich.console import Console, Group
-
-    from gradedesk.tui.widgets.answer_pane import PaneView, pane_blocks
-
-    answer = screen.answer_at(side)
-    view = PaneView(answer, screen.pane_title(side), screen.judge_visible(answer), screen.recheck,
-                    screen.methods_visible())
-    console = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
-    console.print(Group(*pane_blocks(view)))
-    return console.export_text()

@@ -6,24 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from rich.console import Console, Group
 
 from gradedesk.core.exchange.export_formats import comparison_lines
 from gradedesk.core.exchange.runlog_import import import_runlog
 from gradedesk.core.store.connection import open_store
-from gradedesk.tui.widgets.answer_pane import PaneView, pane_blocks
-from tests.fixtures.desk import keys, running
+from tests.fixtures.desk import keys, pane_text, running
 from tests.fixtures.lesson_files import (COMPARISON_LINES, HARNESS_LINES, RAGAS_ROWS, graded_harness_line,
                                          write_lines)
 
 pytestmark = pytest.mark.anyio
-
-
-def shown(app, side: str) -> str:
-    """What the desk's pane on `side` shows, as plain text."""
-    console = Console(width=120, record=True, color_system=None, file=open("/dev/null", "w"))
-    console.print(Group(*pane_blocks(PaneView(app.screen.answer_at(side), "", False, False))))
-    return console.export_text()
 
 
 def imported(tmp_path, name: str, rows: list[dict]):
@@ -36,7 +27,7 @@ def imported(tmp_path, name: str, rows: list[dict]):
 async def test_the_lessons_comparison_log_shows_its_answers_counts_and_coverage(tmp_path):
     db = imported(tmp_path, "bundle_comparison.jsonl", COMPARISON_LINES)
     async with running(db) as (app, pilot):
-        both = shown(app, "left") + shown(app, "right")
+        both = pane_text(app, "left") + pane_text(app, "right")
         assert "The cache is cleared somewhere in utils." in both
         assert "invalidate() in cache.py clears it [Evidence 1]." in both
         assert "10 chunks, evidence not recorded" in both and "4 chunks, evidence not recorded" in both
@@ -49,17 +40,17 @@ async def test_a_graded_harness_log_shows_its_judge(tmp_path):
     db = imported(tmp_path, "run-graded.jsonl", rows)
     async with running(db) as (app, pilot):
         side = "left" if app.screen.answer_at("left") is not None else "right"
-        text = shown(app, side)
+        text = pane_text(app, side)
         assert "cache.py: invalidate() clears it." in text and "src/cache.py" in text
         await keys(pilot, "tab" if side == "right" else "h", "1")  # the judge is shown once the person graded
-        assert "judge (judge-7b)" in shown(app, side)
+        assert "judge (judge-7b)" in pane_text(app, side)
 
 
 async def test_ragas_rows_show_with_their_contexts(tmp_path):
     db = imported(tmp_path, "ragas.jsonl", RAGAS_ROWS)
     async with running(db) as (app, pilot):
         side = "left" if app.screen.answer_at("left") is not None else "right"
-        text = shown(app, side)
+        text = pane_text(app, side)
         assert "invalidate() clears the cache." in text and "self._data.clear()" in text
 
 

@@ -11,6 +11,8 @@ import pytest
 from gradedesk.core.grading.vocabulary import GRADE_LABELS
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store.connection import open_store
+from gradedesk.tui.screens.queue import COLUMNS, QueueScreen
+from textual.widgets import DataTable, Select
 from tests.fixtures.agreement import add_auto, add_rubric
 from tests.fixtures.desk import keys, pane_text, rows, running, screen_text, settle
 from tests.fixtures.desk_store import build_fixture_store
@@ -108,3 +110,143 @@ async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_sur
             new = verdict(info.path, aid, MINE)
             assert f"judge (gpt-4o-mini): {GRADE_LABELS[new['grade']]}" in text and new["reasoning"] in text
             assert f"· rubric {MINE_SHOWN}" in text and "\x1b" not in text
+
+
+NEWER = "rubric-2"
+
+
+@pytest.fixture
+def disagreeing_rubrics(tmp_path):
+    """The fixture store (the judge under rubric-1 on questions 0, 1, 3 and 4, the rule grader on 2 and 5), then the
+    judge under a later rubric-2 on every answer: fully correct, but for question 1's raw answer (partially correct)
+    and question 2's bundled one (unsupported). Question 0's raw answer gets a second rubric-1 repeat saying fully
+    correct: only the first repeat counts."""
+    info = build_fixture_store(tmp_path / "store.db")
+    with open_store(info.path) as store:
+        add_rubric(store, NEWER, "2030-01-01T00:00:00+00:00")
+        q = info.question_pks
+        odd = {(q[1], "raw"): "partially_correct", (q[2], "bundle"): "unsupported"}
+        for key, aid in info.answer_ids.items():
+            add_auto(store, aid, odd.get(key, "fully_correct"), model="gpt-4o-mini", rubric=NEWER)
+        add_auto(store, info.answer_ids[(q[0], "raw")], "fully_correct", model="gpt-4o-mini", rubric="rubric-1",
+                 repeat=1)
+    return info
+
+
+def judge_verdicts(path, rubric: str) -> dict[int, str]:
+    """answer id -> the judge's grade under `rubric` (first repeat, newest), read from the raw rows."""
+    out: dict[int, str] = {}
+    for r in rows(path, "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND rubric_version = ? "
+                        "AND repeat_index = 0 ORDER BY id", (rubric,)):
+        out[r["answer_id"]] = r["grade"]
+    return out
+
+
+def people(path) -> dict[int, str]:
+    return {r["answer_id"]: r["grade"] for r in rows(
+        path, "SELECT answer_id, grade FROM current_human_grades WHERE grader = 'alice'")}
+
+
+def disagreeing(info, verdicts: dict[int, str]) -> list[int]:
+    """The questions where alice's grade of an answer differs from the verdict in `verdicts`, in question order."""
+    mine = people(info.path)
+    return [pk for pk in info.question_pks if any(
+        aid in mine and aid in verdicts and mine[aid] != verdicts[aid]
+        for (q, _), aid in info.answer_ids.items() if q == pk)]
+
+
+def side_of(info, pk: int, side: str) -> int:
+    method = left_method(7, pk) if side == "left" else ("raw" if left_method(7, pk) == "bundle" else "bundle")
+    return info.answer_ids[(pk, method)]
+
+
+async def walk(pilot, key: str, times: int) -> list[int]:
+    """Press `key` `times` times, one at a time, and return the questions reached."""
+    out = []
+    for _ in range(times):
+        await keys(pilot, key)
+        out.append(pilot.app.screen.item.question_pk)
+    return out
+
+
+async def filter_to(pilot, **values) -> list[int]:
+    """Apply filters through the filters dialog, then step with j to the end; the questions reached."""
+    await keys(pilot, "slash")
+    dialog = pilot.app.screen
+    for name, value in values.items():
+        dialog.query_one(f"#{name}", Select).value = Select.NULL if value is None else value
+    await keys(pilot, "ctrl+s")
+    reached = [pilot.app.screen.item.question_pk]
+    while True:
+        await keys(pilot, "j")
+        if pilot.app.screen.item.question_pk == reached[-1]:
+            assert "no more items" in pilot.app.last_status
+            return reached
+        reached.append(pilot.app.screen.item.question_pk)
+
+
+async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_rubric_version(disagreeing_rubrics):
+    info = disagreeing_rubrics
+    q = info.question_pks
+    old, new = judge_verdicts(info.path, "rubric-1"), judge_verdicts(info.path, NEWER)
+    async with running(info.path, size=SIZE) as (app, pilot):
+        screen = app.screen
+        await pick(pilot, "under rubric rubric-1")
+        await keys(pilot, "enter")
+        assert screen.judge_rubric == "rubric-1"
+        # a burst: both answers of questions 0-3 graded fully correct, blind
+        await pilot.press(*["h", "1", "l", "1", "j"] * 4)
+        await settle(pilot)
+        graded = [info.answer_ids[(pk, m)] for pk in q[:4] for m in ("raw", "bundle")]
+        assert people(info.path) == {aid: "fully_correct" for aid in graded}
+        for e in rows(info.path, "SELECT * FROM human_grades WHERE grader = 'alice'"):
+            assert (e["mode"], e["judge_visible"]) == ("blind", 0)
+            on_desk = ("judge", "rubric-1") if e["answer_id"] in old else (None, None)  # question 2: no rubric-1 verdict
+            assert (e["machine_kind"], e["machine_rubric"]) == on_desk
+        assert screen.item.question_pk == q[4]
+        agreed = sum(old[a] == "fully_correct" for a in graded if a in old)
+        assert f"agreement with judge {agreed}/{sum(a in old for a in graded)}" in screen.progress_text
+
+        expected = disagreeing(info, old)
+        assert expected != disagreeing(info, new)  # the two versions really lead to different items
+        assert expected == [q[0], q[1], q[3]]
+        assert await walk(pilot, "d", 4) == [q[0], q[1], q[3], q[0]]
+        for side in ("left", "right"):  # the pane and the key agree: the verdict shown is rubric-1's
+            a = screen.answer_at(side)
+            assert a.machine.rubric_version == "rubric-1" and a.machine.grade == old[a.id]
+            assert "· rubric rubric-1" in pane_text(app, side)
+
+        # a burst: to the next disagreement, grade its left answer, to the next, grade its right answer
+        before = len(rows(info.path, "SELECT id FROM human_grades WHERE grader = 'alice'"))
+        await pilot.press("d", "h", "3", "d", "l", "4")
+        await settle(pilot)
+        latest = rows(info.path, "SELECT * FROM human_grades WHERE grader = 'alice' ORDER BY id")[before:]
+        assert [(e["answer_id"], e["grade"], e["machine_rubric"]) for e in latest] == [
+            (side_of(info, q[1], "left"), "unsupported", "rubric-1"), (side_of(info, q[3], "right"), "wrong", "rubric-1")]
+
+        unsupported = sorted({pk for (pk, _), aid in info.answer_ids.items() if old.get(aid) == "unsupported"})
+        assert await filter_to(pilot, judge_grade="unsupported") == unsupported == [q[3]]
+        assert await filter_to(pilot, status="disagreeing", judge_grade=None) == disagreeing(info, old)
+
+        await keys(pilot, "slash", "ctrl+r", "q")  # the queue lists rubric-1's verdicts (blind first still)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen) and "judge under rubric rubric-1" in screen_text(app)
+        table = queue.query_one(DataTable)
+        mine = people(info.path)
+        assert table.row_count == len(info.answer_ids)
+        for aid in info.answer_ids.values():
+            cells = [str(c) for c in table.get_row(str(aid))]
+            machine = cells[COLUMNS.index("machine grade")]
+            if aid not in old:
+                assert machine == "—"
+            elif aid not in mine:
+                assert machine == "hidden"
+            else:
+                assert machine == GRADE_LABELS[old[aid]] and cells[COLUMNS.index("by")] == "judge"
+            assert cells[0].startswith("≠") == (aid in mine and aid in old and mine[aid] != old[aid])
+        await keys(pilot, "escape")
+
+        await pick(pilot, "verdict newest")  # back to the newest: the filter follows
+        await keys(pilot, "enter")
+        assert screen.judge_rubric is None
+        assert await filter_to(pilot, judge_grade="unsupported") == [q[2]]

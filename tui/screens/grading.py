@@ -258,20 +258,23 @@ class GradingScreen(GradingActions, Screen):
         if self.item is not None and self.item.question_pk == message.question_pk:
             self._render_panes(new_item=False)
 
-    def refresh_progress(self) -> None:
+    def refresh_progress(self, note: str | None = None) -> None:
+        """Count the progress figures again; `note`, a message already reported, stays beside the new figures."""
         status = self.query_one(StatusLine)
         status.show_progress(status.progress)
         if self.run is None or self.total is None:
             return
-        run, grader, total = self.run, self.desk.config.grader, self.total
-        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total), self._progressed,
-                         background=True)
+        run, grader, total, rubric = self.run, self.desk.config.grader, self.total, self.judge_rubric
+        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total, rubric),
+                         lambda p: self._progressed(p, note), background=True)
 
-    def _progressed(self, p: review.Progress) -> None:
+    def _progressed(self, p: review.Progress, note: str | None = None) -> None:
         # a recheck pass shows no agreement: it would hint at the earlier grades
         self.query_one(StatusLine).show_progress(
             f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the judge hidden"
             if self.recheck else p.describe())
+        if note:
+            self.desk.report(note)
 
     def _show(self, item: Item | None) -> None:
         self.item = item

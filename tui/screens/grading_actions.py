@@ -48,12 +48,15 @@ class GradingActions:
 
     def _in_order(self, filters: Filters, forward: bool, wrap: bool) -> Callable[[Store], int | None]:
         run, grader, cur = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
-        return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap)
+        rubric = self.judge_rubric
+        return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap, rubric)
 
     def _in_list(self, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
         run, grader, recheck, start, pks = (self.run, self.desk.config.grader, self.recheck, self.order_index,
                                             list(self.order_list))
-        return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck)
+        rubric = self.judge_rubric
+        return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck,
+                                                  judge_rubric=rubric)
 
     def _draw_next(self) -> None:
         """The sampler's next draw (core/review/sampler.py): stored with its probability, graded ones count again."""
@@ -206,8 +209,8 @@ class GradingActions:
         self.filters = filters
         self.order = "question"
         self._render_topbar()
-        run, grader = self.run, self.desk.config.grader
-        self.load(lambda store: review.neighbour(store, run, grader, filters, None),
+        run, grader, rubric = self.run, self.desk.config.grader, self.judge_rubric
+        self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
                   empty=f"no item matches filters: {filters.describe()}")
 
     def action_filters(self) -> None:
@@ -217,7 +220,7 @@ class GradingActions:
         def chosen(filters: Filters | None) -> None:
             if filters is not None:
                 self.apply_filters(filters)
-        open_filters(self, self.desk, self.run.id, self.filters, chosen)
+        open_filters(self, self.desk, self.run.id, self.filters, chosen, self.judge_rubric)
 
     def action_queue(self) -> None:
         if self.run is None:
@@ -234,7 +237,7 @@ class GradingActions:
         self.app.push_screen(QueueScreen(self.desk, self.run, self.filters,
                                          self.item.question_pk if self.item else None,
                                          show_judge=self.show_judge, recheck=self.recheck,
-                                         hide_methods=self.hide_methods), chosen)
+                                         hide_methods=self.hide_methods, judge_rubric=self.judge_rubric), chosen)
 
     def action_bundle(self) -> None:
         if (a := self._focused_answer()) is not None:
@@ -300,8 +303,10 @@ class GradingActions:
     def set_judge_rubric(self, version: str | None) -> None:
         """Show the judge's verdicts under this rubric version (None: the newest); blind first still decides when."""
         self.judge_rubric = version
-        self.desk.report(f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest")
+        note = f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest"
+        self.desk.report(note)
         self.reload()
+        self.refresh_progress(note)  # agreement figures are with the verdicts shown
         self.save_state()
 
     def judge_rubric_commands(self) -> list[PaletteCommand]:
@@ -312,7 +317,7 @@ class GradingActions:
         out = [PaletteCommand(f"Judge verdict under rubric {v}", "show what the judge said under this rubric version",
                               lambda v=v: self.set_judge_rubric(v)) for v in versions if v != self.judge_rubric]
         if self.judge_rubric is not None:
-            out.append(PaletteCommand("Judge verdict: the newest", "as agree and the queue show it",
+            out.append(PaletteCommand("Judge verdict: the newest", "as agree shows it",
                                       lambda: self.set_judge_rubric(None)))
         return out
 

@@ -135,10 +135,11 @@ class FiltersModal(_Modal):
     BINDINGS = [Binding("ctrl+s", "apply", "Apply", id="filters.apply"),
                 Binding("ctrl+r", "reset", "Reset", id="filters.reset")]
 
-    def __init__(self, filters: Filters, categories: list[str]) -> None:
+    def __init__(self, filters: Filters, categories: list[str], judge_rubric: str | None = None) -> None:
         super().__init__()
         self.filters = filters
         self.categories = categories
+        self.judge_rubric = judge_rubric  # the machine grades filtered on are the judge's under it (None: newest)
 
     def compose(self) -> ComposeResult:
         f = self.filters
@@ -156,7 +157,8 @@ class FiltersModal(_Modal):
                          prompt="any method", id="method")
             yield Label("your grade")
             yield Select(grades, value=f.grade or Select.NULL, prompt="any grade", id="grade")
-            yield Label("machine grade (judge, else rule grader)")
+            yield Label("machine grade (judge, else rule grader)" if self.judge_rubric is None else
+                        Text("machine grade (judge under rubric ").append_text(literal(self.judge_rubric)).append(")"))
             yield Select(grades, value=f.judge_grade or Select.NULL, prompt="any machine grade", id="judge_grade")
             yield Label("machine confidence")
             yield Select([(f"at most {c:g}", c) for c in CONFIDENCE_LIMITS],
@@ -177,8 +179,9 @@ class FiltersModal(_Modal):
         self.dismiss(Filters())
 
 
-def open_filters(screen: Screen, desk: Desk, run_id: int, filters: Filters, chosen) -> None:
+def open_filters(screen: Screen, desk: Desk, run_id: int, filters: Filters, chosen,
+                 judge_rubric: str | None = None) -> None:
     """Load the run's categories in the store thread, then show the filters dialog over `screen`; `chosen` gets
     the result."""
     desk.submit("list categories", lambda store: review.run_categories(store, run_id),
-                lambda categories: screen.app.push_screen(FiltersModal(filters, categories), chosen))
+                lambda categories: screen.app.push_screen(FiltersModal(filters, categories, judge_rubric), chosen))

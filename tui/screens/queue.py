@@ -2,7 +2,9 @@
 
 Rows come in keyset pages of PAGE rows from the store thread; the next page loads when the cursor nears the end, so a
 run of a million answers opens as fast as one of ten. Blind first holds here too: the machine grade of an answer the
-person has not graded is shown as "hidden". Enter opens the item (dismisses with (question_pk, side, filters)).
+person has not graded is shown as "hidden". Machine grades are the desk's: under the judge rubric version chosen on
+the grading screen, if one is (core/review/verdict.py). Enter opens the item (dismisses with (question_pk, side,
+filters)).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ class QueueScreen(Screen):
     ]
 
     def __init__(self, desk: Desk, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
-                 recheck: bool, hide_methods: bool) -> None:
+                 recheck: bool, hide_methods: bool, judge_rubric: str | None = None) -> None:
         super().__init__()
         self.desk = desk
         self.run, self.filters, self.current = run, filters, current
         self.show_judge, self.recheck, self.hide_methods = show_judge, recheck, hide_methods
+        self.judge_rubric = judge_rubric
         self.rows: list[QueueRow] = []
         self.done = False
         self._fetching = False
@@ -68,6 +71,9 @@ class QueueScreen(Screen):
         t = Text("Queue", style="bold")
         t.append(f" │ {self.run.title} │ {len(self.rows):,}{'' if self.done else '+'} rows │ filters: ")
         t.append_text(literal(self.filters.describe()))
+        if self.judge_rubric is not None:
+            t.append(" │ judge under rubric ")
+            t.append_text(literal(self.judge_rubric))
         self.query_one("#queue-title", Static).update(t)
 
     def _more(self) -> None:
@@ -75,9 +81,11 @@ class QueueScreen(Screen):
             return
         self._fetching = True
         seq, run, grader, filters = self._seq, self.run, self.desk.config.grader, self.filters
+        rubric = self.judge_rubric
         after = self.rows[-1].key if self.rows else None
         self.desk.submit("load queue page",
-                         lambda store: review.queue_page(store, run, grader, filters, after=after, limit=PAGE),
+                         lambda store: review.queue_page(store, run, grader, filters, after=after, limit=PAGE,
+                                                         judge_rubric=rubric),
                          lambda page: self._page(seq, page))
 
     def _page(self, seq: int, page: list[QueueRow]) -> None:
@@ -142,4 +150,4 @@ class QueueScreen(Screen):
             if filters is not None:
                 self.filters = filters
                 self._restart()
-        open_filters(self, self.desk, run.id, self.filters, chosen)
+        open_filters(self, self.desk, run.id, self.filters, chosen, self.judge_rubric)
