@@ -19,12 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradedesk.core.agreement.statistics import (
-    DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Measure, collapse_binary, confusion_matrix, estimates, pair_measures,
+    DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Measure, collapse_binary, confusion_matrix, estimates, summary_measures,
 )
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 
 TERCILES = ("shortest third", "middle third", "longest third")
-AGREEMENT_MEASURES = ("percent_agreement", "cohen_kappa", "gwet_ac1")
 
 
 def _share(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -84,7 +83,7 @@ def terciles(items: Sequence[LengthItem]) -> list[list[LengthItem]]:
 
 def verbosity(items: Sequence[LengthItem], boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> list[dict]:
     """Agreement (percent, kappa, AC1) and both pass rates per answer-length tercile, with intervals."""
-    keep = [m for m in pair_measures() if m.name in AGREEMENT_MEASURES]
+    keep = summary_measures()
     rates = [m for m in inflation_measures() if m.name in ("person_pass_rate", "judge_pass_rate")]
     out = []
     for name, part in zip(TERCILES, terciles(items)):

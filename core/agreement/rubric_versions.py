@@ -18,15 +18,13 @@ from gradedesk.core.agreement.bias import LengthItem, grade_inflation, verbosity
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR
 from gradedesk.core.store.connection import Store
 
-MEASURES = ("percent_agreement", "cohen_kappa", "gwet_ac1")
 CHUNK = 500  # answer ids per query (SQLite's limit on bound parameters)
 LENGTH_UNIT = "words"
 
 
 def _figures(pairs: list[tuple[str, str]], boot: int, seed: int) -> dict:
     cm = agree.confusion_matrix([p for p, _ in pairs], [j for _, j in pairs], GRADES)
-    keep = [m for m in agree.pair_measures() if m.name in MEASURES]
-    return {k: v.to_dict() for k, v in agree.estimates(cm, keep, boot, seed).items()}
+    return agree.estimates_dict(cm, agree.summary_measures(), boot, seed)
 
 
 def judge_versions(store: Store, run_id: int, boot: int = agree.DEFAULT_BOOT, seed: int = agree.DEFAULT_SEED) -> dict:

@@ -77,13 +77,12 @@ def _apart(pairs: list, s) -> list[dict]:
     for p in pairs:
         if p.selection != "sampled":
             groups[p.selection].append(p)
-    measures = [m for m in agree.pair_measures() if m.name in ("percent_agreement", "cohen_kappa", "gwet_ac1")]
     out = []
     for selection in sorted(groups, key=lambda k: (k is None, k or "")):
         members = groups[selection]
         cm = agree.confusion_matrix([p.human for p in members], [p.machine for p in members], GRADES)
         out.append({"selection": selection, "sample": SAMPLE_NAMES.get(selection, selection), "pairs": len(members),
-                    **{k: v.to_dict() for k, v in agree.estimates(cm, measures, s.boot, s.seed).items()}})
+                    **agree.estimates_dict(cm, agree.summary_measures(), s.boot, s.seed)})
     return out
 
 

@@ -235,6 +235,18 @@ def estimates(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_B
     return {m.name: estimate(cm, m, boot_cms) for m in measures}
 
 
+def estimates_dict(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
+                   seed: int = DEFAULT_SEED) -> dict[str, dict]:
+    """`estimates` as JSON-ready data."""
+    return {k: v.to_dict() for k, v in estimates(cm, measures, boot, seed).items()}
+
+
+def summary_measures() -> list[Measure]:
+    """The three measures shown per group: percent agreement, kappa, AC1."""
+    keep = {"percent_agreement", "cohen_kappa", "gwet_ac1"}
+    return [m for m in pair_measures() if m.name in keep]
+
+
 # -- Krippendorff's alpha (ordinal) across several people ---------------------------------------------------------------
 
 def _unit_coincidences(units: Sequence[Sequence[int]], q: int) -> np.ndarray:

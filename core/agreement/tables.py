@@ -1,4 +1,4 @@
-"""The agreement report (core/agreement.py) as plain tables: what `gradedesk agree` prints and the desk shows.
+"""The agreement report (core/agreement/report.py) as plain tables: what `gradedesk agree` prints and the desk shows.
 
 Cells are plain strings or numbers (never markup); an estimate reads '0.712 [0.601, 0.805]' or 'not defined: <reason>'.
 """

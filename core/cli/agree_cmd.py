@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
-    from gradedesk.core.agreement.report import GraderChoice, Settings, agreement_report
+    from gradedesk.core.agreement.pairs import GraderChoice
+    from gradedesk.core.agreement.report import Settings, agreement_report
     from gradedesk.core.agreement.tables import headline, report_tables
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError

@@ -6,9 +6,9 @@ with their intervals, each judge rubric version side by side on the items all of
 run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of
 answer quality against prompt tokens over the run's budget sweep.
 
-The report is computed by core/agreement.py in a thread worker with its own store connection (read-only work, WAL lets
-it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came from
-outside (people's names, categories) goes through `literal`, never markup.
+The report is computed by core/agreement/report.py in a thread worker with its own store connection (read-only work, WAL
+lets it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came
+from outside (people's names, categories) goes through `literal`, never markup.
 """
 
 from __future__ import annotations

@@ -1,0 +1,122 @@
+"""Pass rates per method and budget: the machine grader's, the judge-corrected ones, and the budget-sweep data.
+
+- Judge-corrected pass rates use one calibration set (all person-graded answers, both methods): the judge's TPR/TNR are
+  assumed to be the same for raw and bundled answers. The paired raw-vs-bundled difference uses the run's primary
+  budget (the bundled answer the desk shows beside raw). The samples section's prediction-powered pass rates take the
+  same grader's pass rates (`arms_grader`: the chosen one, else the one grader on the desk, else the view's pick of
+  the kind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.agreement.pairs import GraderChoice, Pair, pairs_matrix
+from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.store.connection import Store
+
+
+@dataclass
+class Arm:
+    """One (method, budget) of the run: its answers, their prompt tokens and machine grades of the chosen kind."""
+
+    method: str
+    budget: int
+    answers: int = 0
+    tokens: int = 0
+    counted: int = 0  # answers with a prompt token count
+    judged: int = 0
+    passed: int = 0
+
+
+def scan_answers(store: Store, run_id: int, kind: str | None,
+                 choice: GraderChoice | None) -> tuple[list[Arm], np.ndarray, int | None]:
+    """One pass over the run's answers: per-arm counts, and the paired raw-vs-primary-bundle table of machine passes
+    (by `choice`, the grader the people were compared with, else by the `machine_grades` view's pick of `kind`).
+
+    One scan because the machine grade costs a correlated lookup per answer (seconds at a million answers).
+    The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]].
+    """
+    primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
+    arms: dict[tuple[str, int], Arm] = {}
+    by_question: dict[int, list[bool | None]] = {}
+    machine = (f"auto_grades m ON m.id = {choice.pick_sql('a.id')}" if choice
+               else "machine_grades m ON m.answer_id = a.id")
+    rows = store.conn.execute(
+        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, m.grade, m.grader_kind "
+        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
+        {"run": run_id, **(choice.params if choice else {})})
+    for question_pk, method, budget, tokens_in, grade, grader_kind in rows:
+        arm = arms.get((method, budget))
+        if arm is None:
+            arm = arms[(method, budget)] = Arm(method, budget)
+        arm.answers += 1
+        if tokens_in is not None:
+            arm.tokens += tokens_in
+            arm.counted += 1
+        if grader_kind != kind or kind is None:
+            continue
+        arm.judged += 1
+        arm.passed += grade == PASS_GRADE
+        if method == "raw" or budget == primary:
+            by_question.setdefault(question_pk, [None, None])[method == "bundle"] = grade == PASS_GRADE
+    paired = np.zeros((2, 2), dtype=np.int64)
+    for raw_pass, bundle_pass in by_question.values():
+        if raw_pass is not None and bundle_pass is not None:
+            paired[1 - raw_pass, 1 - bundle_pass] += 1
+    ordered = sorted(arms.values(), key=lambda a: (a.method != "raw", a.budget))
+    return ordered, paired, primary
+
+
+def judged_shown(arms: list[Arm], primary: int | None) -> dict[str, tuple[int, int]]:
+    """(judged, passed) per method over the answers the desk shows: raw, and bundled at the primary budget."""
+    shown = {"raw": [a for a in arms if a.method == "raw"],
+             "bundle": [a for a in arms if a.method == "bundle" and a.budget == primary]}
+    return {method: (sum(a.judged for a in group), sum(a.passed for a in group)) for method, group in shown.items()}
+
+
+def corrected_pass_rates(arms: list[Arm], paired: np.ndarray, primary: int | None, pairs: list[Pair],
+                         boot: int, seed: int) -> dict:
+    """Each arm's machine pass rate corrected by the machine grader's TPR/TNR against the people, and bundle - raw."""
+    cm2 = agree.collapse_binary(pairs_matrix(pairs), GRADES.index(PASS_GRADE))
+    out_arms = []
+    for arm in arms:
+        if not arm.judged:
+            continue
+        est = agree.corrected_pass_rate(cm2, arm.passed, arm.judged, boot, seed)
+        out_arms.append({"method": arm.method, "budget": arm.budget, "judged": arm.judged,
+                         "judge_passed": arm.passed, "observed_rate": arm.passed / arm.judged,
+                         "corrected": est.to_dict()})
+    diff = agree.corrected_difference(cm2, paired, boot, seed)
+    tpr, tnr = (agree.estimate(cm2, m) for m in agree.binary_rates())
+    return {
+        "calibration": {"n": int(cm2.sum()), "tpr": tpr.to_dict(), "tnr": tnr.to_dict()},
+        "arms": out_arms,
+        "bundle_minus_raw": {"budget": primary, "paired_questions": int(paired.sum()), "estimate": diff.to_dict()},
+    }
+
+
+def quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[dict]:
+    """Per (method, budget): mean prompt tokens and pass rates, the data of the budget-sweep plot."""
+    human = {(r["method"], r["budget"]): r["rate"] for r in store.query(
+        "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
+        (PASS_GRADE, run_id))}
+    return [{"method": a.method, "budget": a.budget, "answers": a.answers,
+             "mean_tokens_in": a.tokens / a.counted if a.counted else None,
+             "machine_pass_rate": a.passed / a.judged if a.judged else None,
+             "human_pass_rate": human.get((a.method, a.budget))} for a in arms]
+
+
+def arms_grader(choice: GraderChoice | None, chosen: list[dict]) -> GraderChoice | None:
+    """Whose pass rates the corrected rates correct: the chosen grader, or the one grader on the desk for every pair."""
+    if choice is not None:
+        return choice
+    on_desk = {(r["grader_kind"], r["grader_model"]) for r in chosen}
+    if len(on_desk) == 1 and any(r["recorded"] for r in chosen):
+        kind, model = on_desk.pop()
+        return GraderChoice(kind, model)
+    return None

@@ -1,0 +1,91 @@
+"""People's own behaviour in one run: how often they switch after seeing the machine grade, how consistent each is
+with themselves, and the units of their agreement with each other (Krippendorff's alpha).
+
+- Switch rate: among answers a person first graded blind that have a machine grade (the desk reveals it after the blind
+  grade is saved), the share with a later revision (is_revision) to another grade; toward the machine grade when the
+  new grade is closer to it on the ordinal scale, away when farther.
+- Self-consistency: each 'recheck' grade against the same person's latest earlier non-recheck grade of that answer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.grading.vocabulary import GRADES, grade_rank
+from gradedesk.core.store.connection import Store
+
+
+def people_alpha_units(store: Store, run_id: int) -> list[list[int]]:
+    """Every answer's current grades by all people (with or without a machine grade)."""
+    rows = store.query(
+        "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
+        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))
+    units: dict[int, list[int]] = defaultdict(list)
+    for r in rows:
+        units[r["answer_id"]].append(grade_rank(r["grade"]))
+    return list(units.values())
+
+
+def effective_sets(store: Store, run_id: int) -> dict[tuple[int, str], list[dict]]:
+    """Each (answer, person)'s 'set' events that no undo took back, oldest first."""
+    rows = store.query(
+        """
+        SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision
+        FROM human_grades h JOIN answers a ON a.id = h.answer_id
+        WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
+        ORDER BY h.id
+        """,
+        (run_id,),
+    )
+    events: dict[tuple[int, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        events[(r["answer_id"], r["grader"])].append(r)
+    return events
+
+
+def switches(events: dict[tuple[int, str], list[dict]], machine: dict[int, str], boot: int, seed: int) -> dict:
+    """The switch rate after the machine grade was revealed (`machine`: answer id -> its machine grade)."""
+    eligible = toward = away = sideways = 0
+    for (answer_id, _grader), evs in events.items():
+        blind = next((e for e in evs if e["mode"] == "blind" and not e["judge_visible"]), None)
+        if blind is None or answer_id not in machine:
+            continue
+        eligible += 1
+        revisions = [e for e in evs if e["is_revision"] and e is not blind]
+        if not revisions or revisions[-1]["grade"] == blind["grade"]:
+            continue
+        target = grade_rank(machine[answer_id])
+        before = abs(grade_rank(blind["grade"]) - target)
+        after = abs(grade_rank(revisions[-1]["grade"]) - target)
+        if after < before:
+            toward += 1
+        elif after > before:
+            away += 1
+        else:
+            sideways += 1
+    switched = toward + away + sideways
+    rate = agree.proportion(switched, eligible, "no answer was graded blind before its machine grade was shown",
+                            boot, seed)
+    return {"eligible": eligible, "switched": switched, "toward_machine": toward, "away_from_machine": away,
+            "sideways": sideways, "rate": rate.to_dict()}
+
+
+def self_consistency(events: dict[tuple[int, str], list[dict]], boot: int, seed: int) -> list[dict]:
+    """Per person: agreement of their recheck grades with their own earlier grades."""
+    per_person: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    for (_answer, grader), evs in events.items():
+        earlier = None
+        for e in evs:
+            if e["mode"] != "recheck":
+                earlier = e["grade"]
+            elif earlier is not None:
+                per_person[grader][0].append(earlier)
+                per_person[grader][1].append(e["grade"])
+    out = []
+    for grader, (first, again) in sorted(per_person.items()):
+        cm = agree.confusion_matrix(first, again, GRADES)
+        out.append({"grader": grader, "n": len(first),
+                    **agree.estimates_dict(cm, agree.summary_measures(), boot, seed)})
+    return out
