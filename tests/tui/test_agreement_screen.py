@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import io
 
 import pytest
-from rich.console import Console
 from textual.app import App
 from textual.widgets import Static
 
@@ -17,7 +15,7 @@ from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human, add_rubric
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
-from tests.fixtures.desk import make_app, settle
+from tests.fixtures.desk import make_app, rendered_text, settle
 from gradedesk.tui.screens.agreement import AgreementScreen
 
 FAST = Settings(boot=200, seed=1)
@@ -93,9 +91,7 @@ async def test_escape_dismisses_with_none_and_text_is_literal(store):
     app = Host(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(screen.query_one("#agreement-category", Static).content)
-        plain = console.export_text()
+        plain = rendered_text(screen.query_one("#agreement-category", Static).content)
         assert "[bold]not bold[/]" in plain and "\\x1b[31m" in plain and "\x1b" not in plain
         await pilot.press("escape")
     assert app.result is None
@@ -141,10 +137,8 @@ async def test_the_samples_each_figure_rests_on_are_shown(store):
     app = Host(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
-        console = Console(width=240, record=True, file=io.StringIO())
-        console.print(screen.query_one("#agreement-samples", Static).content)
-        console.print(screen.query_one("#agreement-ppi", Static).content)
-        plain = console.export_text()
+        plain = rendered_text(screen.query_one("#agreement-samples", Static).content,
+                              screen.query_one("#agreement-ppi", Static).content)
         assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
         assert "Prediction-powered pass rates" in plain
 
@@ -167,8 +161,6 @@ async def test_two_judge_rubrics_are_shown_side_by_side(store):
         screen = await loaded(pilot)
         shown = screen.query_one("#agreement-rubrics", Static)
         assert shown.display
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(shown.content)
-        plain = console.export_text()
+        plain = rendered_text(shown.content)
         assert both > 0 and f"side by side on the {both} pair(s) every version graded" in plain
         assert "gpt-4o-mini rubric-1" in plain and "gpt-4o-mini rubric-2" in plain
