@@ -86,7 +86,6 @@ class OfflineExtractiveProvider:
     name = "offline-extractive"
     model = OFFLINE_MODEL
     max_lines = 6
-    endpoint = "offline"
     system_dropped = None  # no chat template here: it reads the messages as they are
 
     def __init__(self, tokenizer: str = DEFAULT_ENCODING):

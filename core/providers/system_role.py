@@ -11,6 +11,7 @@ dropped_system(...) says so in one line when the shortfall is plain: the system 
 
 from __future__ import annotations
 
+from gradedesk.core.providers.chat import messages_text
 from gradedesk.core.text.tokens import get_tokenizer
 
 SYSTEM_ROLES = ("system", "user")
@@ -35,8 +36,8 @@ def dropped_system(messages: list[dict], prompt_tokens: int, tokenizer: str) -> 
     """(whether this prompt can tell, the one-line warning when the server's prompt count says it dropped the system
     message). A prompt whose system message is a small share of it cannot tell: tokenizers differ by more."""
     tok = get_tokenizer(tokenizer)
-    system = sum(tok.count(str(m.get("content") or "")) for m in messages if m.get("role") == "system")
-    whole = sum(tok.count(str(m.get("content") or "")) for m in messages)
+    system = tok.count(messages_text([m for m in messages if m.get("role") == "system"]))
+    whole = tok.count(messages_text(messages))  # as a reply without usage is counted
     if not whole or system < SYSTEM_SHARE * whole:
         return False, None
     if prompt_tokens >= whole - SHORTFALL * system:

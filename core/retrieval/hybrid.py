@@ -328,22 +328,28 @@ def _bases(text: str) -> list[str]:
 
 
 def _used(store: Store, index: LoadedIndex, top: list[int], bm25: np.ndarray) -> Ranked:
-    """The definitions the `top` chunks use (base classes first, then calls in order), found in other files."""
+    """The definitions the `top` chunks use (the classes they subclass, what they call), found in other files; ranked by
+    how well they match the question themselves. The first user found names the use."""
     rows = [index.docs[d] for d in top]
-    texts = dict(store.conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(rows))})",
-                                    [m.rowid for m in rows]).fetchall()) if rows else {}
+    if not rows:
+        return []
+    marks = ",".join("?" * len(rows))
+    texts = dict(store.conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({marks})",
+                                    [m.rowid for m in rows]).fetchall())
+    calls: dict[str, list[str]] = defaultdict(list)
+    for chunk_id, name in store.conn.execute(f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({marks}) "
+                                             "AND ref_kind = 'call' ORDER BY line", [m.chunk_id for m in rows]):
+        calls[chunk_id].append(name)
     out: dict[int, tuple[float, str]] = {}
-    for place, m in enumerate(rows):
-        calls = [r[0] for r in store.conn.execute(
-            "SELECT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call' ORDER BY line", (m.chunk_id,))]
-        bases = _bases(texts[m.rowid])
+    for m in rows:
         user = m.symbol_name or m.file_path
-        for name, verb in [(b, "subclassed by") for b in bases] + [(c, "called by") for c in calls]:
+        uses = [(b, "subclassed by") for b in _bases(texts[m.rowid])] + [(c, "called by") for c in calls[m.chunk_id]]
+        for name, verb in uses:
             defs = [d for d in index.by_symbol.get(name.lower(), []) if index.docs[d].file_path != m.file_path]
             if not defs or len({index.docs[d].file_path for d in defs}) > USED_FILES:
                 continue
             for d in defs:
-                if d not in out and d not in top:  # the earlier a user ranks, the stronger its uses
+                if d not in out and d not in top:
                     out[d] = (1.0 + float(bm25[d]) / 100.0, f"{verb} {user}")
     ranked = sorted(out, key=lambda d: (-out[d][0], d))[:CANDIDATES]
     return [(d, out[d][0], f"{out[d][1]}|callee") for d in ranked]
