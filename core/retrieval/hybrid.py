@@ -10,9 +10,10 @@ score under each method that found it plus a short note of what matched, so a bu
 - vector: with a QueryVector (core.retrieval.vectors), the chunks whose stored embeddings are nearest the question's.
 - graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched
   symbols, from symbol_refs. Then, for every question, a second stage: the definitions that the top fused chunks use
-  (the functions and classes they call, the classes they subclass) when defined in another file; an answer about a
-  class usually needs its base class, the errors it raises and the helpers it calls, which share few words with a
-  question.
+  (the functions and classes they call, the classes they subclass, the names their file imports that they mention, as
+  in annotations and `module.Name`) when defined in another file, one chunk per defining file; an answer about a class
+  usually needs its base class, the errors it raises, the types it takes and the helpers it calls, which share few
+  words with a question.
 
 The loaded index (BM25 postings, chunk metadata, symbol and path tables) is cached per process by (store path, repo id,
 index version), so a benchmark of many questions loads it once and a re-index is picked up.
@@ -55,6 +56,7 @@ DEFINITION_KINDS = ("function", "method", "class")
 USED_FROM = 5  # top fused chunks whose used definitions join as graph hits
 LEXICAL = {"bm25", "symbol", "path"}
 USED_FILES = 2  # a name defined in more files than this is too common to say which one is meant
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*")
 _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)[ \t]*:", re.M)
 
 
@@ -327,9 +329,20 @@ def _bases(text: str) -> list[str]:
     return [m.group(1).rsplit(".", 1)[-1] for m in names if m]
 
 
+def _imported_mentions(text: str, imported: set[str]) -> list[str]:
+    """The names a chunk uses through its file's imports without calling them: `Name` (annotations, isinstance,
+    attributes) and `module.Name` (the name under an imported module)."""
+    out = []
+    for ref in dict.fromkeys(_DOTTED.findall(text)):
+        parts = ref.split(".")
+        if parts[0] in imported:
+            out.append(parts[min(1, len(parts) - 1)])
+    return out
+
+
 def _used(store: Store, index: LoadedIndex, top: list[int], bm25: np.ndarray) -> Ranked:
-    """The definitions the `top` chunks use (the classes they subclass, what they call), found in other files; ranked by
-    how well they match the question themselves. The first user found names the use."""
+    """The definitions the `top` chunks use (the classes they subclass, what they call, the imported names they mention),
+    found in other files; ranked by how well they match the question themselves. The first user found names the use."""
     rows = [index.docs[d] for d in top]
     if not rows:
         return []
@@ -340,15 +353,28 @@ def _used(store: Store, index: LoadedIndex, top: list[int], bm25: np.ndarray) ->
     for chunk_id, name in store.conn.execute(f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({marks}) "
                                              "AND ref_kind = 'call' ORDER BY line", [m.chunk_id for m in rows]):
         calls[chunk_id].append(name)
+    files = sorted({m.file_path for m in rows})
+    imported: dict[str, set[str]] = defaultdict(set)  # file → the names its import statements bind
+    for path, name in store.conn.execute(
+            f"SELECT c.file_path, s.name FROM chunks c JOIN symbol_refs s ON s.chunk_id = c.chunk_id WHERE c.repo_id = ? "
+            f"AND c.file_path IN ({','.join('?' * len(files))}) AND s.ref_kind = 'import'", [index.repo_id, *files]):
+        imported[path].add(name)
     out: dict[int, tuple[float, str]] = {}
     for m in rows:
         user = m.symbol_name or m.file_path
-        uses = [(b, "subclassed by") for b in _bases(texts[m.rowid])] + [(c, "called by") for c in calls[m.chunk_id]]
+        text = texts[m.rowid]
+        uses = ([(b, "subclassed by") for b in _bases(text)] + [(c, "called by") for c in calls[m.chunk_id]]
+                + [(name, "used by") for name in _imported_mentions(text, imported[m.file_path])])
         for name, verb in uses:
             defs = [d for d in index.by_symbol.get(name.lower(), []) if index.docs[d].file_path != m.file_path]
             if not defs or len({index.docs[d].file_path for d in defs}) > USED_FILES:
                 continue
+            best: dict[str, int] = {}  # a long class is several chunks: its best-matching one stands for it
             for d in defs:
+                path = index.docs[d].file_path
+                if path not in best or bm25[d] > bm25[best[path]]:
+                    best[path] = d
+            for d in best.values():
                 if d not in out and d not in top:
                     out[d] = (1.0 + float(bm25[d]) / 100.0, f"{verb} {user}")
     ranked = sorted(out, key=lambda d: (-out[d][0], d))[:CANDIDATES]

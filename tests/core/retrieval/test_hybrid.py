@@ -165,6 +165,38 @@ def test_the_definitions_top_hits_use_join_from_other_files(tmp_path):
     assert "sail" not in by_symbol  # used by nothing that matched
 
 
+def test_names_used_through_imports_join_once_per_file(tmp_path):
+    """A hit that uses an imported class without calling it (an annotation, `module.Name`) brings that class in; a long
+    class of several chunks joins as one hit, its best-matching chunk, so it does not fill the list."""
+    repo = tmp_path / "fleet"
+    (repo / "units").mkdir(parents=True)
+    (repo / "units" / "__init__.py").write_text("")
+    (repo / "units" / "weights.py").write_text("class Kilograms:\n    '''A weight.'''\n    amount = 0\n")
+    parts = "".join(f"    field_{i} = {i}\n\n    def entry_{i}(self):\n        return {i}\n\n" for i in range(3))
+    (repo / "manifest.py").write_text("class Manifest:\n    '''Entries of a shipment.'''\n\n" + parts)
+    (repo / "truck.py").write_text(
+        "import units.weights as weights\nfrom manifest import Manifest\n\n\n"
+        "def check_axle_limit(parcel, manifest: Manifest) -> weights.Kilograms:\n"
+        "    '''The axle limit check a truck runs before it loads a parcel.'''\n    return parcel.weight\n")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        assert s.conn.execute("SELECT count(*) FROM chunks WHERE symbol_name = 'Manifest'").fetchone()[0] > 1
+        hits = retrieve(s, "How does the axle limit check work before a truck loads?", k=20)
+    assert hits[0].symbol_name == "check_axle_limit"
+    graph = [h for h in hits if "graph" in h.method_ranks]
+    assert [h.symbol_name for h in graph if h.symbol_name == "Manifest"] == ["Manifest"]
+    by_symbol = {h.symbol_name: h for h in graph}
+    assert by_symbol["Manifest"].matches["graph"] == "used by check_axle_limit"
+    assert by_symbol["Kilograms"].matches["graph"] == "used by check_axle_limit"
+
+
+def test_imported_mentions_read_names_and_module_attributes():
+    from gradedesk.core.retrieval.hybrid import _imported_mentions
+
+    text = "def f(x: Manifest) -> weights.Kilograms:\n    return os.path.join(other.Thing, weights.Tonnes.MAX)\n"
+    assert _imported_mentions(text, {"Manifest", "weights"}) == ["Manifest", "Kilograms", "Tonnes"]
+
+
 def test_class_bases_are_read_from_the_class_line():
     from gradedesk.core.retrieval.hybrid import _bases
 
