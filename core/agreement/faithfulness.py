@@ -14,6 +14,7 @@ from collections import defaultdict
 from gradedesk.core.agreement.numeric import paired_estimates
 from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
 from gradedesk.core.grading.claim_figures import human_by_method, marked_answers
+from gradedesk.core.grading.retrieval_evals import run_scores
 from gradedesk.core.store.connection import Store
 
 FEW = 20  # pairs below which a bootstrap interval is rough
@@ -24,10 +25,9 @@ def faithfulness_agreement(store: Store, run_id: int, boot: int = DEFAULT_BOOT, 
     marked = marked_answers(store, run_id)
     people = [m for m in marked if m.figures.complete and m.figures.faithfulness is not None]
     scores: dict[str, dict[int, float]] = defaultdict(dict)
-    for r in store.query(
-            "SELECT s.answer_id, s.method, s.value FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
-            "WHERE a.run_id = ? AND s.metric = 'faithfulness' AND s.value IS NOT NULL ORDER BY s.method", (run_id,)):
-        scores[r["method"]][r["answer_id"]] = r["value"]
+    for r in run_scores(store, run_id, ("faithfulness",)):
+        if r["value"] is not None:
+            scores[r["method"]][r["answer_id"]] = r["value"]
     scorers = []
     for scorer, values in sorted(scores.items()):
         pairs = [(p.figures.faithfulness, values[p.answer_id]) for p in people if p.answer_id in values]

@@ -1,4 +1,5 @@
-"""gradedesk export-scores [RUN]: human and machine grades and people's claim marks as score records (JSONL):
+"""gradedesk export-scores [RUN]: human and machine grades, people's claim marks and the scorers' metrics as score
+records (JSONL):
 gradedesk's own, Langfuse's score API records, or Phoenix span annotations."""
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ FORMATS = ("gradedesk", "langfuse", "phoenix")
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "export-scores", parents=[common],
-        help="export grades and claim marks as score records (JSONL): gradedesk, Langfuse or Phoenix",
-        description="People's current grades, every machine grade of the run and people's claim marks (claim_mark "
-                    "per claim; faithfulness and citation_precision, 0-1, per fully marked answer), one JSON object "
-                    "per line. "
+        help="export grades, claim marks and metrics as score records (JSONL): gradedesk, Langfuse or Phoenix",
+        description="People's current grades, every machine grade of the run, people's claim marks (claim_mark "
+                    "per claim; faithfulness and citation_precision, 0-1, per fully marked answer) and the scorers' "
+                    "metrics (faithfulness, answer_relevance, the retrieval evals: NUMERIC 0-1, grader "
+                    "scorer:<method>; a metric not defined for an answer is null in gradedesk's records, left out "
+                    "of Langfuse's, and a Phoenix annotation without a score), one JSON object per line. "
                     "gradedesk (default): name, value, data_type, source (HUMAN or EVAL), comment, grader, time, "
                     "trace_id, observation_id, run/answer/question ids, metadata. langfuse: the records Langfuse's "
                     "score API accepts as they are (camelCase; 32-hex traceId and 16-hex observationId derived from "
@@ -27,7 +30,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
                         "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark CATEGORICAL, "
-                        "faithfulness and citation_precision NUMERIC 0-1)")
+                        "faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1)")
     p.set_defaults(handler=run)
 
 

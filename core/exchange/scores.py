@@ -1,31 +1,41 @@
-"""A run's grades and claim marks as score records, JSONL: gradedesk's own records (`export-scores`, default).
+"""A run's grades, claim marks and machine scores as score records, JSONL: gradedesk's own records (`export-scores`,
+default).
 
 `score_rows` reads every score of a run once, for all the score formats (core/exchange/scores_langfuse.py, Langfuse's
 score API; core/exchange/scores_phoenix.py, Phoenix span annotations): `grade_rows` (people's current grades, the event
-history staying in the store, then every machine grade row) and `claim_rows` (people's live claim marks, from
-core/grading/claim_figures.py).
+history staying in the store, then every machine grade row), `claim_rows` (people's live claim marks, from
+core/grading/claim_figures.py) and `metric_rows` (the scorers' values in answer_scores: faithfulness and
+answer_relevance, the retrieval evals, imported retrieval metrics).
 
 gradedesk's records, one per score:
   id           stable across exports: a hash of what the score is of (`stable_key`): the answer and the person for a
                person's grade (so a revision, a new event in the store, updates the exported score), the machine
-               grade's identity, or the answer, the person (and the claim) for claim marks; + ":" + name
+               grade's identity, the answer, the person (and the claim) for claim marks, or the answer, the scorer
+               and the metric for a machine score (so re-scoring updates it); + ":" + name
   name         "grade" (CATEGORICAL: the four-level grade), "pass" (BOOLEAN: 1 when fully_correct, else 0), and for
                people the dimension scores "correctness", "grounding", "completeness", "conciseness" (NUMERIC, 1-5);
                from people's claim marks, "claim_mark" (CATEGORICAL, one a marked claim: supported, miscited,
                unsupported, not_claim) and, once every claim of the answer is marked, "faithfulness" (NUMERIC 0-1:
                supported or miscited / factual claims) and "citation_precision" (NUMERIC 0-1: supported / factual
-               claims that cite something), each when it has something to count
-  value        the score
+               claims that cite something), each when it has something to count; from the scorers, the metric's
+               name (NUMERIC 0-1): "faithfulness", "answer_relevance", "file_precision", "file_recall",
+               "symbol_recall", "context_precision", "context_recall"
+  value        the score; a machine score that is not defined for the answer (no claims, no labels, a failed call)
+               is null, as in the store, never a number
   data_type    CATEGORICAL | BOOLEAN | NUMERIC
-  source       HUMAN (a person at the desk) | EVAL (the LLM judge, the rule grader or imported grades)
-  comment      the person's note, or the machine grader's reasoning
-  grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>"
+  source       HUMAN (a person at the desk) | EVAL (the LLM judge, the rule grader, imported grades, the scorers)
+  comment      the person's note, the machine grader's reasoning, or the scorer's reason or error (why a value is
+               not defined)
+  grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>", "scorer:<method>" (method:
+               offline-rapidfuzz, llm:<model>, id-based, import:<file>)
   time         when the grade (or the newest of the claim marks) was made (UTC ISO-8601)
   trace_id     "run<run>:<benchmark>:<question_id>" (one trace per question of a run)
   observation_id "answer:<answer id>"; plus run_id, answer_id, benchmark, question_id, method, budget
   metadata     failure_label, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
                (machines); for claim marks scorers_visible (were the faithfulness scorers' verdicts on screen), with
-               claim_index and claim_text (claim_mark) or the counts of each mark (faithfulness, citation_precision)
+               claim_index and claim_text (claim_mark) or the counts of each mark (faithfulness, citation_precision);
+               for machine scores the scorer's detail (its JSON), every string in it redacted (core/text/redact.py):
+               a failed call's detail quotes the server, and a store from before redaction may hold a key
 """
 
 from __future__ import annotations
@@ -37,8 +47,10 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from gradedesk.core.grading.claim_figures import marked_answers
+from gradedesk.core.grading.retrieval_evals import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.connection import Store
+from gradedesk.core.text.redact import redact_json
 
 _HUMAN_SQL = """
     SELECT h.*, a.run_id, a.method, a.budget, q.benchmark, q.question_id
@@ -62,14 +74,21 @@ def stable_key(*identity: Any) -> str:
     return hashlib.sha1(json.dumps(identity).encode()).hexdigest()[:16]
 
 
+def answer_key(answer: dict, *identity: Any) -> str:
+    """`stable_key` of a score of `answer` (named by run, question, method and budget, not by its row id) and of
+    what else the score is of (grader, claim, metric)."""
+    return stable_key(answer["run_id"], answer["benchmark"], answer["question_id"], answer["method"],
+                      answer["budget"], *identity)
+
+
 @dataclass(frozen=True)
 class ScoreRow:
     """Scores one grader gave one answer of the run."""
 
     key: str  # stable across exports (see the module docstring)
-    kind: str  # human | judge | rule | imported
+    kind: str  # human | judge | rule | imported | scorer
     grader: str  # the person's name, or "<kind>:<model or name>"
-    comment: str | None  # the person's note, or the machine's reasoning
+    comment: str | None  # the person's note, the machine's reasoning, or the scorer's reason or error
     time: str
     answer: dict[str, Any]  # run_id, answer_id, benchmark, question_id, method, budget
     metadata: dict[str, Any]
@@ -133,6 +152,18 @@ class ClaimRow(ScoreRow):
         return self.grader + (f"#claim{self.claim}" if self.claim else "")
 
 
+@dataclass(frozen=True)
+class MetricRow(ScoreRow):
+    """A scorer's value of one metric for an answer (answer_scores); value None when it is not defined there."""
+
+    metric: str
+    value: float | None
+    scorer: str  # the method that made it: offline-rapidfuzz, llm:<model>, id-based, import:<file>
+
+    def scores(self) -> list[tuple[str, Any, str]]:
+        return [(self.metric, self.value, "NUMERIC")]
+
+
 def _answer(row: dict) -> dict[str, Any]:
     return {k: row[k] for k in ("run_id", "answer_id", "benchmark", "question_id", "method", "budget")}
 
@@ -140,16 +171,14 @@ def _answer(row: dict) -> dict[str, Any]:
 def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     """People's current grades, then every machine grade of the run."""
     for row in store.db.query(_HUMAN_SQL, (run_id,)):
-        key = stable_key(row["run_id"], row["benchmark"], row["question_id"], row["method"], row["budget"],
-                         row["grader"], "grade")
+        key = answer_key(row, row["grader"], "grade")
         yield GradeRow(key, "human", row["grader"], row["note"], row["created_at"], _answer(row),
                        {"rubric_version": row["rubric_version"], "mode": row["mode"],
                         "judge_visible": bool(row["judge_visible"])},
                        row["grade"], row["failure_label"], {d: row[d] for d in DIMENSIONS if row[d] is not None})
     for row in store.db.query(_MACHINE_SQL, (run_id,)):
         grader = f"{row['grader_kind']}:{row['grader_model'] or 'unnamed'}"
-        key = stable_key(row["run_id"], row["benchmark"], row["question_id"], row["method"], row["budget"], grader,
-                         row["rubric_version"], row["repeat_index"])
+        key = answer_key(row, grader, row["rubric_version"], row["repeat_index"])
         yield GradeRow(key, row["grader_kind"], grader, row["reasoning"], row["created_at"], _answer(row),
                        {"rubric_version": row["rubric_version"], "confidence": row["confidence"],
                         "repeat_index": row["repeat_index"]}, row["grade"], row["failure_label"], {})
@@ -160,9 +189,8 @@ def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
     answers = {r["answer_id"]: _answer(r) for r in store.db.query(_MARKED_ANSWERS_SQL, (run_id,))}
     for m in marked_answers(store, run_id):
         a = answers[m.answer_id]
-        identity = (a["run_id"], a["benchmark"], a["question_id"], a["method"], a["budget"], m.grader, "claims")
         for index, mark in m.marks.items():
-            yield ClaimRow(stable_key(*identity, index), "human", m.grader, None, mark.created_at, a,
+            yield ClaimRow(answer_key(a, m.grader, "claims", index), "human", m.grader, None, mark.created_at, a,
                            {"claim_index": index, "claim_text": mark.claim_text,
                             "scorers_visible": bool(mark.scorers_visible)},
                            (("claim_mark", mark.mark, "CATEGORICAL"),), index)
@@ -171,7 +199,7 @@ def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
                                                                    ("citation_precision", f.citation_precision))
                        if value is not None)
         if f.complete and values:
-            yield ClaimRow(stable_key(*identity), "human", m.grader, None,
+            yield ClaimRow(answer_key(a, m.grader, "claims"), "human", m.grader, None,
                            max(mark.created_at for mark in m.marks.values()), a,
                            {"claims": f.claims, "supported": f.supported, "miscited": f.miscited,
                             "unsupported": f.unsupported, "not_claims": f.not_claims,
@@ -179,10 +207,29 @@ def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
                             "scorers_visible": any(mark.scorers_visible for mark in m.marks.values())}, values)
 
 
+def _why(detail: dict) -> str | None:
+    """What a scorer's detail says about its value: the error and why, or the scorer's reason."""
+    if detail.get("error"):
+        return f"{detail['error']}: {detail['why']}" if detail.get("why") else str(detail["error"])
+    return detail.get("reason")
+
+
+def metric_rows(store: Store, run_id: int) -> Iterator[MetricRow]:
+    """Every scorer's value of every metric for the run's answers; an undefined one (None) says why in its comment."""
+    for row in run_scores(store, run_id):
+        detail = redact_json(json.loads(row["detail"] or "{}"))
+        a = _answer({**row, "method": row["answer_method"]})
+        grader = f"scorer:{row['method']}"
+        yield MetricRow(answer_key(a, grader, row["metric"]), "scorer", grader,
+                        _why(detail) or ("not defined" if row["value"] is None else None), row["created_at"], a,
+                        {"detail": detail}, row["metric"], row["value"], row["method"])
+
+
 def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
-    """Every score row of the run: grades, then claim marks."""
+    """Every score row of the run: grades, then claim marks, then the scorers' metrics."""
     yield from grade_rows(store, run_id)
     yield from claim_rows(store, run_id)
+    yield from metric_rows(store, run_id)
 
 
 def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:

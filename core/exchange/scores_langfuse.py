@@ -1,5 +1,5 @@
-"""A run's grades as Langfuse scores: the records its score API (POST /api/public/scores) accepts as they are, and
-the score configs they follow.
+"""A run's grades, claim marks and machine scores as Langfuse scores: the records its score API
+(POST /api/public/scores) accepts as they are, and the score configs they follow.
 
 One record per score, camelCase as Langfuse writes them:
   id             idempotency key: a UUID derived from the score's key (what it is of: see scores.py) and name, so
@@ -9,16 +9,20 @@ One record per score, camelCase as Langfuse writes them:
   name, value    "grade" (CATEGORICAL: the grade's name), "pass" (BOOLEAN 1/0), a failure label (BOOLEAN 1, when
                  the grade has one), and a person's "correctness", "grounding", "completeness", "conciseness"
                  (NUMERIC 1-5); from a person's claim marks "claim_mark" (CATEGORICAL, one a marked claim),
-                 "faithfulness" and "citation_precision" (NUMERIC 0-1, once every claim of the answer is marked)
+                 "faithfulness" and "citation_precision" (NUMERIC 0-1, once every claim of the answer is marked);
+                 from the scorers each metric by its name (NUMERIC 0-1: faithfulness, answer_relevance and the
+                 retrieval evals), left out where the store says it is not defined (value NULL)
   dataType       CATEGORICAL | BOOLEAN | NUMERIC
-  comment        the person's note, or the machine grader's reasoning (left out when there is none)
+  comment        the person's note, the machine grader's reasoning, or the scorer's reason or error (left out when
+                 there is none)
   timestamp      when the grade was made (ISO 8601 with its offset)
-  metadata       grader, grader_kind (human, judge, rule, imported), run_id, answer_id, benchmark, question_id,
-                 method, budget, rubric_version, and mode / judge_visible (people) or confidence / repeat_index;
-                 for claim marks scorers_visible, and claim_index / claim_text or the counts of each mark
+  metadata       grader, grader_kind (human, judge, rule, imported, scorer), run_id, answer_id, benchmark,
+                 question_id, method, budget, rubric_version, and mode / judge_visible (people) or confidence /
+                 repeat_index; for claim marks scorers_visible, and claim_index / claim_text or the counts of each
+                 mark; for machine scores the scorer's detail (redacted)
 `source` is left to Langfuse (it sets API for scores sent to this endpoint). The configs (`score_configs`): grade
 CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark
-CATEGORICAL with the four marks, faithfulness and citation_precision NUMERIC 0-1.
+CATEGORICAL with the four marks, faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1.
 """
 
 from __future__ import annotations
@@ -65,8 +69,23 @@ def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
         if when := _timestamp(g.time):
             common["timestamp"] = when
         for name, value, data_type in scores:
+            if value is None:  # a NUMERIC score needs a number and Langfuse has no "not defined": left out, not 0
+                continue
             yield {"id": str(uuid.uuid5(_NAMESPACE, f"{g.key}:{name}")), "name": name, "value": value,
                    "dataType": data_type, **common, "metadata": metadata}
+
+
+_SHARES = {  # the NUMERIC 0-1 scores: a person's from claim marks, and the scorers' (grader in the metadata)
+    "faithfulness": "claims of an answer the evidence supports / factual claims (a person's from claim marks, or a "
+                    "scorer's)",
+    "citation_precision": "claims a person found supported by what they cite / factual claims that cite",
+    "answer_relevance": "a scorer's: does the answer address the question",
+    "file_precision": "retrieval: evidence files that are expected / evidence files",
+    "file_recall": "retrieval: expected files found in the evidence / expected files",
+    "symbol_recall": "retrieval: expected symbols found in the evidence / expected symbols",
+    "context_precision": "retrieval: average precision of the ranked evidence (relevant: an expected file or symbol)",
+    "context_recall": "retrieval: expected files and symbols found in the evidence / expected files and symbols",
+}
 
 
 def score_configs() -> list[dict]:
@@ -83,8 +102,6 @@ def score_configs() -> list[dict]:
             "categories": [{"value": float(i), "label": m} for i, m in enumerate(MARKS)],
             "description": "a person's mark on one claim of an answer: supported, miscited (supported by the evidence, "
                            "not by what it cites), unsupported, not_claim"}
-    shares = [{"name": "faithfulness", "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0,
-               "description": "a person's faithfulness of an answer: claims the evidence supports / factual claims"},
-              {"name": "citation_precision", "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0,
-               "description": "claims a person found supported by what they cite / factual claims that cite"}]
+    shares = [{"name": name, "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0, "description": description}
+              for name, description in _SHARES.items()]
     return [grade, passed, *labels, *dims, mark, *shares]

@@ -1,4 +1,5 @@
-"""A run's grades as Phoenix span annotations: the records Phoenix's span-annotation API takes.
+"""A run's grades, claim marks and machine scores as Phoenix span annotations: the records Phoenix's span-annotation
+API takes.
 
 One annotation per grade ("grade": result.label the grade, result.score 1 when fully_correct else 0,
 result.explanation the note or reasoning), one per failure label ("failure_label": result.label the label), and one
@@ -7,32 +8,47 @@ grades imported with a run log, made by the other team's LLM grader), CODE (the 
 the annotators of one span (the person, or "<kind>:<model>", with "#<repeat>" for a judge's repeats), so a re-export
 updates rather than duplicates. People's claim marks: one "claim_mark" annotation a marked claim (result.label the
 mark; identifier "<person>#claim<index>", as Phoenix keeps one annotation per name, span and identifier), and for an
-answer whose claims are all marked "faithfulness" and "citation_precision" (result.score 0-1). span_id is the answer's
-16-hex id, the same as the Langfuse export's observationId.
+answer whose claims are all marked "faithfulness" and "citation_precision" (result.score 0-1). The scorers' values:
+one annotation a metric (name the metric, result.score 0-1, result.explanation the scorer's reason or error; identifier
+"scorer:<method>"; annotator_kind LLM for an llm:<model> scorer, else CODE); a value the store holds as not defined has
+no score, only the explanation of why (Phoenix takes a result with any of label, score, explanation). span_id is the
+answer's 16-hex id, the same as the Langfuse export's observationId.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradedesk.core.exchange.scores import GradeRow, score_rows
+from gradedesk.core.exchange.scores import GradeRow, MetricRow, ScoreRow, score_rows
 from gradedesk.core.exchange.scores_langfuse import observation_id
+from gradedesk.core.grading.scorers import is_llm_method
 from gradedesk.core.grading.vocabulary import is_pass
 from gradedesk.core.store.connection import Store
 
 ANNOTATOR_KINDS = {"human": "HUMAN", "judge": "LLM", "imported": "LLM", "rule": "CODE"}
 
 
+def _annotator_kind(g: ScoreRow) -> str:
+    if isinstance(g, MetricRow):
+        return "LLM" if is_llm_method(g.scorer) else "CODE"
+    return ANNOTATOR_KINDS[g.kind]
+
+
+def _result(value: object, data_type: str, explanation: str | None) -> dict:
+    """A score's result; a value not defined (None) has no score, only why (never a number it does not have)."""
+    result = {} if value is None else {"score": float(value)} if data_type == "NUMERIC" else {"label": value}
+    return {**result, "explanation": explanation} if explanation else result
+
+
 def phoenix_annotations(store: Store, run_id: int) -> Iterator[dict]:
     for g in score_rows(store, run_id):
         a = g.answer
-        common = {"span_id": observation_id(a["run_id"], a["answer_id"]), "annotator_kind": ANNOTATOR_KINDS[g.kind],
+        common = {"span_id": observation_id(a["run_id"], a["answer_id"]), "annotator_kind": _annotator_kind(g),
                   "identifier": g.identifier,
                   "metadata": {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}}
         if not isinstance(g, GradeRow):
             for name, value, data_type in g.scores():
-                yield {"name": name, **common, "result": {"score": float(value)} if data_type == "NUMERIC"
-                       else {"label": value}}
+                yield {"name": name, **common, "result": _result(value, data_type, g.comment)}
             continue
         result = {"label": g.grade, "score": float(is_pass(g.grade))}
         if g.comment:

@@ -155,6 +155,16 @@ def store_scores(store: Store, answer_id: int, scores: list[Score], method: str)
         pk=("answer_id", "metric", "method"))
 
 
+def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None) -> list[dict]:
+    """Every stored score of a run's answers (all metrics, or those named): the score's columns (`method` is the
+    scorer's, `detail` still JSON text) with its answer's run_id, answer_method, budget, benchmark and question_id."""
+    only = f"AND s.metric IN ({','.join('?' * len(metrics))})" if metrics else ""
+    return store.query(
+        "SELECT s.*, a.run_id, a.method AS answer_method, a.budget, q.benchmark, q.question_id FROM answer_scores s "
+        "JOIN answers a ON a.id = s.answer_id JOIN questions q ON q.id = a.question_pk "
+        f"WHERE a.run_id = ? {only} ORDER BY s.answer_id, s.method, s.metric", (run_id, *(metrics or ())))
+
+
 def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None) -> int:
     """Score the retrieval of every answered answer of a run; returns how many answers were scored.
 

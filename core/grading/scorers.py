@@ -33,8 +33,16 @@ SCORE_METRICS = ("faithfulness", "answer_relevance")
 RELEVANCE_SCALE = (0.0, 0.5, 1.0)
 
 
+LLM_PREFIX = "llm:"
+
+
 def llm_method(model: str) -> str:
-    return f"llm:{model}"
+    return f"{LLM_PREFIX}{model}"
+
+
+def is_llm_method(method: str) -> bool:
+    """Whether a stored score's method is an LLM scorer's (else code made it: offline, id-based, imported)."""
+    return method.startswith(LLM_PREFIX)
 
 
 def offline_faithfulness(answer: str | None, evidence: list[Evidence]) -> Score:

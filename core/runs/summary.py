@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from gradedesk.core.store.runs import resolve_run
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
-from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.grading.retrieval_evals import method_label, run_scores
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency
@@ -100,10 +100,7 @@ def _answer_table(answers: list[dict]) -> list[dict]:
 
 def _score_table(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[dict]:
     """Mean of each metric per answer method and scorer method; unlabelled / undefined / errors counted apart."""
-    marks = ",".join("?" * len(metrics))
-    rows = store.query(
-        f"SELECT a.method AS answer_method, a.budget, s.metric, s.method, s.value, s.detail FROM answer_scores s "
-        f"JOIN answers a ON a.id = s.answer_id WHERE a.run_id = ? AND s.metric IN ({marks})", (run_id, *metrics))
+    rows = run_scores(store, run_id, metrics)
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
         groups[(method_label(r["answer_method"], r["budget"]), r["method"], r["metric"])].append(r)

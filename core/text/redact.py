@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 6  # a shorter "key" (e.g. a placeholder like "x") would blank ordinary words
@@ -40,3 +41,14 @@ def remove_secrets(text: str | None, secrets: Iterable[str | None]) -> str | Non
         if text and secret and len(secret) >= MIN_SECRET_CHARS:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def redact_json(value: Any) -> Any:
+    """A JSON value (a stored detail) with `redact` applied to every string in it, keys left as they are."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_json(v) for k, v in value.items()}
+    return value

@@ -7,7 +7,8 @@ import json
 
 from tests.fixtures.cli import cli
 from tests.fixtures.lesson_files import (COMPARISON_LINES, HARNESS_LINES, RAGAS_ROWS, graded_harness_line,
-                                         hand_graded, lesson_bundle_json, lesson_snippet, write_lines)
+                                         hand_graded, lesson_bundle_json, lesson_snippet, retrieval_graded_line,
+                                         write_lines)
 
 
 def test_the_lessons_comparison_log_imports_and_exports_in_its_own_format(tmp_path, capsys):
@@ -70,6 +71,57 @@ def test_export_scores_formats(tmp_path, capsys):
     assert code == 0 and {json.loads(ln)["annotator_kind"] for ln in out.splitlines()} == {"HUMAN"}
     code, _, err = cli(capsys, "export-scores", "--configs", configs, "--store", db)
     assert code == 2 and "--configs: score configs are Langfuse's" in err
+
+
+def test_export_scores_carries_the_scorers_metrics(tmp_path, capsys):
+    """A harness log with the lesson's retrieval grader's fields (one recall left empty), scored offline: every
+    metric is exported in each format, an undefined one never as a number, and exporting after re-scoring updates."""
+    lines = [retrieval_graded_line(HARNESS_LINES[0], 1.0, 0.5, 1.0, ["src/invalidate.py"], []),
+             {**retrieval_graded_line(HARNESS_LINES[1], 0.0, 0.0, 0.0, ["src/main.py"], ["src/config.py"]),
+              "retrieval_file_recall": None}]
+    db = tmp_path / "s.db"
+    assert cli(capsys, "import", write_lines(tmp_path / "run-retrieval.jsonl", lines), "--store", db)[0] == 0
+    assert cli(capsys, "grade-offline", "--store", db)[0] == 0
+
+    def export(*flags: str) -> list[dict]:
+        code, out, err = cli(capsys, "export-scores", *flags, "--store", db)
+        assert code == 0 and "score record(s) of run 1" in err
+        return [json.loads(ln) for ln in out.splitlines()]
+
+    records = [r for r in export() if r["grader"].startswith("scorer:")]
+    # per answer: 3 imported metrics, 5 retrieval evals (unlabelled questions: not defined), 2 offline scores
+    assert len(records) == 2 * (3 + 5 + 2) and len({r["id"] for r in records}) == len(records)
+    by = {(r["question_id"], r["name"], r["grader"]): r for r in records}
+    assert by[("h1", "file_recall", "scorer:import:run-retrieval.jsonl")]["value"] == 0.5
+    empty = by[("h2", "file_recall", "scorer:import:run-retrieval.jsonl")]
+    assert empty["value"] is None and empty["comment"] == "not defined"
+    assert empty["metadata"]["detail"] == {"missing_files": ["src/main.py"]}
+    unlabelled = [r for r in records if r["grader"] == "scorer:id-based"]
+    assert len(unlabelled) == 10 and all(r["value"] is None and "labels" in r["comment"] for r in unlabelled)
+    offline = [r for r in records if r["grader"] == "scorer:offline-rapidfuzz"]
+    assert {r["name"] for r in offline} == {"faithfulness", "answer_relevance"}
+    assert all(isinstance(r["value"], float) for r in offline)
+
+    configs = tmp_path / "configs.jsonl"
+    langfuse = export("--format", "langfuse", "--configs", configs)
+    config_names = {json.loads(ln)["name"] for ln in configs.read_text().splitlines()}
+    assert {r["name"] for r in langfuse} <= config_names
+    assert sorted((r["metadata"]["question_id"], r["name"], r["metadata"]["grader"], r["value"]) for r in langfuse
+                  if r["metadata"]["grader_kind"] == "scorer") == \
+        sorted((r["question_id"], r["name"], r["grader"], r["value"]) for r in records if r["value"] is not None)
+    phoenix = export("--format", "phoenix")
+    scorer_notes = [r for r in phoenix if r["identifier"].startswith("scorer:")]
+    assert len(scorer_notes) == len(records)
+    assert all(r["annotator_kind"] == "CODE" for r in scorer_notes)
+    assert all("score" not in r["result"] and r["result"]["explanation"] for r in scorer_notes
+               if r["identifier"] == "scorer:id-based")
+
+    # scored again: the same scores, updated, none added beside the old
+    assert cli(capsys, "grade-offline", "--store", db)[0] == 0
+    assert [r["id"] for r in export("--format", "langfuse")] == [r["id"] for r in langfuse]
+    assert [r["id"] for r in export() if r["grader"].startswith("scorer:")] == [r["id"] for r in records]
+    assert [(r["name"], r["span_id"], r["identifier"]) for r in export("--format", "phoenix")] == \
+        [(r["name"], r["span_id"], r["identifier"]) for r in phoenix]
 
 
 def test_validate_bundle_on_the_lessons_bundle_and_packs(tmp_path, capsys):

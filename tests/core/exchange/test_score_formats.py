@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from collections.abc import Mapping
@@ -12,15 +13,17 @@ from langfuse.api import CreateScoreConfigRequest, CreateScoreRequest
 from langfuse.api.core.pydantic_utilities import parse_obj_as
 from phoenix.client.__generated__.v1 import AnnotationResult, SpanAnnotationData
 
-from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
+from gradedesk.core.exchange.scores_langfuse import langfuse_scores, observation_id, score_configs, trace_id
 from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
 from gradedesk.core.grading.claim_marks import MARKS
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
+from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
+from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human
 from tests.fixtures.claims_store import ALICE_MARKS, add_marked_answer
-from tests.fixtures.grading import add_question, add_raw_answer, add_run
+from tests.fixtures.grading import add_question, add_raw_answer, add_run, scored_run, stored_scores
 
 
 @pytest.fixture
@@ -179,3 +182,60 @@ def test_claim_marks_are_phoenix_annotations_too(marked):
         [("faithfulness", "HUMAN", "alice"), ("citation_precision", "HUMAN", "alice"),
          ("claim_mark", "HUMAN", "bob#claim1")]
     assert claims[1]["result"] == {"label": "supported"} and claims[5]["result"] == {"score": 0.75}
+
+
+@pytest.fixture
+def scored(tmp_path):
+    """A run the real scorers scored (retrieval evals, offline and LLM scores; some not defined, one failed call)."""
+    with open_store(tmp_path / "s.db") as store:
+        run, answer, unknown = scored_run(store)
+        yield store, run, answer, unknown
+
+
+def machine_of(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["metadata"]["grader_kind"] == "scorer"]
+
+
+def test_machine_scores_are_langfuse_scores_with_configs(scored):
+    store, run, answer, unknown = scored
+    records = list(langfuse_scores(store, run))
+    configs = {c["name"]: as_the_sdk_reads_it(CreateScoreConfigRequest, c) for c in score_configs()}
+    assert set(RETRIEVAL_METRICS + SCORE_METRICS) <= set(configs)
+    for record in records:
+        parsed = as_the_sdk_reads_it(CreateScoreRequest, record)
+        assert parsed.timestamp is not None and parsed.timestamp.tzinfo is not None
+        config = configs[record["name"]]
+        assert config.data_type == record["dataType"] == "NUMERIC"
+        assert isinstance(record["value"], float) and config.min_value <= record["value"] <= config.max_value
+    defined = {(a, m, s): v for (a, m, s), v in stored_scores(store, run).items() if v is not None}
+    # every defined score once, under its metric's name; not defined ones (NULL) left out rather than sent as a number
+    assert {(r["metadata"]["answer_id"], r["name"], r["metadata"]["grader"].removeprefix("scorer:")): r["value"]
+            for r in machine_of(records)} == defined
+    assert len(records) == len(defined) < len(stored_scores(store, run))
+    assert not [r for r in records if r["metadata"]["answer_id"] == unknown and r["name"] == "file_recall"]
+    llm = next(r for r in records if r["metadata"]["grader"] == "scorer:llm:judge-model")
+    assert llm["name"] == "faithfulness" and llm["metadata"]["detail"]["supported"] == 1
+    assert llm["observationId"] == observation_id(run, answer) and llm["traceId"] == trace_id(run, "bench", "q1")
+    assert len({r["id"] for r in records}) == len(records)
+    assert list(langfuse_scores(store, run)) == records
+
+
+def test_machine_scores_are_phoenix_annotations(scored):
+    store, run, answer, unknown = scored
+    records = list(phoenix_annotations(store, run))
+    for record in records:
+        check_typed_dict(record, SpanAnnotationData)
+    assert len(records) == len(stored_scores(store, run))
+    assert len({(r["name"], r["span_id"], r["identifier"]) for r in records}) == len(records)
+    by = {(r["metadata"]["answer_id"], r["name"], r["identifier"]): r for r in records}
+    assert {r["annotator_kind"] for r in records if r["identifier"] == "scorer:llm:judge-model"} == {"LLM"}
+    assert {r["annotator_kind"] for r in records if r["identifier"] != "scorer:llm:judge-model"} == {"CODE"}
+    assert by[(answer, "file_recall", "scorer:id-based")]["result"] == {"score": 1.0}
+    # not defined: no score, only why
+    assert by[(unknown, "faithfulness", "scorer:offline-rapidfuzz")]["result"] == \
+        {"explanation": "the answer makes no claims"}
+    failed = by[(answer, "answer_relevance", "scorer:llm:judge-model")]
+    assert failed["result"] == {"explanation": "call_failed: 502: upstream failed for key Bearer [redacted]"}
+    assert "sk-live" not in json.dumps(records)
+    assert all(isinstance(r["result"]["score"], float) for r in records if "score" in r["result"])
+    assert list(phoenix_annotations(store, run)) == records

@@ -12,9 +12,11 @@ from gradedesk.core.exchange.scores import export_scores
 from gradedesk.core.grading.claim_marks import MARKS, record_mark
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
+from gradedesk.core.grading.retrieval_evals import grade_retrieval
+from gradedesk.core.grading.scorers import score_offline_run
 from tests.fixtures.claims_store import ALICE_MARKS, add_marked_answer
 from gradedesk.core.store.connection import open_store
-from tests.fixtures.grading import add_question, add_raw_answer, add_run
+from tests.fixtures.grading import add_question, add_raw_answer, add_run, scored_run, stored_scores
 
 
 def test_score_records(tmp_path):
@@ -106,3 +108,51 @@ def test_claim_marks_are_scores_of_their_own(tmp_path):
     assert set(changed) == {r["id"] for r in records}
     assert changed[marks[4]["id"]]["value"] == "unsupported"
     assert changed[shares["faithfulness"]["id"]]["value"] == 0.5
+
+
+def test_machine_scores_are_exported_once_each_and_undefined_ones_as_null(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run, answer, unknown = scored_run(store)
+        scored_run(store, "other")  # another run's scores stay out
+        stored = stored_scores(store, run)
+        out = io.StringIO()
+        export_scores(store, run, out)
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    machine = [r for r in records if r["grader"].startswith("scorer:")]
+    # every stored score exactly once, under its metric's name, with the stored value (None stays None)
+    assert {(r["answer_id"], r["name"], r["grader"].removeprefix("scorer:")): r["value"] for r in machine} == stored
+    assert len(machine) == len(stored) == 2 * 7 + 2  # 5 retrieval evals, 2 offline scores an answer; 2 LLM
+    assert all(r["data_type"] == "NUMERIC" and r["source"] == "EVAL" and r["run_id"] == run for r in machine)
+    assert len({r["id"] for r in records}) == len(records)
+    by = {(r["answer_id"], r["name"], r["grader"]): r for r in machine}
+    recall = by[(answer, "file_recall", "scorer:id-based")]
+    assert recall["value"] == 1.0 and recall["metadata"]["detail"]["found_files"] == ["src/cache.py"]
+    assert recall["trace_id"] == f"run{run}:bench:q1" and recall["observation_id"] == f"answer:{answer}"
+    unlabelled = by[(unknown, "file_recall", "scorer:id-based")]
+    assert unlabelled["value"] is None and unlabelled["comment"] == "question has no expected_files labels"
+    no_claims = by[(unknown, "faithfulness", "scorer:offline-rapidfuzz")]
+    assert no_claims["value"] is None and no_claims["comment"] == "the answer makes no claims"
+    assert by[(answer, "faithfulness", "scorer:llm:judge-model")]["value"] == 1.0
+    failed = by[(answer, "answer_relevance", "scorer:llm:judge-model")]
+    assert failed["value"] is None and failed["comment"].startswith("call_failed: 502: upstream failed")
+    assert "sk-live1234567890abcdef" not in out.getvalue()  # neither in the comment nor in the detail
+    assert failed["metadata"]["detail"]["why"] == "502: upstream failed for key Bearer [redacted]"
+
+
+def test_rescoring_updates_the_machine_scores(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run, answer, _ = scored_run(store)
+        first = io.StringIO()
+        export_scores(store, run, first)
+        with store.transaction():  # the labels are fixed: the retrieval evals change on the next scoring
+            store.db.execute("UPDATE questions SET expected_files = ? WHERE question_id = 'q1'",
+                             [json.dumps(["src/other.py"])])
+        grade_retrieval(store, run)
+        score_offline_run(store, run)
+        second = io.StringIO()
+        export_scores(store, run, second)
+    before = {r["id"]: r for r in map(json.loads, first.getvalue().splitlines())}
+    after = {r["id"]: r for r in map(json.loads, second.getvalue().splitlines())}
+    assert set(after) == set(before)  # the same scores, updated: none added beside the old
+    recall = next(i for i, r in after.items() if r["name"] == "file_recall" and r["answer_id"] == answer)
+    assert (before[recall]["value"], after[recall]["value"]) == (1.0, 0.0)
