@@ -24,7 +24,7 @@ gradedesk's records, one per score:
                is null, as in the store, never a number
   data_type    CATEGORICAL | BOOLEAN | NUMERIC
   source       HUMAN (a person at the desk) | EVAL (the LLM judge, the rule grader, imported grades, the scorers)
-  comment      the person's note, the machine grader's reasoning, or the scorer's reason or error (why a value is
+  comment      the person's note, the machine grader's reasoning (redacted), or the scorer's reason or error (why a value is
                not defined)
   grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>", "scorer:<method>" (method:
                offline-rapidfuzz, llm:<model>, id-based, import:<file>)
@@ -50,7 +50,7 @@ from gradedesk.core.grading.claim_figures import marked_answers
 from gradedesk.core.grading.retrieval_evals import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.connection import Store
-from gradedesk.core.text.redact import redact_json
+from gradedesk.core.text.redact import redact, redact_json
 
 _HUMAN_SQL = """
     SELECT h.*, a.run_id, a.method, a.budget, q.benchmark, q.question_id
@@ -179,7 +179,8 @@ def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     for row in store.db.query(_MACHINE_SQL, (run_id,)):
         grader = f"{row['grader_kind']}:{row['grader_model'] or 'unnamed'}"
         key = answer_key(row, grader, row["rubric_version"], row["repeat_index"])
-        yield GradeRow(key, row["grader_kind"], grader, row["reasoning"], row["created_at"], _answer(row),
+        # a failed call's reasoning quotes the server; stored text is redacted, but a store from before may hold a key
+        yield GradeRow(key, row["grader_kind"], grader, redact(row["reasoning"]), row["created_at"], _answer(row),
                        {"rubric_version": row["rubric_version"], "confidence": row["confidence"],
                         "repeat_index": row["repeat_index"]}, row["grade"], row["failure_label"], {})
 

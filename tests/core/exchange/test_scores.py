@@ -156,3 +156,15 @@ def test_rescoring_updates_the_machine_scores(tmp_path):
     assert set(after) == set(before)  # the same scores, updated: none added beside the old
     recall = next(i for i, r in after.items() if r["name"] == "file_recall" and r["answer_id"] == answer)
     assert (before[recall]["value"], after[recall]["value"]) == (1.0, 0.0)
+
+
+def test_a_machine_graders_reasoning_goes_out_redacted(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        answer = add_raw_answer(store, run, add_question(store, "q1", "q?", "g", benchmark="bench"), "text", [])
+        add_auto(store, answer, "wrong", reasoning="judge call failed: 502 for key Bearer sk-live1234567890abcdef")
+        out = io.StringIO()
+        export_scores(store, run, out)
+    assert "sk-live1234567890abcdef" not in out.getvalue()
+    comments = {json.loads(line)["comment"] for line in out.getvalue().splitlines()}
+    assert comments == {"judge call failed: 502 for key Bearer [redacted]"}
