@@ -6,7 +6,8 @@ score under each method that found it plus a short note of what matched, so a bu
 - bm25: Okapi BM25 (core.bm25, rank_bm25's numbers) over code-aware terms of path + symbol + text.
 - symbol: identifiers the question names (json.dumps, HTTPServer, parse_args) matched against symbol names, exactly
   and with rapidfuzz for near misses.
-- path: question words and dotted module names matched against file paths (json.encoder → json/encoder.py).
+- path: file names the question names (settings.toml, core/cli/main.py), question words and dotted module names
+  matched against file paths (json.encoder → json/encoder.py).
 - vector: with a QueryVector (core.retrieval.vectors), the chunks whose stored embeddings are nearest the question's.
 - graph: for relationship questions (core.text.question), the callers (and importers) and callees of the matched
   symbols, from symbol_refs. Then, for every question, a second stage: the definitions that the top fused chunks use
@@ -243,12 +244,17 @@ def _symbol(index: LoadedIndex, idents: list[str], bm25: np.ndarray) -> Ranked:
     return [(d, found[d][0], found[d][1]) for d in ranked]
 
 
-def _path(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray) -> Ranked:
+def _path(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray,
+          named_files: tuple[str, ...] = ()) -> Ranked:
     files: dict[str, tuple[float, str]] = {}
 
     def add(path: str, score: float, note: str) -> None:
         if path not in files or files[path][0] < score:
             files[path] = (score, note)
+
+    for name in named_files:  # store.db, core/cli/main.py: the file itself (a file the index skipped is not there)
+        for path in _suffix_matches(index, name):
+            add(path, 100.0, f"file {name!r} is named in the question")
 
     for ident in idents:
         parts = ident.split(".")
@@ -397,7 +403,7 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
     prior = _prior(index, info)
     bm25_list, bm25 = _bm25(index, terms, prior)
     lists: dict[str, Ranked] = {"bm25": bm25_list, "symbol": _symbol(index, idents, bm25),
-                                "path": _path(index, info.text, idents, bm25)}
+                                "path": _path(index, info.text, idents, bm25, info.files)}
     if query_vector is not None:
         vectors = load_vectors(store, repo_row, query_vector.model, lambda: [m.rowid for m in index.docs])
         lists["vector"] = vector_ranked(vectors, query_vector, CANDIDATES)

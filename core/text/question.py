@@ -38,6 +38,10 @@ _BACKTICK = re.compile(r"`([^`]+)`")
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 
 
+# a dotted word that ends like a file name ("store.db", "setup.py") names a file, not an identifier
+_FILE_NAME = re.compile(r"[\w./-]+\.(py|pyi|md|rst|txt|json|jsonl|toml|ya?ml|cfg|ini|sql|db|sqlite3?|csv|html|js|ts|"
+                        r"css|sh|lock)", re.I)
+
 _RULES = ((_RELATIONSHIP, "relationship"), (_LOOKUP, "code_lookup"), (_ARCHITECTURE, "architecture"),
           (_EXPLANATION, "explanation"))
 
@@ -67,9 +71,15 @@ def question_identifiers(question: str) -> list[str]:
             found.append(word.removesuffix("()"))
     out: list[str] = []
     for word in found:
-        if word and word not in out and re.fullmatch(r"[A-Za-z_][\w.]*", word):
+        if word and word not in out and re.fullmatch(r"[A-Za-z_][\w.]*", word) and not _FILE_NAME.fullmatch(word):
             out.append(word)
     return out
+
+
+def question_files(question: str) -> list[str]:
+    """File names and paths the question names ("store.db", "core/cli/main.py"), in order, without repeats."""
+    return list(dict.fromkeys(m.group(0).strip("./") for m in _FILE_NAME.finditer(question)
+                              if not m.group(0).startswith(".")))
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class QuestionInfo:
     wants_imports: bool  # relationship: importers count as well as callers
     wants_callers: bool
     wants_callees: bool
+    files: tuple[str, ...] = ()  # file names and paths the question names (question_files)
 
     @property
     def relationship(self) -> bool:
@@ -99,4 +110,4 @@ def analyse_question(question: str | QuestionInfo) -> QuestionInfo:
     return QuestionInfo(question, classify_question(question), tuple(question_identifiers(question)),
                         tuple(t for t in code_tokens(question) if t not in QUESTION_STOPWORDS),
                         bool(_TEST_WORDS.search(question)), bool(_DOC_WORDS.search(question)),
-                        bool(_IMPORT_WORDS.search(question)), callers, callees)
+                        bool(_IMPORT_WORDS.search(question)), callers, callees, tuple(question_files(question)))

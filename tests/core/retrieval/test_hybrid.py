@@ -203,3 +203,19 @@ def test_class_bases_are_read_from_the_class_line():
     assert _bases("@dataclass\nclass A(B, pkg.C, Generic[T], metaclass=Meta):\n    x = 1\n") == ["B", "C", "Generic"]
     assert _bases("class A(\n    B,\n    C,\n):\n    pass\n") == ["B", "C"]
     assert _bases("class A:\n    pass\n") == []
+
+
+def test_a_file_name_in_a_question_is_a_file_not_an_identifier(tmp_path):
+    from gradedesk.core.text.question import analyse_question
+
+    info = analyse_question("Which function opens store.db and reads core/cli/main.py, unlike json.dumps?")
+    assert info.identifiers == ("json.dumps",) and info.files == ("store.db", "core/cli/main.py")
+    repo = tmp_path / "shop"
+    (repo / "conf").mkdir(parents=True)
+    (repo / "conf" / "settings.toml").write_text("[shop]\nname = 'corner'\n")
+    (repo / "main.py").write_text("def open_shop():\n    return 1\n")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        hits = retrieve(s, "What is set in settings.toml?", k=5)
+    assert hits[0].file_path == "conf/settings.toml"
+    assert hits[0].matches["path"] == "file 'settings.toml' is named in the question"
