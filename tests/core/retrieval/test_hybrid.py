@@ -191,14 +191,14 @@ def test_names_used_through_imports_join_once_per_file(tmp_path):
 
 
 def test_imported_mentions_read_names_and_module_attributes():
-    from gradedesk.core.retrieval.hybrid import _imported_mentions
+    from gradedesk.core.retrieval.graph import _imported_mentions
 
     text = "def f(x: Manifest) -> weights.Kilograms:\n    return os.path.join(other.Thing, weights.Tonnes.MAX)\n"
     assert _imported_mentions(text, {"Manifest", "weights"}) == ["Manifest", "Kilograms", "Tonnes"]
 
 
 def test_class_bases_are_read_from_the_class_line():
-    from gradedesk.core.retrieval.hybrid import _bases
+    from gradedesk.core.retrieval.graph import _bases
 
     assert _bases("@dataclass\nclass A(B, pkg.C, Generic[T], metaclass=Meta):\n    x = 1\n") == ["B", "C", "Generic"]
     assert _bases("class A(\n    B,\n    C,\n):\n    pass\n") == ["B", "C"]
