@@ -2,7 +2,7 @@
 
 It answers with the context lines that best match the question, citing each by its evidence label (`[Evidence i]`) or
 file (`File: path`). It is a pure function of (question, context), so a raw and a bundled answer differ exactly as their
-evidence differs. Runs record it as "offline-extractive".
+evidence differs (the same opening words for both: they must not tell a person which is which). Runs record it as "offline-extractive".
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gradedesk.core.text.matching import inline_code
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
 
-OFFLINE_MODEL = "extractive/1"
+OFFLINE_MODEL = "extractive/2"  # 2: raw and bundled answers open alike (the opening told them apart)
 _EVIDENCE_HEADER = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
 _FILE_HEADER = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -44,9 +44,9 @@ def _terms(text: str) -> set[str]:
     return {t for t in out if len(t) > 1 and t not in PROSE_STOPWORDS}
 
 
-def _parse_context(text: str) -> tuple[str, list[_Line], bool]:
-    """Question, candidate lines with their citations, and whether the context uses evidence labels."""
-    question, lines, labelled = "", [], False
+def _parse_context(text: str) -> tuple[str, list[_Line]]:
+    """Question, and candidate lines with their citations."""
+    question, lines = "", []
     cite, base, block, in_block = "", 0, 0, False
     offset = 0
     for raw in text.splitlines():
@@ -59,7 +59,6 @@ def _parse_context(text: str) -> tuple[str, list[_Line], bool]:
             block += 1
             in_block, offset = True, 0
             if m:
-                labelled = True
                 cite, base = f"[Evidence {m.group(1)}]", int(m.group(3) or 0)
                 path = m.group(2)
             else:
@@ -77,7 +76,7 @@ def _parse_context(text: str) -> tuple[str, list[_Line], bool]:
         where = f"{cite_path}:{base + offset - 1}" if base else cite_path
         label = f"{cite} {where}" if cite.startswith("[") else f"(File: {where})"
         lines.append(_Line(stripped, label, block, len(lines), frozenset(_terms(stripped))))
-    return question, lines, labelled
+    return question, lines
 
 
 class OfflineExtractiveProvider:
@@ -110,10 +109,10 @@ class OfflineExtractiveProvider:
 
 def extractive_answer(user_text: str, max_lines: int = OfflineExtractiveProvider.max_lines) -> str:
     """The deterministic answer to a user message holding `Question: ...` and a context of labelled blocks."""
-    question, lines, labelled = _parse_context(user_text)
+    question, lines = _parse_context(user_text)
     q_terms = _terms(question)
     if not lines or not q_terms:
-        return _insufficient(labelled)
+        return _insufficient()
     # inverse document frequency over lines: a word found everywhere says little about where the answer is
     df: dict[str, int] = {}
     for line in lines:
@@ -131,12 +130,11 @@ def extractive_answer(user_text: str, max_lines: int = OfflineExtractiveProvider
     scored = sorted(((score(line), line) for line in lines), key=lambda p: (-p[0], p[1].order))
     best = [line for s, line in scored[:max_lines] if s > 0]
     if not best:
-        return _insufficient(labelled)
+        return _insufficient()
     best.sort(key=lambda line: line.order)
     body = "\n".join(f"- {inline_code(short(line.text, 160))} {line.cite}" for line in best)
-    return f"From the {'evidence' if labelled else 'retrieved context'}, the most relevant lines are:\n{body}"
+    return f"From the context, the most relevant lines are:\n{body}"
 
 
-def _insufficient(labelled: bool) -> str:
-    what = "evidence" if labelled else "retrieved context"
-    return f"The {what} is insufficient to answer this question: no line in it matches the question."
+def _insufficient() -> str:
+    return "The context is insufficient to answer this question: no line in it matches the question."

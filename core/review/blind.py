@@ -1,6 +1,9 @@
 """Blind first: when a person may see the machine grade of an answer (and its machine faithfulness verdicts), and
 which mode a grade is made in.
 
+With method names hidden, an answer's citations are shown one way (neutral_citations): a bundled answer cites
+`[Evidence 2]` and a raw one `File: core/store.py`, which would tell them apart.
+
 One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
 person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
 re-grade is blind again. Once seen it stays seen: an undo does not hide it again (core/grading/human_grades.py records
@@ -10,6 +13,10 @@ every later grade as made with the judge in view). No textual here.
 from __future__ import annotations
 
 import random
+import re
+
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.text.matching import CitationRef, find_citations
 
 
 def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
@@ -37,3 +44,41 @@ def scorers_visible(*, due: bool, show_judge: bool, recheck: bool) -> bool:
     if recheck:
         return False
     return show_judge or due
+
+
+_SPACE = re.compile(r"[ \t]*")
+
+
+def _source(ref: CitationRef, by_position: dict[int, Evidence]) -> str:
+    if ref.labels:
+        places = [by_position[n].location if n in by_position else "not in the evidence" for n in ref.labels]
+        return "; ".join(dict.fromkeys(places))
+    where = ref.path or ""
+    if ref.first_line is not None:
+        where += f":{ref.first_line}" + (f"-{ref.last_line}" if ref.last_line not in (None, ref.first_line) else "")
+    return where
+
+
+def neutral_citations(text: str, evidence: list[Evidence]) -> str:
+    """The answer with every citation written `[source: path:lines]`, whatever its style (`[Evidence 2]`,
+    `(File: core/store.py:12)`, `core/store.py:12`): a label becomes the place of the evidence it names. A label
+    followed by a place in the same file (`[Evidence 1] core/store.py:3`) is one source, the more exact one."""
+    by_position = {e.position: e for e in evidence if e.position is not None}
+    spans: list[tuple[int, int, str, set[str]]] = []  # start, end, source, the files it points at
+    for ref in find_citations(text):
+        start, end = ref.start, ref.end
+        if text[start - 1:start] + text[end:end + 1] in ("()", "``"):  # "(File: x.py:3)", `x.py:3`: one citation
+            start, end = start - 1, end + 1
+        files = ({by_position[n].file_path or "" for n in ref.labels if n in by_position} if ref.labels
+                 else {ref.path or ""})
+        source = _source(ref, by_position)
+        if spans and _SPACE.fullmatch(text[spans[-1][1]:start]) and (
+                source == spans[-1][2] or (not ref.labels and files <= spans[-1][3])):
+            start = spans.pop()[0]
+        spans.append((start, end, source, files))
+    out, at = [], 0
+    for start, end, source, _ in spans:
+        out.append(text[at:start] + f"[source: {source}]")
+        at = end
+    out.append(text[at:])
+    return "".join(out)

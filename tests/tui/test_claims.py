@@ -11,7 +11,7 @@ import pytest
 from gradedesk.tui.screens.claims import ClaimScreen, EvidenceView
 from gradedesk.tui.screens.grading import GradingScreen
 from tests.fixtures.claims_store import build_claims_store
-from tests.fixtures.desk import keys, pane_text, running, settle
+from tests.fixtures.desk import keys, pane_text, running, screen_text, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -154,3 +154,17 @@ async def test_claims_and_evidence_from_outside_are_shown_literally(tmp_path):
         assert "[bold]not bold[/]" in prompt.plain and "\\x1b[31mnot red" in prompt.plain
         shown = visible(app)  # the first snippet's selection reason carries the hostile text
         assert "[bold]not bold[/]" in shown and "[link=https://example.invalid]" in shown and "\\x1b[31m" in shown
+
+
+async def test_with_method_names_hidden_claim_mode_writes_citations_one_way(claims_store):
+    """The raw answer cites `File: core/store.py`, the bundled one `[Evidence 1]`: under --hide-methods claim mode shows
+    both as `[source: …]`, labels every piece of evidence alike and names no problem's detail."""
+    info = claims_store
+    async with running(info.path, size=(160, 50), hide_methods=True) as (app, pilot):
+        for side in ("left", "right"):
+            await open_claims(pilot, side)
+            assert isinstance(app.screen, ClaimScreen)
+            shown = screen_text(app)
+            assert "[source: " in shown
+            assert "File:" not in shown and "[Hit" not in shown and "[Evidence 1]." not in shown
+            await keys(pilot, "escape")

@@ -40,3 +40,24 @@ async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
         await keys(pilot, "tab", "2")
         shown = screen_text(app)
         assert "raw top-k" in shown and "bundle @ 2,000 tokens" in shown and "coverage" in shown
+
+
+async def test_citations_are_written_one_way_until_both_answers_are_graded(fixture_store):
+    """A raw answer cites `File: path`, a bundled one `[Evidence 1]`: with method names hidden both show the place."""
+    import sqlite3
+
+    with sqlite3.connect(fixture_store.path) as db:  # answers as the two prompts make a model write them
+        raw_id, path = db.execute("SELECT a.id, json_extract(a.evidence, '$[0].file_path') FROM answers a "
+                                  "WHERE method = 'raw' ORDER BY id LIMIT 1").fetchone()
+        db.execute("UPDATE answers SET text = ? WHERE id = ?", (f"It opens the store (File: {path}:3).", raw_id))
+        db.execute("UPDATE answers SET text = 'It opens the store [Evidence 1].' WHERE method = 'bundle'")
+    async with running(fixture_store.path, size=(160, 80), hide_methods=True) as (app, pilot):
+        left, right = pane_text(app, "left"), pane_text(app, "right")
+        for text in (left, right):
+            assert "File:" not in text and "store [Evidence" not in text
+            assert "citations shown as [source: …] while methods are hidden" in text
+        assert f"It opens the store [source: {path}:3]." in left + right
+        assert re.search(r"It opens the store \[source: [\w/.]+:\d+-\d+\]\.", left + right)
+        await keys(pilot, "1", "tab", "2")  # both graded: the answers as written
+        assert "[Evidence 1]." in pane_text(app, "left") + pane_text(app, "right")
+        assert "(File: " in pane_text(app, "left") + pane_text(app, "right")

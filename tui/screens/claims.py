@@ -55,14 +55,15 @@ class ClaimScreen(Screen):
     ]
 
     def __init__(self, desk: Desk, answer_id: int, title: str, question: str, *, show_judge: bool,
-                 evidence_label: str) -> None:
+                 evidence_label: str, methods_visible: bool = True) -> None:
         super().__init__()
         self.desk = desk
         self.answer_id = answer_id
         self.title_text = title
         self.question = question
         self.show_judge = show_judge
-        self.evidence_label = evidence_label
+        self.evidence_label = evidence_label if methods_visible else "Evidence"
+        self.neutral = not methods_visible  # --hide-methods: nothing here may tell raw from bundled
         self.sheet: ClaimSheet | None = None
 
     def compose(self) -> ComposeResult:
@@ -87,6 +88,10 @@ class ClaimScreen(Screen):
         due = self.sheet is not None and self.sheet.state.scorers_due
         return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=False)
 
+    def _neutral(self) -> list | None:
+        """The evidence that citations are written against, with method names hidden; None when they show."""
+        return self.sheet.evidence if self.neutral and self.sheet else None
+
     @property
     def current(self) -> int | None:
         """The index (0-based) of the claim in view."""
@@ -95,7 +100,7 @@ class ClaimScreen(Screen):
     def _opened(self, sheet: ClaimSheet) -> None:
         self.sheet = sheet
         options = self.query_one(OptionList)
-        options.add_options([Option(claim_prompt(c, sheet.marks.get(c.index))) for c in sheet.claims])
+        options.add_options([Option(claim_prompt(c, sheet.marks.get(c.index), self._neutral())) for c in sheet.claims])
         self._show_figures()
         if not sheet.claims:
             self.query_one(EvidenceView).set_blocks([Text("This answer makes no claims.", style="italic")])
@@ -120,7 +125,7 @@ class ClaimScreen(Screen):
         if self.sheet is None or index is None:
             return
         view = self.query_one(EvidenceView)
-        blocks, target, row = evidence_blocks(self.sheet, index, self.evidence_label)
+        blocks, target, row = evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
         view.set_blocks(blocks)
         top = view.block_line(target) if target is not None else None
         if top is not None:  # the cited snippet's header in view, and its first highlighted line
@@ -135,7 +140,7 @@ class ClaimScreen(Screen):
         sheet.marks = marks
         options = self.query_one(OptionList)
         for c in changed:
-            options.replace_option_prompt_at_index(c.index - 1, claim_prompt(c, marks.get(c.index)))
+            options.replace_option_prompt_at_index(c.index - 1, claim_prompt(c, marks.get(c.index), self._neutral()))
         if sheet.state.figures.complete and not was_due:
             sheet.seen = True
             self.desk.report("every claim marked: the machine faithfulness verdicts are shown beside yours")

@@ -251,7 +251,8 @@ class GradingActions:
             self.desk.report("claim mode is not part of a recheck pass: leave it first (command palette)")
             return
         self.app.push_screen(ClaimScreen(self.desk, a.id, self.pane_title(self.side), item.question,
-                                         show_judge=self.show_judge, evidence_label="Evidence" if a.bundle else "Hit"),
+                                         show_judge=self.show_judge, evidence_label="Evidence" if a.bundle else "Hit",
+                                         methods_visible=self.methods_visible()),
                              lambda _: self.reload())
 
     def action_agreement(self) -> None:

@@ -2,12 +2,12 @@
 
 With method names hidden (--hide-methods, until both answers are graded) both panes show their evidence in one neutral
 form, file, lines and text: no bundle header, token bar, coverage notes, roles, reasons, retrieval scores or token
-counts, which would each tell raw from bundled.
+counts, which would each tell raw from bundled; the answer's and the judge's citations are written one way too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
@@ -16,6 +16,7 @@ from rich.text import Text
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.grading.human_grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.review.blind import neutral_citations
 from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
 from gradedesk.core.text.tokens import count_tokens
@@ -231,8 +232,11 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     if a is None:
         return [Text("No answer of this kind in the run: nothing to grade here (tab: the other answer).",
                      style="dim")]
+    machine = a.machine
+    if machine is not None and machine.reasoning and not view.methods_visible:  # a judge may quote "[Evidence 2]"
+        machine = replace(machine, reasoning=neutral_citations(machine.reasoning, snippets_of(a)))
     parts: list[RenderableType] = [human_block(a.human, view.recheck),
-                                   machine_block(a.machine, view.judge_visible, view.recheck, view.judge_rubric),
+                                   machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric),
                                    Rule(style="dim")]
     if a.status != "ok":
         parts.append(Text(f"status: {a.status}", style="bold yellow"))
@@ -240,7 +244,13 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
             parts.append(literal(a.error, "yellow"))
     if a.thinking:
         parts.append(reasoning_fold(a.thinking))
-    parts.append(literal(a.text) if a.text else Text("(empty answer)", style="dim"))
+    if not a.text:
+        parts.append(Text("(empty answer)", style="dim"))
+    elif view.methods_visible:
+        parts.append(literal(a.text))
+    else:  # "[Evidence 2]" against "File: x.py" would tell bundled from raw
+        parts.append(literal(neutral_citations(a.text, snippets_of(a))))
+        parts.append(Text("citations shown as [source: …] while methods are hidden", style="dim italic"))
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]

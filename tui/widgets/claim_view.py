@@ -8,7 +8,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from gradedesk.core.grading.claim_marks import MARK_LABELS
+from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.claims import Claim, Focus
+from gradedesk.core.review.blind import neutral_citations
 from gradedesk.core.review.claim_desk import ClaimSheet
 
 from gradedesk.tui.widgets.answer_pane import share_text, snippet_header, snippet_text
@@ -20,19 +22,21 @@ CITED_LINE = "on #264f78"  # lines a claim cites, or the lines of its cited evid
 SUGGESTED_LINE = "on #4d3d00"  # best-matching lines of a claim that cites nothing: a suggestion, not a citation
 
 
-def claim_prompt(claim: Claim, mark: str | None) -> Text:
-    """One claim in the list: its mark, number and text, then each invalid citation with the reason."""
+def claim_prompt(claim: Claim, mark: str | None, neutral: list[Evidence] | None = None) -> Text:
+    """One claim in the list: its mark, number and text, then each invalid citation with the reason. `neutral` (the
+    evidence, with method names hidden): citations written one way (core/review/blind.py), problems without detail."""
     glyph, style = MARK_GLYPHS[mark]
     t = Text()
     t.append(f"{glyph} ", style=style)
     t.append(f"{claim.index:>2} ", style="bold")
-    t.append_text(literal(claim.text))
+    t.append_text(literal(claim.text if neutral is None else neutral_citations(claim.text, neutral)))
     if not claim.cited:
         t.append("  (no citation)", style="dim italic")
     for c in claim.citations:
         if not c.valid:
             t.append("\n   ✗ ", style="bold red")
-            t.append_text(literal(f"{c.target}: {c.problem}", "red"))
+            t.append_text(literal(f"{c.target}: {c.problem}" if neutral is None
+                                  else "cites what is not in the evidence", "red"))
     return t
 
 
@@ -64,7 +68,8 @@ def focus_note(claim: Claim, focus: Focus) -> Text:
     return t
 
 
-def evidence_blocks(sheet: ClaimSheet, index: int, label: str) -> tuple[list[RenderableType], int | None, int]:
+def evidence_blocks(sheet: ClaimSheet, index: int, label: str,
+                    neutral: bool = False) -> tuple[list[RenderableType], int | None, int]:
     """The evidence pane for claim `index` (0-based): blocks, the block to scroll to, and the row inside it.
 
     Blocks are: the note on what the claim cites, then per evidence item its header and its code (so evidence i's
@@ -79,7 +84,7 @@ def evidence_blocks(sheet: ClaimSheet, index: int, label: str) -> tuple[list[Ren
     target, target_row = None, 0
     for i, e in enumerate(sheet.evidence):
         position = e.position if e.position is not None else i + 1
-        header = snippet_header(e, label)
+        header = snippet_header(e, label, neutral=neutral)
         if position in focus.evidence:
             header[0] = Text("▶ cited  ", style=f"bold {CITED_LINE}").append_text(header[0])
         elif position in rows:

@@ -31,7 +31,7 @@ def test_run_list_export_and_import_round_trip(project, tmp_path, capsys):
     assert row.split()[:4] == ["1", row.split()[1], "run", "offline-extractive"]
     assert row.split()[-4:] == ["3", "9", "0", "0"]
     code, out, _ = cli(capsys, "runs", "--store", db, "--json")
-    assert json.loads(out)[0]["model"] == "extractive/1"
+    assert json.loads(out)[0]["model"] == "extractive/2"
 
     code, out, _ = cli(capsys, "export", "latest", "--jsonl", "--store", db)
     lines = [json.loads(line) for line in out.splitlines()]

@@ -45,9 +45,11 @@ def test_offline_answers_differ_as_the_evidence_differs():
     bundled = extractive_answer(BUNDLE_CONTEXT)
     raw = extractive_answer(RAW_CONTEXT)
     assert bundled != raw
-    assert raw.startswith("The retrieved context is insufficient")
+    assert raw.startswith("The context is insufficient")
     with_file = extractive_answer(RAW_CONTEXT.replace("VALUE = 1", "def open_store(): apply schema"))
     assert "(File: core/tokens.py:2)" in with_file
+    # only the citations differ: the opening words must not tell a person which answer is raw
+    assert with_file.split("\n")[0] == bundled.split("\n")[0] == "From the context, the most relevant lines are:"
 
 
 def test_a_quoted_line_that_holds_backticks_stays_one_code_span_and_cites_nothing_it_quotes():

@@ -30,7 +30,7 @@ def test_offline_run_answers_raw_and_every_budget_and_keeps_bundles(project):
         summary = run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets="300,600")
         assert (summary.questions, summary.answers_total, summary.answered_now, summary.failed_now) == (3, 9, 9, 0)
         run = store.query("SELECT * FROM runs")[0]
-        assert run["provider"] == "offline-extractive" and run["model"] == "extractive/1"
+        assert run["provider"] == "offline-extractive" and run["model"] == "extractive/2"
         assert json.loads(run["budgets"]) == [300, 600] and run["primary_budget"] == 600
         assert run["raw_k"] == 10 and run["tokenizer"] == "tiktoken/o200k_base" and run["endpoint_host"] is None
         assert json.loads(run["prompt_versions"]) == {"raw_system": "1", "bundle_system": "1"}
