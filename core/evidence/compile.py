@@ -51,6 +51,7 @@ class ContextPack:
     warnings: list[str] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
     sliced: int = 0
+    files: list[str] = field(default_factory=list)  # file names and paths the question names
 
     def to_prompt_context(self) -> str:
         return prompt_context(self.snippets)
@@ -155,7 +156,8 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
     info = analyse_question(question)
     targets = list(info.identifiers)
     terms = set(info.terms)
-    pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets)
+    pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets,
+                       files=list(info.files))
     separator = tok.count(SNIPPET_SEPARATOR)
     # one long chunk must not crowd out the rest: an eighth of the budget kept more of the files an answer needs in view
     # than a quarter did (benchmarks/retrieval_bench.py --natural)
@@ -228,9 +230,10 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
 def coverage_notes(pack: ContextPack) -> list[str]:
     """What the evidence covers and what it does not, in plain sentences."""
     snippets = pack.snippets
+    named = [_named_file_note(name, snippets, pack.dropped) for name in pack.files]
     if not snippets:
         why = f"; {len(pack.dropped)} hit(s) did not fit the budget" if pack.dropped else ""
-        return [f"no evidence for this question was found in the index{why}"]
+        return [f"no evidence for this question was found in the index{why}"] + named
     notes = []
     for target in pack.targets:
         name = _last(target)
@@ -242,6 +245,7 @@ def coverage_notes(pack: ContextPack) -> list[str]:
             notes.append(f"definition of {target} was retrieved but did not fit the token budget")
         else:
             notes.append(f"no definition of {target} found in the evidence")
+    notes.extend(named)
     if pack.question_type == "relationship":
         for role, plural in (("caller", "callers"), ("callee", "callees")):
             present = [s.symbol_name or f"{s.file_path}:{s.start_line}" for s in snippets if s.evidence_role == role]
@@ -263,6 +267,21 @@ def coverage_notes(pack: ContextPack) -> list[str]:
     if left_out:
         notes.append(f"{left_out} further hit(s) left out for the {pack.token_budget}-token budget")
     return notes
+
+
+def _names_file(path: str, name: str) -> bool:
+    """settings.toml names gradedesk/settings.toml; core/cli/main.py names itself (a file name is matched whole)."""
+    return path == name or path.endswith("/" + name)
+
+
+def _named_file_note(name: str, snippets: list[EvidenceSnippet], dropped: list[Dropped]) -> str:
+    shown = [s for s in snippets if _names_file(s.file_path, name)]
+    if shown:
+        places = ", ".join(f"{s.start_line}-{s.end_line}" for s in shown[:4]) + (" ..." if len(shown) > 4 else "")
+        return f"file {name} is in the evidence ({shown[0].file_path}, lines {places})"
+    if any(_names_file(d.file_path, name) and d.why == "budget" for d in dropped):
+        return f"file {name} was retrieved but did not fit the token budget"
+    return f"file {name}, named in the question, is not in the evidence"
 
 
 def build_bundle(pack: ContextPack) -> EvidenceBundle:

@@ -87,6 +87,16 @@ def test_coverage_says_what_is_missing(indexed):
     assert "no definition of teleport_parcel found in the evidence" in bundle.coverage_notes
 
 
+def test_coverage_says_whether_each_file_the_question_names_is_in_the_evidence(indexed):
+    store, _ = indexed
+    bundle = ask(store, "What does routing.py do with the weight, and what is in settings.toml?", budget=2000)
+    found = [n for n in bundle.coverage_notes if n.startswith("file routing.py is in the evidence (routing.py, lines ")]
+    assert len(found) == 1
+    assert "file settings.toml, named in the question, is not in the evidence" in bundle.coverage_notes
+    bundle = ask(store, "What is written in notes.txt?", budget=40)  # too small for any snippet of it
+    assert "file notes.txt was retrieved but did not fit the token budget" in bundle.coverage_notes
+
+
 def test_test_role_and_no_evidence(indexed):
     store, _ = indexed
     bundle = ask(store, "Which test covers parse_weight?", budget=2000)
