@@ -32,7 +32,7 @@ SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.bud
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 
 
-def _answers(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+def answers_with_verdicts(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
     """FROM answers `a`, each with `m`: the machine verdict the desk uses for it (core/review/verdict.py), if any."""
     verdict, params = verdict_id("a.id", judge_rubric)
     return f"answers a LEFT JOIN auto_grades m ON m.id = {verdict}", params
@@ -91,7 +91,7 @@ class Filters:
         return ", ".join(parts) or "none"
 
     def where(self) -> tuple[str, dict[str, Any]]:
-        """SQL conditions on answer `a` and its machine verdict `m` (from _answers), beyond the shown
+        """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown
         set, and their parameters."""
         conds: list[str] = []
         params: dict[str, Any] = {}
@@ -145,7 +145,7 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
     """The next `limit` queue rows after key `after` (question_pk, method), in queue order; machine grades are the
     desk's (under `judge_rubric` when one is chosen)."""
     cond, params = filters.where()
-    answers, verdict_params = _answers(judge_rubric)
+    answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
     params.update(run=run.id, budget=run.primary_budget, grader=grader, limit=limit)
     keyset = "1"
@@ -172,7 +172,7 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: Filters, questio
     """The question after (or before) `question_pk` with a shown answer that passes the filters (machine grades: the
     desk's, under `judge_rubric` when one is chosen); None at the end."""
     cond, params = filters.where()
-    answers, verdict_params = _answers(judge_rubric)
+    answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
     params.update(run=run.id, budget=run.primary_budget, grader=grader)
     if question_pk is None:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gradedesk.core.review.queue import SHOWN, answers_with_verdicts
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.runs import RunInfo
 
@@ -52,27 +53,33 @@ class Draw:
     draw_index: int
 
 
-_USEFULNESS_SQL = """
-WITH cols AS (
-    SELECT m.grade AS machine, count(*) AS n
-    FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN machine_grades m ON m.answer_id = a.id
-    WHERE a.run_id = :run GROUP BY m.grade
+def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict]:
+    """Per shown answer: its question, and the judge's confidence and grade in the verdict the desk uses for it (the
+    newest, or under the rubric version the person chose: core/review/verdict.py), with how many of the run's current
+    human grades sit in that grade's confusion-matrix column."""
+    answers, params = answers_with_verdicts(judge_rubric)
+    sql = f"""
+WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, m.grade FROM {answers} WHERE {SHOWN}),
+cols AS (
+    SELECT v.grade AS machine, count(*) AS n
+    FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
+    WHERE v.grade IS NOT NULL GROUP BY v.grade
 )
-SELECT a.question_pk, m.confidence, m.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
-FROM answers a
-LEFT JOIN machine_grades m ON m.answer_id = a.id
-LEFT JOIN cols c ON c.machine = m.grade
-WHERE a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))
-ORDER BY a.question_pk
+SELECT v.question_pk, v.confidence, v.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
+FROM verdicts v LEFT JOIN cols c ON c.machine = v.grade
+ORDER BY v.question_pk
 """
+    return sql, params
 
 
-def question_usefulness(store: Store, run: RunInfo) -> tuple[list[int], list[float]]:
+def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None) -> tuple[list[int], list[float]]:
     """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
-    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade)."""
+    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade). `judge_rubric`: the
+    judge's verdicts under that rubric version, as the desk shows them, instead of the newest."""
+    sql, params = _usefulness_sql(judge_rubric)
     best: dict[int, float] = {}
     for pk, confidence, judged, column_grades in store.conn.execute(
-            _USEFULNESS_SQL, {"run": run.id, "budget": run.primary_budget}):
+            sql, {"run": run.id, "budget": run.primary_budget, **params}):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
     pks = list(best)
@@ -82,19 +89,20 @@ def question_usefulness(store: Store, run: RunInfo) -> tuple[list[int], list[flo
 def _graded_by(store: Store, run: RunInfo, grader: str, pk: int) -> bool:
     """Every shown answer of the question has this grader's current grade."""
     return not store.scalar(
-        "SELECT count(*) FROM answers a WHERE a.run_id = :run AND a.question_pk = :pk AND (a.method = 'raw' OR "
-        "(a.method = 'bundle' AND a.budget = :budget)) AND NOT EXISTS (SELECT 1 FROM current_human_grades h "
-        "WHERE h.answer_id = a.id AND h.grader = :grader)",
+        f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
+        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
         {"run": run.id, "pk": pk, "budget": run.primary_budget, "grader": grader})
 
 
-def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500) -> Draw | None:
+def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
+              judge_rubric: str | None = None) -> Draw | None:
     """Draw until a question this grader has not graded comes up; every draw is stored (a graded one counts again).
 
     Draw k of a grader uses Random(f"{run seed}:{grader}:{k}"), so the sequence is reproducible from the store.
-    None when every question is graded (or `max_draws` draws found only graded ones).
+    None when every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from
+    the judge's verdicts under that rubric version (the one the desk shows).
     """
-    pks, usefulness = question_usefulness(store, run)
+    pks, usefulness = question_usefulness(store, run, judge_rubric)
     if not pks:
         return None
     probabilities = draw_probabilities(usefulness)

@@ -60,10 +60,10 @@ class GradingActions:
 
     def _draw_next(self) -> None:
         """The sampler's next draw (core/review/sampler.py): stored with its probability, graded ones count again."""
-        run, grader, drawn = self.run, self.desk.config.grader, {}
+        run, grader, rubric, drawn = self.run, self.desk.config.grader, self.judge_rubric, {}
 
         def find(store: Store) -> int | None:
-            d = draw_next(store, run, grader)
+            d = draw_next(store, run, grader, judge_rubric=rubric)
             drawn["probability"] = d.probability if d else None
             return d.question_pk if d else None
         self.load(find, empty="every question of this run is graded", how="sampled",

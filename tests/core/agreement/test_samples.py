@@ -11,7 +11,7 @@ from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.runs import run_info
 
-from tests.fixtures.agreement import add_auto, build_sampling_run, grade_sampled
+from tests.fixtures.agreement import add_auto, add_rubric, build_sampling_run, grade_sampled
 
 FC, PC, UN, WR = GRADES
 
@@ -62,6 +62,30 @@ def test_draws_are_reproducible_prefer_the_unsure_and_count_graded_questions_aga
     assert drawn[-1] == last and len(drawn) >= 2
     _grade_question(store, answers, last, FC, selection="question_order")
     assert draw_next(store, run, "alice", max_draws=50) is None  # everything graded
+
+
+def test_with_a_rubric_version_chosen_usefulness_follows_that_rubrics_verdicts(run_store):
+    """The desk shows the judge's verdicts under the rubric version the person chose: the draw weighs by those, not by
+    the newest verdicts (a newer rubric that is sure of everything would otherwise flatten the draw)."""
+    from gradedesk.core.review.sampler import question_usefulness
+
+    store, run, answers = run_store
+    sure = sorted(answers)[4:]
+    add_rubric(store, "r-old", "2026-11-01T00:00:00+00:00")
+    add_rubric(store, "r-new", "2026-11-02T00:00:00+00:00")
+    for qpk in answers:  # the older rubric: unsure of the last four questions only
+        for answer_id in answers[qpk]:
+            add_auto(store, answer_id, FC, confidence=0.5 if qpk in sure[-4:] else 0.99, rubric="r-old")
+    for qpk in answers:  # the newest rubric: sure of everything
+        for answer_id in answers[qpk]:
+            add_auto(store, answer_id, FC, confidence=0.99, rubric="r-new")
+    pks, newest = question_usefulness(store, run)
+    assert max(newest) - min(newest) < 1e-9
+    pks_old, old = question_usefulness(store, run, judge_rubric="r-old")
+    by_pk = dict(zip(pks_old, old))
+    assert pks_old == pks and min(by_pk[q] for q in sure[-4:]) > max(by_pk[q] for q in answers if q not in sure[-4:])
+    first = draw_next(store, run, "alice", judge_rubric="r-old")
+    assert first.probability == pytest.approx(0.2 / 12 + 0.8 * by_pk[first.question_pk] / sum(old))
 
 
 def test_sampled_figures_are_weighted_and_other_samples_are_reported_apart(run_store):
