@@ -31,6 +31,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
                         "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark CATEGORICAL, "
                         "faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1)")
+    p.add_argument("--withdrawn", metavar="FILE.jsonl",
+                   help="also write the scores an earlier export may have carried that the store no longer has (a "
+                        "grade undone, a dimension or failure label cleared, a claim mark taken back), as the format "
+                        "names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), gradedesk ids")
     p.set_defaults(handler=run)
 
 
@@ -40,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.exchange.scores import gradedesk_records
     from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
     from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
+    from gradedesk.core.exchange.scores_withdrawn import withdrawn_records
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.runs import resolve_run
 
@@ -49,9 +54,12 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         records = list(records_of[args.format](store, run_id))
+        gone = list(withdrawn_records(store, run_id, args.format)) if args.withdrawn else []
     if args.configs:
         configs = write_lines(score_configs(), args.configs)
         info(f"{configs} score config(s) written to {args.configs}")
+    if args.withdrawn:
+        info(f"{write_lines(gone, args.withdrawn)} withdrawn score(s) written to {args.withdrawn}")
     count = write_lines(records, args.out or "-")
     info(f"{count} score record(s) of run {run_id}" + (f" written to {args.out}" if args.out else ""))
     return 0

@@ -164,7 +164,8 @@ class MetricRow(ScoreRow):
         return [(self.metric, self.value, "NUMERIC")]
 
 
-def _answer(row: dict) -> dict[str, Any]:
+def answer_fields(row: dict) -> dict[str, Any]:
+    """What names the answer of a score, in every format: run_id, answer_id, benchmark, question_id, method, budget."""
     return {k: row[k] for k in ("run_id", "answer_id", "benchmark", "question_id", "method", "budget")}
 
 
@@ -172,7 +173,7 @@ def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     """People's current grades, then every machine grade of the run."""
     for row in store.db.query(_HUMAN_SQL, (run_id,)):
         key = answer_key(row, row["grader"], "grade")
-        yield GradeRow(key, "human", row["grader"], row["note"], row["created_at"], _answer(row),
+        yield GradeRow(key, "human", row["grader"], row["note"], row["created_at"], answer_fields(row),
                        {"rubric_version": row["rubric_version"], "mode": row["mode"],
                         "judge_visible": bool(row["judge_visible"])},
                        row["grade"], row["failure_label"], {d: row[d] for d in DIMENSIONS if row[d] is not None})
@@ -180,14 +181,14 @@ def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
         grader = f"{row['grader_kind']}:{row['grader_model'] or 'unnamed'}"
         key = answer_key(row, grader, row["rubric_version"], row["repeat_index"])
         # a failed call's reasoning quotes the server; stored text is redacted, but a store from before may hold a key
-        yield GradeRow(key, row["grader_kind"], grader, redact(row["reasoning"]), row["created_at"], _answer(row),
+        yield GradeRow(key, row["grader_kind"], grader, redact(row["reasoning"]), row["created_at"], answer_fields(row),
                        {"rubric_version": row["rubric_version"], "confidence": row["confidence"],
                         "repeat_index": row["repeat_index"]}, row["grade"], row["failure_label"], {})
 
 
 def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
     """Per (answer, person) with live claim marks: one row a marked claim, then the figures of a fully marked answer."""
-    answers = {r["answer_id"]: _answer(r) for r in store.db.query(_MARKED_ANSWERS_SQL, (run_id,))}
+    answers = {r["answer_id"]: answer_fields(r) for r in store.db.query(_MARKED_ANSWERS_SQL, (run_id,))}
     for m in marked_answers(store, run_id):
         a = answers[m.answer_id]
         for index, mark in m.marks.items():
@@ -219,7 +220,7 @@ def metric_rows(store: Store, run_id: int) -> Iterator[MetricRow]:
     """Every scorer's value of every metric for the run's answers; an undefined one (None) says why in its comment."""
     for row in run_scores(store, run_id):
         detail = redact_json(json.loads(row["detail"] or "{}"))
-        a = _answer({**row, "method": row["answer_method"]})
+        a = answer_fields({**row, "method": row["answer_method"]})
         grader = f"scorer:{row['method']}"
         yield MetricRow(answer_key(a, grader, row["metric"]), "scorer", grader,
                         _why(detail) or ("not defined" if row["value"] is None else None), row["created_at"], a,
@@ -233,11 +234,15 @@ def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
     yield from metric_rows(store, run_id)
 
 
+def record_ids(a: dict) -> dict[str, Any]:
+    """The trace, observation and answer fields of gradedesk's records of answer `a` (answer_fields)."""
+    return {"trace_id": f"run{a['run_id']}:{a['benchmark']}:{a['question_id']}",
+            "observation_id": f"answer:{a['answer_id']}", **a}
+
+
 def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
     for g in score_rows(store, run_id):
-        a = g.answer
-        ids = {"trace_id": f"run{a['run_id']}:{a['benchmark']}:{a['question_id']}",
-               "observation_id": f"answer:{a['answer_id']}", **a}
+        ids = record_ids(g.answer)
         common = {"source": "HUMAN" if g.kind == "human" else "EVAL", "comment": g.comment, "grader": g.grader,
                   "time": g.time, "metadata": g.record_metadata}
         for name, value, data_type in g.scores():

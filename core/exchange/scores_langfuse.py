@@ -57,6 +57,11 @@ def _timestamp(text: str) -> str | None:
     return when.isoformat() if when.tzinfo is not None else None
 
 
+def score_uuid(key: str, name: str) -> str:
+    """The score's id in Langfuse: a UUID of gradedesk's namespace from its stable key and name."""
+    return str(uuid.uuid5(_NAMESPACE, f"{key}:{name}"))
+
+
 def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
     for g in score_rows(store, run_id):
         a = g.answer
@@ -71,7 +76,7 @@ def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
         for name, value, data_type in scores:
             if value is None:  # a NUMERIC score needs a number and Langfuse has no "not defined": left out, not 0
                 continue
-            yield {"id": str(uuid.uuid5(_NAMESPACE, f"{g.key}:{name}")), "name": name, "value": value,
+            yield {"id": score_uuid(g.key, name), "name": name, "value": value,
                    "dataType": data_type, **common, "metadata": metadata}
 
 

@@ -4,6 +4,7 @@ stores through the real CLI."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from tests.fixtures.cli import cli
 from tests.fixtures.lesson_files import (COMPARISON_LINES, HARNESS_LINES, RAGAS_ROWS, graded_harness_line,
@@ -71,6 +72,15 @@ def test_export_scores_formats(tmp_path, capsys):
     assert code == 0 and {json.loads(ln)["annotator_kind"] for ln in out.splitlines()} == {"HUMAN"}
     code, _, err = cli(capsys, "export-scores", "--configs", configs, "--store", db)
     assert code == 2 and "--configs: score configs are Langfuse's" in err
+    # the hand-filled grades are undone in the store: --withdrawn names the Langfuse scores to delete
+    gone = tmp_path / "withdrawn.jsonl"
+    with sqlite3.connect(db) as conn:
+        for uid, answer, grader in conn.execute("SELECT uuid, answer_id, grader FROM human_grades").fetchall():
+            conn.execute("INSERT INTO human_grades (uuid, answer_id, grader, action, undoes_uuid, created_at) "
+                         "VALUES (?, ?, ?, 'undo', ?, '2026-11-23T00:00:00+00:00')", (f"u-{uid}", answer, grader, uid))
+    code, out, err = cli(capsys, "export-scores", "--format", "langfuse", "--withdrawn", gone, "--store", db)
+    assert code == 0 and out == "" and "withdrawn score(s) written" in err
+    assert {json.loads(ln)["id"] for ln in gone.read_text().splitlines()} == {r["id"] for r in records}
 
 
 def test_export_scores_carries_the_scorers_metrics(tmp_path, capsys):
