@@ -41,6 +41,7 @@ from gradedesk.core.providers.chat import (
     messages_text,
     short,
 )
+from gradedesk.core.providers.concurrency import AdaptiveLimit
 from gradedesk.core.providers.pricing import DEFAULT_PRICES, cost_of
 from gradedesk.core.providers.replies import read_reply
 from gradedesk.core.providers.system_role import SYSTEM_ROLES, dropped_system, fold_system
@@ -105,7 +106,7 @@ class OpenAICompatibleProvider:
         self._secrets = [key] if key else []
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._sem: asyncio.Semaphore | None = None
+        self._slots: AdaptiveLimit | None = None
         self.fail_fast = fail_fast
         self._answered = False  # some call has succeeded: later failures are retried, never a reason to stop
         self._streak: tuple[tuple, int] = ((), 0)  # (how the last attempts failed, how many in a row)
@@ -123,7 +124,7 @@ class OpenAICompatibleProvider:
             self._client = AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout,
                                        max_retries=0)
             self._loop = loop
-            self._sem = asyncio.Semaphore(self.concurrency)
+            self._slots = AdaptiveLimit(self.concurrency)
         return self._client
 
     async def aclose(self) -> None:
@@ -134,7 +135,8 @@ class OpenAICompatibleProvider:
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None,
                        json_mode: bool = False) -> ChatResult:
         client = self._client_here()
-        assert self._sem is not None
+        slots = self._slots
+        assert slots is not None
         if self.system_role == "user":
             messages = fold_system(messages)
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
@@ -146,10 +148,18 @@ class OpenAICompatibleProvider:
         while True:
             attempt += 1
             try:
-                async with self._sem:
+                started_under = await slots.acquire()
+                ok = timed_out = False
+                try:
                     started = time.perf_counter()
                     body = await self._post(client, kwargs)
                     latency = (time.perf_counter() - started) * 1000
+                    ok = True
+                except ProviderError as exc:
+                    timed_out = exc.kind == "timeout"
+                    raise
+                finally:
+                    slots.release(ok=ok, timed_out=timed_out, started_under=started_under)
                 result = self._result(messages, body, latency, attempt)
                 self._answered = True
                 return result

@@ -144,6 +144,30 @@ def calls(p, n: int, concurrency: int) -> None:
     asyncio.run(many())
 
 
+def test_a_one_slot_server_is_sent_no_more_than_it_answers_within_the_timeout(chat_server):
+    """Stands in for llama.cpp with one slot: 0.25 s a reply, one at a time, the rest queued. With 4 in flight and a
+    0.6 s timeout the third and fourth would time out in every wave, and the server would go on computing replies
+    nobody waits for; the provider learns to keep fewer in flight, so every call succeeds and little is wasted."""
+    chat_server.one_slot, chat_server.fixed_delay = True, 0.25
+    p = provider(chat_server, timeout=0.6, concurrency=4, max_retries=4)
+    results: list = []
+
+    async def one(_):
+        results.append(await p.complete(MESSAGES))
+
+    async def many():
+        try:
+            await run_bounded(range(12), one, 4)
+        finally:
+            await p.aclose()
+
+    asyncio.run(many())
+    assert len(results) == 12  # with 4 kept in flight, 10 of the 12 failed after 52 requests
+    retried = sum(r.attempts - 1 for r in results)
+    assert len(chat_server.requests) == 12 + retried <= 20  # the first waves' timeouts, then none
+    assert p._slots.limit <= 2
+
+
 def test_a_rambling_model_is_cut_at_max_tokens_and_says_so(chat_server):
     chat_server.rambles = True  # stands in for a base model that never stops (llama.cpp with gemma3-270m)
     result = complete(provider(chat_server), max_tokens=40)
