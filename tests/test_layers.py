@@ -77,3 +77,15 @@ def test_the_contract_breaks_when_a_lower_layer_imports_a_higher_one(tmp_path, m
     out = lint_imports(tmp_path, extra_path=tmp_path)
     assert out.returncode != 0
     assert f"{broken} BROKEN" in out.stdout, out.stdout
+
+
+def test_the_top_level_holds_only_what_the_layout_names():
+    """pyproject.toml, tui/, core/, store.db-schema.sql, benchmark-questions.jsonl, tests/, plus README.md, .ci/,
+    benchmarks/ and packaging (setup.py, .gitignore): a file a command wrote into the working tree (an align run's
+    rubric) must not be committed beside them."""
+    if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
+    top = {line.split("/", 1)[0] for line in listed.splitlines() if line}
+    assert top <= {"pyproject.toml", "tui", "core", "store.db-schema.sql", "benchmark-questions.jsonl", "tests",
+                   "README.md", ".ci", "benchmarks", "setup.py", ".gitignore"}
