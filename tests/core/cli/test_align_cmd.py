@@ -4,6 +4,7 @@ made to behave like a judge that follows examples (tests/fixtures/alignment.py).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,8 @@ from tests.fixtures.cli import cli
 
 
 @pytest.fixture
-def db(tmp_path, chat_server):
+def db(tmp_path, chat_server, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # align writes its rubric file to ./NAME-HASH.rubric without --out: not into the repo
     chat_server.responder = example_following_judge
     path = tmp_path / "store.db"
     with open_store(path) as store:
@@ -136,6 +138,7 @@ def test_a_judge_whose_replies_are_all_unusable_compares_nothing_and_says_so(db,
     code, out, err = cli(capsys, "align", "--store", db, "--model", "base-model", "--base-url", chat_server.base_url,
                          "--json")
     assert code == 1
+    assert len(list(Path.cwd().glob("*.rubric"))) == 1  # written to the working folder, by default
     r = json.loads(out)
     assert r["test"]["n"] == 0 and r["calls"]["unusable"] == r["calls"]["made"] == 24 + 24 + 24
     assert r["test"]["measures"]["percent_agreement"]["difference"]["reason"] == "no items graded by both"
