@@ -15,6 +15,7 @@ from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
+from gradedesk.core.providers.offline import REASON_MARK
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
 COMPILER_VERSION = "gradedesk-compiler/1"
@@ -55,7 +56,7 @@ class EvidenceSnippet:
     def prompt_block(self, index: int) -> str:
         lines = [self.header(index)]
         if self.selection_reason:
-            lines.append(f"Reason included: {self.selection_reason}")
+            lines.append(f"{REASON_MARK} {self.selection_reason}")
         lines.append(self.text)
         return "\n".join(lines)
 

@@ -19,11 +19,11 @@ from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
 
 OFFLINE_MODEL = "extractive/2"  # 2: raw and bundled answers open alike (the opening told them apart)
+REASON_MARK = "Reason included:"  # the line under an evidence header in a prompt (core.evidence.bundle writes it)
 _EVIDENCE_HEADER = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
 _FILE_HEADER = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 QUESTION_MARK = "Question:"  # core.answer puts the question on a line starting with this
-REASON_MARK = "Reason included:"  # core.bundle's line under an evidence header
 
 
 @dataclass

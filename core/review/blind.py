@@ -1,8 +1,9 @@
 """Blind first: when a person may see the machine grade of an answer (and its machine faithfulness verdicts), and
 which mode a grade is made in.
 
-With method names hidden, an answer's citations are shown one way (neutral_citations): a bundled answer cites
-`[Evidence 2]` and a raw one `File: core/store.py`, which would tell them apart.
+With method names hidden, an answer's citations are shown one way (neutral_answer): a bundled answer cites
+`[Evidence 2]` and a raw one `File: core/store.py`, which would tell them apart, and a model that copies its prompt's
+layout copies a bundle's selection reasons.
 
 One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
 person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
@@ -16,6 +17,7 @@ import random
 import re
 
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.providers.offline import REASON_MARK
 from gradedesk.core.text.matching import CitationRef, find_citations
 
 
@@ -47,6 +49,27 @@ def scorers_visible(*, due: bool, show_judge: bool, recheck: bool) -> bool:
 
 
 _SPACE = re.compile(r"[ \t]*")
+# an evidence header as a bundled prompt shows it (EvidenceSnippet.header), copied into an answer on a line of its own
+_COPIED_HEADER = re.compile(r"^(?P<indent>\s*)\[Evidence \d+\] (?P<path>\S+)(?: :: \S+)?(?: \(lines (?P<lines>\d+-\d+)\))?"
+                            r"(?: \[[\w-]+, score: -?[\d.]+\])?\s*$")
+COPIED = "[a line copied from the prompt]"
+
+
+def _uncopied(line: str) -> str:
+    if line.lstrip().startswith(REASON_MARK):
+        return COPIED
+    header = _COPIED_HEADER.match(line)
+    if header:  # written as a raw prompt's header is: the place, without the bundle's symbol, method and score
+        lines = f" (lines {header['lines']})" if header["lines"] else ""
+        return f"{header['indent']}File: {header['path']}{lines}"
+    return line
+
+
+def neutral_answer(text: str, evidence: list[Evidence]) -> str:
+    """The answer as the desk shows it while method names are hidden: citations written one way (neutral_citations),
+    and what a model copied of a bundled prompt's layout (small models do: an evidence header with its method and
+    score, a selection-reason line) written as a raw prompt's or left out, since only a bundle's prompt has them."""
+    return neutral_citations("\n".join(_uncopied(line) for line in text.split("\n")), evidence)
 
 
 def _source(ref: CitationRef, by_position: dict[int, Evidence]) -> str:

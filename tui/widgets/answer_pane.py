@@ -16,7 +16,7 @@ from rich.text import Text
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.grading.human_grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.review.blind import neutral_citations
+from gradedesk.core.review.blind import neutral_answer
 from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
 from gradedesk.core.text.tokens import count_tokens
@@ -234,7 +234,7 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
                      style="dim")]
     machine = a.machine
     if machine is not None and machine.reasoning and not view.methods_visible:  # a judge may quote "[Evidence 2]"
-        machine = replace(machine, reasoning=neutral_citations(machine.reasoning, snippets_of(a)))
+        machine = replace(machine, reasoning=neutral_answer(machine.reasoning, snippets_of(a)))
     parts: list[RenderableType] = [human_block(a.human, view.recheck),
                                    machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric),
                                    Rule(style="dim")]
@@ -249,7 +249,7 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     elif view.methods_visible:
         parts.append(literal(a.text))
     else:  # "[Evidence 2]" against "File: x.py" would tell bundled from raw
-        parts.append(literal(neutral_citations(a.text, snippets_of(a))))
+        parts.append(literal(neutral_answer(a.text, snippets_of(a))))
         parts.append(Text("citations shown as [source: …] while methods are hidden", style="dim italic"))
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))

@@ -10,7 +10,7 @@ from rich.text import Text
 from gradedesk.core.grading.claim_marks import MARK_LABELS
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.claims import Claim, Focus
-from gradedesk.core.review.blind import neutral_citations
+from gradedesk.core.review.blind import neutral_answer
 from gradedesk.core.review.claim_desk import ClaimSheet
 
 from gradedesk.tui.widgets.answer_pane import share_text, snippet_header, snippet_text
@@ -29,7 +29,7 @@ def claim_prompt(claim: Claim, mark: str | None, neutral: list[Evidence] | None 
     t = Text()
     t.append(f"{glyph} ", style=style)
     t.append(f"{claim.index:>2} ", style="bold")
-    t.append_text(literal(claim.text if neutral is None else neutral_citations(claim.text, neutral)))
+    t.append_text(literal(claim.text if neutral is None else neutral_answer(claim.text, neutral)))
     if not claim.cited:
         t.append("  (no citation)", style="dim italic")
     for c in claim.citations:

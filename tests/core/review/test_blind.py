@@ -38,3 +38,18 @@ def test_the_offline_answers_of_both_methods_look_alike_once_neutral():
     assert bundled != raw
     evidence = [Evidence("core/store.py", start_line=3, end_line=3, position=1)]
     assert neutral_citations(bundled, evidence) == neutral_citations(raw, evidence)
+
+
+def test_what_a_model_copied_of_a_bundled_prompt_is_left_out():
+    """gemma3-270m on llama.cpp copies its prompt: evidence headers with their method and score, and the bundle's
+    selection reasons, which only a bundled prompt has."""
+    from gradedesk.core.review.blind import COPIED, neutral_answer
+
+    copied = ("[Evidence 2] core/tokens.py :: count_tokens (lines 5-9) [bm25, score: 0.0141]\n"
+              "Reason included: Fused rank 17 as related evidence, found by BM25 rank 12.\n"
+              "def count_tokens(text):")
+    shown = f"[source: core/tokens.py:5-9]\n{COPIED}\ndef count_tokens(text):"
+    assert neutral_answer(copied, EVIDENCE) == shown
+    assert neutral_answer(copied.replace("[Evidence 2]", "[Evidence 17]"), EVIDENCE) == shown  # the place it names
+    raw = "File: core/tokens.py (lines 5-9)\ndef count_tokens(text):"  # the raw prompt's header, copied
+    assert neutral_answer(raw, EVIDENCE) == "[source: core/tokens.py:5-9]\ndef count_tokens(text):"
