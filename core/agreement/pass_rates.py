@@ -15,7 +15,7 @@ import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.agreement.pairs import GraderChoice, Pair, pairs_matrix
-from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, verdict_sql
 from gradedesk.core.store.connection import Store
 
 
@@ -38,7 +38,8 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
     (by `choice`, the grader the people were compared with, else by the `machine_grades` view's pick of `kind`).
 
     One scan because the machine grade costs a correlated lookup per answer (seconds at a million answers).
-    The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]].
+    The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]]. A machine grade
+    that is a grading_error (stored as `unsupported`) is not judged: it is no verdict, pass or fail.
     """
     primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
     arms: dict[tuple[str, int], Arm] = {}
@@ -46,7 +47,7 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
     machine = (f"auto_grades m ON m.id = {choice.pick_sql('a.id')}" if choice
                else "machine_grades m ON m.answer_id = a.id")
     rows = store.conn.execute(
-        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, m.grade, m.grader_kind "
+        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, {verdict_sql('m')}, m.grader_kind "
         f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
         {"run": run_id, **(choice.params if choice else {})})
     for question_pk, method, budget, tokens_in, grade, grader_kind in rows:
@@ -57,7 +58,7 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
         if tokens_in is not None:
             arm.tokens += tokens_in
             arm.counted += 1
-        if grader_kind != kind or kind is None:
+        if grader_kind != kind or kind is None or grade is None:  # None: a grading_error, no verdict
             continue
         arm.judged += 1
         arm.passed += grade == PASS_GRADE

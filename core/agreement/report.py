@@ -105,10 +105,14 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ?", (run_id,))
     kind = grader.kind if grader else choose_kind(graders)
-    chosen = [r for r in rows if r["grader_kind"] == kind] if kind else []
+    chosen = [r for r in rows if r["grader_kind"] == kind and r["machine"] is not None] if kind else []
     pairs = [pair_from_row(r) for r in chosen]
     notes = []
-    ungraded_by_machine = sum(1 for r in rows if r["machine"] is None)
+    unusable = sum(1 for r in rows if r["unusable"])
+    if unusable:
+        notes.append(f"{unusable} person grade(s) are on answers whose machine grade is a grading_error (its reply "
+                     f"could not be used) and are not compared")
+    ungraded_by_machine = sum(1 for r in rows if r["machine"] is None and not r["unusable"])
     if ungraded_by_machine and grader:
         notes.append(f"{ungraded_by_machine} person grade(s) have no grade by {grader.text} and are not compared")
     elif ungraded_by_machine:

@@ -16,6 +16,12 @@ FAILURE_LABELS = (
 )
 GRADING_ERROR = "grading_error"  # the judge's reply could not be used; counted, never a NaN
 
+
+def verdict_sql(grade: str) -> str:
+    """SQL: the machine grade in `grade` (an auto_grades alias) as a verdict: NULL for a grading_error, which is stored
+    as `unsupported` but is no verdict, so it neither agrees nor disagrees with a person and never passes or fails."""
+    return f"CASE WHEN {grade}.failure_label IS '{GRADING_ERROR}' THEN NULL ELSE {grade}.grade END"
+
 DIMENSIONS = ("correctness", "grounding", "completeness", "conciseness")  # human scores, 1-5
 METHODS = ("raw", "bundle")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import seen_sql
-from gradedesk.core.grading.vocabulary import GRADES, METHODS
+from gradedesk.core.grading.vocabulary import GRADES, METHODS, verdict_sql
 from gradedesk.core.review.verdict import verdict_id
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
@@ -95,7 +95,7 @@ class Filters:
         set, and their parameters."""
         conds: list[str] = []
         params: dict[str, Any] = {}
-        human, machine = _HUMAN.format(col="grade"), "m.grade"
+        human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
         if self.category is not None:
             conds.append("a.question_pk IN (SELECT id FROM questions WHERE category = :category)")
             params["category"] = self.category

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gradedesk.core.grading.vocabulary import verdict_sql
 from gradedesk.core.review.queue import SHOWN, answers_with_verdicts
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.runs import RunInfo
@@ -59,7 +60,8 @@ def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict]:
     human grades sit in that grade's confusion-matrix column."""
     answers, params = answers_with_verdicts(judge_rubric)
     sql = f"""
-WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, m.grade FROM {answers} WHERE {SHOWN}),
+WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdict_sql("m")} AS grade
+                  FROM {answers} WHERE {SHOWN}),
 cols AS (
     SELECT v.grade AS machine, count(*) AS n
     FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id

@@ -185,3 +185,26 @@ def test_imported_grades_are_named_and_long_flag_lists_are_cut(tmp_path):
     rows = rubric_table(rep).rows
     assert rows[-1][0] == "... and 3 more to re-grade (all of them: --json)"
     assert sum(str(r[0]).startswith("re-grade:") for r in rows) == MAX_FLAGGED
+
+
+def test_an_unusable_judge_reply_is_no_verdict(tmp_path):
+    """A grading_error is stored as `unsupported` (what a base model behind llama.cpp gives for every answer): it must
+    neither agree nor disagree with a person, nor count as the judge failing the answer."""
+    from gradedesk.core.grading.vocabulary import GRADING_ERROR
+    from tests.fixtures.agreement import UN
+
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        answers = [add_raw_answer(store, run, add_question(store, f"q{i}", "q?", "g"), "x", []) for i in range(4)]
+        for a in answers[:2]:  # usable verdicts, both fully correct
+            add_auto(store, a, FC, confidence=0.9)
+        for a in answers[2:]:  # unusable replies
+            add_auto(store, a, UN, label=GRADING_ERROR)
+        for a in answers:
+            add_human(store, a, "alice", FC)
+        rep = agreement_report(store, run, FAST)
+    assert rep["pairs"] == 2 and rep["four_level"]["percent_agreement"]["value"] == 1.0
+    assert "2 person grade(s) are on answers whose machine grade is a grading_error (its reply could not be used) " \
+           "and are not compared" in rep["notes"]
+    [arm] = rep["corrected_pass_rates"]["arms"]
+    assert arm["observed_rate"] == 1.0  # of the two verdicts, not 2 of 4

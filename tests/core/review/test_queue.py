@@ -67,6 +67,11 @@ def test_filters(env):
     assert review.neighbour(store, run, "alice", Filters(), q2, forward=False) == q1
     # another grader's grades are not this grader's
     assert rows(Filters(status="graded")) and not review.queue_page(store, run, "bob", Filters(status="graded"))
+    # an unusable judge reply (stored as unsupported, grading_error) is no verdict: it does not disagree
+    store.conn.execute("UPDATE auto_grades SET grade = 'unsupported', failure_label = 'grading_error' "
+                       "WHERE answer_id = ?", (raw1,))
+    assert raw1 not in [r.answer_id for r in rows(Filters(status="disagreeing"))]
+    assert raw1 not in [r.answer_id for r in rows(Filters(judge_grade="unsupported"))]
 
 
 def test_bad_filters_are_user_errors_and_stale_saved_ones_are_dropped():
