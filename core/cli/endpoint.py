@@ -45,9 +45,14 @@ def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
 
 
 def endpoint_warnings(provider) -> None:
-    """After the calls: what the replies showed about the endpoint (a chat template that dropped the instructions)."""
+    """After the calls: what the replies showed about the endpoint (a chat template that dropped the instructions);
+    when none could tell, a local endpoint is asked (two one-token calls)."""
+    import asyncio
+
     from gradedesk.core.cli.output import info
 
+    if getattr(provider, "needs_system_probe", False):
+        asyncio.run(provider.probe_system_role())
     if provider is not None and provider.system_dropped:
         info(f"gradedesk: warning: {provider.endpoint}: {provider.system_dropped}")
 

@@ -12,7 +12,8 @@ echo request headers, and the key must never reach the store or the screen. A co
 and says how large the prompt was; an unknown model names the models the server lists (GET /models).
 
 `system_role="user"` sends the system message as the start of the user message, and a reply's prompt count that
-falls short by most of the system message leaves a warning in `system_dropped` (core/providers/system_role.py).
+falls short by most of the system message leaves a warning in `system_dropped` (core/providers/system_role.py); when
+no reply could tell, `probe_system_role` asks a local endpoint with two one-token calls (the commands do, at the end).
 
 With `fail_fast` (what the commands use), a server that accepts connections but never answers is found within about
 STALL_TIMEOUTS timeouts: while no call has succeeded yet, that many timed-out attempts (or STALL_SAME_FAILURES attempts
@@ -44,7 +45,7 @@ from gradedesk.core.providers.chat import (
 from gradedesk.core.providers.concurrency import AdaptiveLimit
 from gradedesk.core.providers.pricing import DEFAULT_PRICES, cost_of
 from gradedesk.core.providers.replies import read_reply
-from gradedesk.core.providers.system_role import SYSTEM_ROLES, dropped_system, fold_system
+from gradedesk.core.providers.system_role import PROBE, SYSTEM_ROLES, dropped_system, fold_system, probe_dropped
 from gradedesk.core.text.redact import redact, remove_secrets
 from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
 
@@ -88,6 +89,7 @@ class OpenAICompatibleProvider:
         # set once a reply's prompt count could tell: None when the server keeps system messages, else a warning
         self.system_dropped: str | None = None
         self._system_told = system_role != "system"
+        self._usage_seen = False  # some reply gave the server's own token counts
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
@@ -174,6 +176,28 @@ class OpenAICompatibleProvider:
                     raise
                 await asyncio.sleep(self._backoff(attempt))
 
+    @property
+    def needs_system_probe(self) -> bool:
+        """A local server reported usage, and no prompt of the command could tell whether it keeps system messages."""
+        return not self._system_told and self._usage_seen and self.base_url is not None
+
+    async def probe_system_role(self) -> None:
+        """Ask the server whether it keeps system messages (system_role.probe_dropped): two one-token calls, after the
+        command's own calls so they take none of their slots. Any failure leaves the question open, never the
+        command."""
+        self._system_told = True
+        client, counts = self._client_here(), []
+        try:
+            for messages in (PROBE, PROBE[1:]):
+                body = await self._post(client, {"model": self.model, "messages": messages, "temperature": 0,
+                                                 "max_tokens": 1})
+                counts.append(_int_or_none(body.get("usage") if isinstance(body, dict) else None, "prompt_tokens"))
+        except (ProviderError, EndpointRejected):  # a reply or status the probe cannot read: nothing learnt
+            return
+        finally:
+            await self.aclose()
+        self.system_dropped = probe_dropped(*counts)
+
     def _stop_if_stalled(self, exc: ProviderError) -> None:
         """Count failed attempts in a row that failed alike; stop the command when no call has ever succeeded."""
         if self._answered or exc.kind in ("connection", "context"):  # those have their own one-line stops
@@ -257,6 +281,7 @@ class OpenAICompatibleProvider:
         tokens_in = _int_or_none(usage, "prompt_tokens")
         tokens_out = _int_or_none(usage, "completion_tokens")
         counted = tokens_in is None or tokens_out is None
+        self._usage_seen = self._usage_seen or not counted
         if not counted and not self._system_told:
             self._system_told, self.system_dropped = dropped_system(messages, tokens_in, self.tokenizer_id)
         if counted:

@@ -6,7 +6,10 @@ judges without them. `--system-role user` folds the system text into the first u
 
 A server that reports usage tells on itself: its prompt count falls short by about the size of the system message.
 dropped_system(...) says so in one line when the shortfall is plain: the system message is a large share of the prompt
-(SYSTEM_SHARE) and the count is short by most of it (SHORTFALL). Tokenizers differ, so smaller gaps say nothing.
+(SYSTEM_SHARE) and the count is short by most of it (SHORTFALL). Tokenizers differ, so smaller gaps say nothing. When
+no prompt of a command could tell (a long evidence context dwarfs the instructions), a local endpoint is asked twice
+with one token to reply: PROBE with its system message and without; equal prompt counts mean the system message never
+reached the model (probe_dropped).
 """
 
 from __future__ import annotations
@@ -30,6 +33,23 @@ def fold_system(messages: list[dict]) -> list[dict]:
             m["content"] = f"{system}\n\n{m.get('content') or ''}"
             return rest
     return [{"role": "user", "content": system}, *rest]
+
+
+# what the probe sends: a system message long enough that keeping it adds tens of tokens under any tokenizer
+PROBE_SYSTEM = ("You are a code assistant answering questions about a software repository. Answer only from the "
+                "context you are given, cite the files you rely on, and say so when the context is insufficient.")
+PROBE = [{"role": "system", "content": PROBE_SYSTEM}, {"role": "user", "content": "Reply with OK."}]
+PROBE_GAP = 10  # prompt tokens the system message must add to count as kept
+
+
+def probe_dropped(with_system: int | None, without_system: int | None) -> str | None:
+    """The one-line warning when the probe's prompt counts say the system message was dropped; None when it was kept
+    or the server gave no counts."""
+    if with_system is None or without_system is None or with_system - without_system >= PROBE_GAP:
+        return None
+    return (f"the server counted {with_system} prompt tokens for a short prompt with a system message and "
+            f"{without_system} without it: its chat template drops system messages, so the instructions (and a "
+            f"judge's rubric) never reached the model; run again with --system-role user")
 
 
 def dropped_system(messages: list[dict], prompt_tokens: int, tokenizer: str) -> tuple[bool, str | None]:

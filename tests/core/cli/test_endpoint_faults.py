@@ -35,7 +35,7 @@ def test_a_model_that_never_stops_is_cut_at_max_tokens_and_its_answers_are_marke
     assert code == 0, err
     summary = json.loads(out)
     assert (summary["answered_now"], summary["failed_now"], summary["truncated_now"]) == (6, 0, 6)
-    assert {r["max_tokens"] for r in chat_server.requests} == {30}
+    assert {r["max_tokens"] for r in chat_server.answer_requests} == {30}
     with open_store(db) as store:
         rows = store.query("SELECT finish_reason, tokens_out FROM answers")
         assert {(r["finish_reason"], r["tokens_out"]) for r in rows} == {("length", 30)}
@@ -129,7 +129,7 @@ def test_a_verdict_cut_at_max_tokens_is_a_grading_error_that_says_so(project, ch
     code, out, err = cli(capsys, "judge", "--store", db, "--json", "--no-scores",
                          *endpoint(chat_server, "--max-tokens", "20"))
     assert code == 1 and json.loads(out)["judge"]["truncated"] == 6
-    assert {r["max_tokens"] for r in chat_server.requests[6:]} == {20}
+    assert {r["max_tokens"] for r in chat_server.answer_requests[6:]} == {20}
     with open_store(db) as store:
         grades = store.query("SELECT failure_label, reasoning, finish_reason FROM auto_grades "
                              "WHERE grader_kind = 'judge'")
@@ -158,7 +158,7 @@ def test_a_prompt_over_the_models_context_is_stored_as_such_and_not_retried(proj
                                        "3018 tokens (3010 in the messages, 1008 in the completion).")
     code, _, _ = cli(capsys, "run", "--questions", questions, "--budgets", "500", "--store", db,
                      "--concurrency", "1", *endpoint(chat_server))
-    assert code == 1 and len(chat_server.requests) == 6
+    assert code == 1 and len(chat_server.answer_requests) == 6
     with open_store(db) as store:
         error = store.scalar("SELECT error FROM answers WHERE status = 'error'")
     assert error.startswith("prompt of ") and "exceeds the model's context" in error
@@ -190,11 +190,11 @@ def test_a_corrected_gold_answer_marks_grades_stale_and_grading_again_replaces_t
     assert json.loads(out)["stale_grades"] == {"judge": 2, "rule": 2}  # judge ran the rule grader first
     assert any("4 machine grade(s) were made against a gold answer that has been corrected" in w
                for w in json.loads(out)["warnings"])
-    asked = len(chat_server.requests)
+    asked = len(chat_server.answer_requests)
     code, out, err = cli(capsys, "judge", "1", "--store", db, "--no-scores", "--json", *endpoint(chat_server))
     judge, offline = json.loads(out)["judge"], json.loads(out)["offline"]
     assert code == 0 and (judge["grades_done"], judge["stale_regraded"]) == (2, 2)
     assert (offline["rule_graded"], offline["stale_regraded"]) == (2, 2)
-    assert len(chat_server.requests) - asked == 2  # only the two stale grades were asked again
+    assert len(chat_server.answer_requests) - asked == 2  # only the two stale grades were asked again
     code, out, _ = cli(capsys, "summary", "1", "--store", db, "--json")
     assert json.loads(out)["stale_grades"] == {}

@@ -110,7 +110,7 @@ def test_endpoint_failures_exit_1_and_the_same_command_retries(project, chat_ser
     assert code == 1 and "2 failed" in out and "run the same command again to retry" in err
     code, out, _ = cli(capsys, *args)
     assert code == 0 and "4 done before, 2 answered now, 0 failed" in out
-    assert len(chat_server.requests) == 8
+    assert len(chat_server.answer_requests) == 8
 
 
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server, capsys):
@@ -142,12 +142,12 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server,
         statuses = dict(store.conn.execute("SELECT status, count(*) FROM answers GROUP BY status").fetchall())
     ok = statuses["ok"]
     assert statuses.get("error") is None and 1 <= ok < 9 and ok + statuses["pending"] == 9
-    asked_before = len(chat_server.requests)
+    asked_before = len(chat_server.answer_requests)
     chat_server.fixed_delay = 0.0
     code, out, _ = cli(capsys, *args)
     assert code == 0 and f"{ok} done before, {9 - ok} answered now" in out
     # nothing answered twice: only what was pending is asked again
-    assert len(chat_server.requests) - asked_before == 9 - ok
+    assert len(chat_server.answer_requests) - asked_before == 9 - ok
 
 
 def test_demo_builds_offline_and_building_again_reuses_everything(tmp_path, capsys):

@@ -72,3 +72,22 @@ def test_a_run_with_the_instructions_in_the_user_message_is_its_own_run(project,
     assert all(r["messages"][0]["role"] == "user" for r in chat_server.requests[-6:])
     code, out, _ = cli(capsys, *args)
     assert code == 0 and out.startswith("run 1 (resumed")
+
+
+def test_when_no_prompt_can_tell_a_local_server_is_probed_once(project, chat_server, capsys):
+    """`run`'s instructions are a small share of a prompt full of evidence, so its prompt counts cannot tell a dropped
+    system message from another tokenizer: two one-token calls, with and without a system message, can."""
+    db, questions = map(str, project)
+    args = ["run", "--questions", questions, "--budgets", "4000", "--store", db, "--model", "gemma3-270m",
+            "--base-url", chat_server.base_url]
+    code, _, err = cli(capsys, *args)  # a server that keeps system messages: probed, nothing to say
+    probes = [r for r in chat_server.requests if r.get("max_tokens") == 1]
+    assert code == 0 and "system" not in err
+    assert [[m["role"] for m in r["messages"]] for r in probes] == [["system", "user"], ["user"]]
+
+    chat_server.no_system_role = True
+    chat_server.requests.clear()
+    code, _, err = cli(capsys, *args, "--label", "again")  # another run on a server that drops them
+    assert code == 0 and err.count("--system-role user") == 1
+    assert "a short prompt with a system message" in err and "never reached the model" in err
+    assert sum(r.get("max_tokens") == 1 for r in chat_server.requests) == 2
