@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         verb = "created" if summary.created else "resumed"
         print(f"run {summary.run_id} ({verb}, {provider.name}{' ' + provider.model if args.model else ''}): "
-              f"{summary.questions} questions, {summary.answers_total} answers: {summary.already_done} done before, "
+              f"{summary.questions} question{'' if summary.questions == 1 else 's'}, {summary.answers_total} answers: "
+              f"{summary.already_done} done before, "
               f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending")
     if summary.interrupted:
         info(f"gradedesk: interrupted; run the same command again to resume run {summary.run_id}")
