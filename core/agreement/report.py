@@ -117,7 +117,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         notes.append(f"{ungraded_by_machine} person grade(s) have no grade by {grader.text} and are not compared")
     elif ungraded_by_machine:
         notes.append(f"{ungraded_by_machine} person grade(s) have no machine grade and are not compared")
-    other = len(rows) - ungraded_by_machine - len(chosen)
+    other = len(rows) - ungraded_by_machine - unusable - len(chosen)
     if other:
         notes.append(f"{other} person grade(s) are on answers graded by another kind of machine grader than "
                      f"{KIND_NAMES.get(kind, kind)} and are left out")

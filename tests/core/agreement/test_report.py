@@ -206,5 +206,6 @@ def test_an_unusable_judge_reply_is_no_verdict(tmp_path):
     assert rep["pairs"] == 2 and rep["four_level"]["percent_agreement"]["value"] == 1.0
     assert "2 person grade(s) are on answers whose machine grade is a grading_error (its reply could not be used) " \
            "and are not compared" in rep["notes"]
+    assert not any("another kind of machine grader" in n for n in rep["notes"])
     [arm] = rep["corrected_pass_rates"]["arms"]
     assert arm["observed_rate"] == 1.0  # of the two verdicts, not 2 of 4
