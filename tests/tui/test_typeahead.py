@@ -47,10 +47,10 @@ class Expected:
 
     def press(self, key: str) -> None:
         pks = self.info.question_pks
-        if key == "j":
-            self.index = min(self.index + 1, len(pks) - 1)
-        elif key == "k":
-            self.index = max(self.index - 1, 0)
+        if key in ("j", "k"):
+            index = min(self.index + 1, len(pks) - 1) if key == "j" else max(self.index - 1, 0)
+            self.side = "left" if index != self.index else self.side  # a new item starts on Answer A
+            self.index = index
         elif key in ("tab", "h", "l"):
             self.side = {"h": "left", "l": "right"}.get(key, "right" if self.side == "left" else "left")
         elif key in GRADE_KEYS:
@@ -61,8 +61,10 @@ class Expected:
         elif key == "u" and self._live:
             number, aid = self._live.pop()
             self.events.append((aid, "undo", None, self.events[number][3], 0))
-            self.index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
-                                                                       self.info.answer_ids[(pk, "bundle")]))
+            index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
+                                                                  self.info.answer_ids[(pk, "bundle")]))
+            self.side = "left" if index != self.index else self.side
+            self.index = index
 
 
 def expect(info, keys) -> Expected:
@@ -80,8 +82,10 @@ async def burst(pilot, *keys: str) -> None:
 
 @pytest.mark.parametrize("keys", [("j", "4"), ("1", "j"), ("4", "j", "3", "j", "2", "k", "u"),
                                   ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u"),
-                                  ("1", "tab", "tab", "2", "j", "tab", "tab", "tab", "3", "tab", "tab", "4")],
-                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos", "tab tab"])
+                                  ("1", "tab", "tab", "2", "j", "tab", "tab", "tab", "3", "tab", "tab", "4"),
+                                  ("tab", "2", "j", "3", "tab", "4", "k", "u")],
+                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos", "tab tab",
+                              "each item starts on Answer A"])
 async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
     info = fixture_store
     async with running(info.path, job_delay=SLOW) as (app, pilot):
@@ -90,6 +94,20 @@ async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
         assert grade_events(info.path, "alice") == model.events
         assert app.screen.item.question_pk == info.question_pks[model.index]
         assert app.screen.side == model.side
+
+
+async def test_grades_typed_in_a_rhythm_go_to_answer_a_then_b_on_every_item(fixture_store):
+    """`1 tab 2 j` again and again: the first grade of each item is Answer A's (the left one), whichever side the
+    previous item ended on."""
+    info = fixture_store
+    async with running(info.path, job_delay=SLOW) as (app, pilot):
+        await burst(pilot, "1", "tab", "2", "j", "3", "tab", "4", "j", "2", "tab", "1")
+    pks = info.question_pks[:3]
+    left = [info.answer_ids[(pk, left_method(7, pk))] for pk in pks]
+    right = [info.answer_ids[(pk, "bundle" if left_method(7, pk) == "raw" else "raw")] for pk in pks]
+    events = [(aid, grade) for aid, _, grade, *_ in grade_events(info.path, "alice")]
+    assert events == [(left[0], "fully_correct"), (right[0], "partially_correct"), (left[1], "unsupported"),
+                      (right[1], "wrong"), (left[2], "partially_correct"), (right[2], "fully_correct")]
 
 
 async def test_fifty_random_keys(fixture_store):

@@ -277,7 +277,10 @@ class GradingScreen(GradingActions, Screen):
             self.desk.report(note)
 
     def _show(self, item: Item | None) -> None:
+        moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
         self.item = item
+        if moved and self.side != "left":  # each item starts on Answer A: grades typed in a rhythm land where meant
+            self.action_focus_side("left")
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
         other = "right" if self.side == "left" else "left"
