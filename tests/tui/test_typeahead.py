@@ -61,10 +61,10 @@ class Expected:
         elif key == "u" and self._live:
             number, aid = self._live.pop()
             self.events.append((aid, "undo", None, self.events[number][3], 0))
-            index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
-                                                                  self.info.answer_ids[(pk, "bundle")]))
-            self.side = "left" if index != self.index else self.side
-            self.index = index
+            self.index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
+                                                                       self.info.answer_ids[(pk, "bundle")]))
+            pk = pks[self.index]
+            self.side = "left" if aid == self.info.answer_ids[(pk, left_method(7, pk))] else "right"  # its answer
 
 
 def expect(info, keys) -> Expected:

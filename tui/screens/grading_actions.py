@@ -185,13 +185,24 @@ class GradingActions:
         if run is None:
             return
 
+        undone_answer: list[int] = []
+
         def undo(store: Store) -> tuple[int | None, str]:
             result = session.undo(store, run.id, grader)
             if result is None:
                 return None, "nothing to undo"
             undone, pk = result
+            undone_answer.append(undone.answer_id)
             return pk, f"undone: {undone.grade} (a new undo event; nothing was deleted)"
-        self.load(undo, empty="the item vanished from the store", after=self.refresh_progress)
+
+        def after() -> None:  # focus the answer whose grade was taken back: the next grade key is meant for it
+            item = self.item
+            for side in ("left", "right"):
+                answer = item.at(side) if item else None
+                if answer is not None and undone_answer and answer.id == undone_answer[0]:
+                    self.action_focus_side(side)
+            self.refresh_progress()
+        self.load(undo, empty="the item vanished from the store", after=after)
 
     # Other screens ---------------------------------------------------------------------------------------------------
 
