@@ -60,12 +60,15 @@ def withdrawn(store: Store, run_id: int) -> list[Withdrawn]:
         if row["failure_label"]:
             w.labels.add(row["failure_label"])
     marked: dict[tuple[int, str], set[int]] = defaultdict(set)
+    claims: dict[int, int] = {}  # answer → how many claims it has (0: not computed under this splitter)
     for row in store.db.query(_MARK_EVENTS_SQL, (run_id,)):
         a, grader, index = answer_fields(row), row["grader"], row["claim_index"]
         key = answer_key(a, grader, "claims", index)
         ever.setdefault(key, Withdrawn(key, grader, f"{grader}#claim{index}", a, {"claim_mark"}))
         marked[(a["answer_id"], grader)].add(index)
-        if len(marked[(a["answer_id"], grader)]) == len(load_claims(store, a["answer_id"])):
+        if a["answer_id"] not in claims:
+            claims[a["answer_id"]] = len(load_claims(store, a["answer_id"]) or ())
+        if len(marked[(a["answer_id"], grader)]) == claims[a["answer_id"]]:
             key = answer_key(a, grader, "claims")  # every claim was marked once: the answer's figures were exported
             ever.setdefault(key, Withdrawn(key, grader, grader, a, {"faithfulness", "citation_precision"}))
     now_names: dict[str, set[str]] = defaultdict(set)

@@ -50,3 +50,14 @@ def test_what_is_gone_since_an_earlier_export_is_named_as_each_format_names_it(t
     assert {i.rsplit(":", 1)[1] for i in gone["gradedesk"]} == {
         "grounding", "grade", "pass", "claim_mark", "faithfulness", "citation_precision"}
     assert {name for _, name, _ in gone["phoenix"]} >= {"failure_label", "grounding", "claim_mark"}
+
+
+def test_marks_on_claims_split_by_an_older_version_are_read_without_their_count(tmp_path):
+    """Claims stored by another splitter version are not loaded (load_claims gives None): the marks still are."""
+    with open_store(tmp_path / "s.db") as store:
+        run = add_run(store)
+        marked = add_marked_answer(store, run, add_question(store, "q1", "q?", "g", benchmark="bench"))
+        store.conn.execute("UPDATE answer_claims SET splitter = 'claims/0' WHERE answer_id = ?", (marked,))
+        undo_last_mark(store, marked, "bob")
+        gone = list(withdrawn_records(store, run, "gradedesk"))
+    assert [r["name"] for r in gone] == ["claim_mark"] and gone[0]["grader"] == "bob"
