@@ -19,7 +19,7 @@ import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, verdict_sql
+from gradedesk.core.grading.vocabulary import GRADES, verdict_sql
 from gradedesk.core.store.connection import Store
 
 KIND_PREFERENCE = ("judge", "imported", "rule")
@@ -108,8 +108,8 @@ def load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[d
         f"""
         SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
                h.rubric_version, a.method, a.budget, q.category,
-               {verdict_sql("m")} AS machine, m.failure_label IS :grading_error AS unusable, m.grader_kind,
-               m.grader_model,
+               {verdict_sql("m")} AS machine, {verdict_sql("m")} IS NULL AND m.grade IS NOT NULL AS unusable,
+               m.grader_kind, m.grader_model,
                m.confidence, h.selection, h.machine_kind IS NOT NULL AS recorded
         FROM current_human_grades h
         JOIN answers a ON a.id = h.answer_id
@@ -118,7 +118,7 @@ def load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[d
         WHERE a.run_id = :run AND h.grade IS NOT NULL
         ORDER BY h.answer_id, h.grader
         """,
-        {"run": run_id, "grading_error": GRADING_ERROR, **(choice.params if choice else {})},
+        {"run": run_id, **(choice.params if choice else {})},
     )
 
 
