@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradedesk.core.grading.offline import grade_offline
+from gradedesk.core.grading.offline_grading import grade_offline
 from gradedesk.core.store.connection import open_store, utc_now
 
 GOAL = 50.0

@@ -41,7 +41,7 @@ def source_root() -> Path:
 
 
 def build_demo_store(path: str | Path, progress: Progress | None = None) -> DemoReport:
-    from gradedesk.core.grading.offline import grade_offline
+    from gradedesk.core.grading.offline_grading import grade_offline
     from gradedesk.core.index.indexer import index_repository
 
     report = progress or (lambda *args: None)

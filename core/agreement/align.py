@@ -37,8 +37,8 @@ from gradedesk.core.agreement.split import (
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.judge import JudgeReport, judge_consistency, judge_run
 from gradedesk.core.grading.retrieval_evals import method_label
-from gradedesk.core.grading.rubric import Rubric, shown
-from gradedesk.core.grading.rubrics import store_rubric
+from gradedesk.core.grading.rubric_format import Rubric, shown
+from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.progress import Progress
 from gradedesk.core.store.connection import Store

@@ -8,7 +8,7 @@ import json
 from collections.abc import Collection
 
 from gradedesk.core.agreement.split import Split
-from gradedesk.core.grading.rubric import parse_rubric
+from gradedesk.core.grading.rubric_format import parse_rubric
 from gradedesk.core.grading.vocabulary import GRADING_ERROR
 from gradedesk.core.errors import UserError
 from gradedesk.core.store.connection import Store, utc_now

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from gradedesk.core.agreement.split import GradedItem, excerpt
 from gradedesk.core.grading.retrieval_evals import method_label
-from gradedesk.core.grading.rubric import Example
+from gradedesk.core.grading.rubric_format import Example
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, PASS_GRADE, grade_rank
 
 PER_GRADE = 2

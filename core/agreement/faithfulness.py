@@ -14,7 +14,7 @@ from collections import defaultdict
 from gradedesk.core.agreement.numeric import paired_estimates
 from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
 from gradedesk.core.grading.claim_figures import human_by_method, marked_answers
-from gradedesk.core.grading.retrieval_evals import run_scores
+from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.store.connection import Store
 
 FEW = 20  # pairs below which a bootstrap interval is rough

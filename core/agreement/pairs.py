@@ -19,7 +19,8 @@ import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.vocabulary import GRADES, verdict_sql
+from gradedesk.core.grading.vocabulary import GRADES
+from gradedesk.core.store.machine_grades import verdict_sql
 from gradedesk.core.store.connection import Store
 
 KIND_PREFERENCE = ("judge", "imported", "rule")

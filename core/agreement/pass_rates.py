@@ -15,7 +15,8 @@ import numpy as np
 
 from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.agreement.pairs import GraderChoice, Pair, pairs_matrix
-from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE, verdict_sql
+from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.store.machine_grades import verdict_sql
 from gradedesk.core.store.connection import Store
 
 

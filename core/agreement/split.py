@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.rubric import Example
+from gradedesk.core.grading.rubric_format import Example
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.hashing import normalize_text

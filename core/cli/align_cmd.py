@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
-    from gradedesk.core.grading.rubrics import resolve_rubric
+    from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.runs import resolve_run
 

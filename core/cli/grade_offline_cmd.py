@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from gradedesk.core.store.runs import resolve_run
-    from gradedesk.core.grading.offline import grade_offline
+    from gradedesk.core.grading.offline_grading import grade_offline
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import print_json, progress_bars
 

@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.runs import resolve_run
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
-    from gradedesk.core.grading.offline import grade_offline
+    from gradedesk.core.grading.offline_grading import grade_offline
     from gradedesk.core.grading.judge import judge_consistency, judge_run
-    from gradedesk.core.grading.rubrics import resolve_rubric
+    from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
     from gradedesk.core.cli.grade_offline_cmd import offline_line

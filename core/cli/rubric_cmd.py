@@ -32,8 +32,9 @@ def run_show(args: argparse.Namespace) -> int:
 
     from gradedesk.core.cli.output import info, print_json
     from gradedesk.core.errors import UserError
-    from gradedesk.core.grading.rubric import parse_rubric, shown
-    from gradedesk.core.grading.rubrics import BUILTIN, find_version, resolve_rubric, stored_text
+    from gradedesk.core.grading.rubric_format import parse_rubric, shown
+    from gradedesk.core.grading.rubric_lookup import BUILTIN, find_version, resolve_rubric
+    from gradedesk.core.store.rubrics import stored_text
     from gradedesk.core.store.connection import open_store
 
     spec, text = args.rubric, None

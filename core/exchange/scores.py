@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from gradedesk.core.grading.claim_figures import marked_answers
-from gradedesk.core.grading.retrieval_evals import run_scores
+from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.redact import redact, redact_json

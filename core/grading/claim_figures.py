@@ -12,16 +12,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from gradedesk.core.evidence.stored import answer_evidence
-from gradedesk.core.grading.claim_marks import ClaimFigures, ClaimMark, figures, live_marks, mark_of
+from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks
 from gradedesk.core.grading.claim_store import claim_counts, load_claims
 from gradedesk.core.grading.claims import Claim, split_claims
 from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.store import machine_grades
 from gradedesk.core.store.connection import Store
-
-_MARKS_SQL = """
-    SELECT m.*, a.method, a.budget, a.question_pk FROM current_claim_marks m JOIN answers a ON a.id = m.answer_id
-    WHERE a.run_id = ? ORDER BY m.answer_id, m.grader, m.claim_index
-"""
+from gradedesk.core.store.grades import ClaimMark, run_marks
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ def _claims(store: Store, answer_id: int) -> list[Claim]:
     stored = load_claims(store, answer_id)
     if stored is not None:
         return stored
-    answer = store.query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
+    answer = machine_grades.answer_row(store, answer_id)
     return split_claims(answer["text"], answer_evidence(store, answer))
 
 
@@ -48,9 +45,9 @@ def marked_answers(store: Store, run_id: int) -> list[MarkedAnswer]:
     """Every (answer, person) of the run with at least one current claim mark, in answer order."""
     by_pair: dict[tuple[int, str], dict[int, ClaimMark]] = defaultdict(dict)
     where: dict[int, tuple[str, int]] = {}
-    for r in store.query(_MARKS_SQL, (run_id,)):
-        by_pair[(r["answer_id"], r["grader"])][r["claim_index"]] = mark_of(r)
-        where[r["answer_id"]] = (method_label(r["method"], r["budget"]), r["question_pk"])
+    for r in run_marks(store, run_id):
+        by_pair[(r.mark.answer_id, r.mark.grader)][r.mark.claim_index] = r.mark
+        where[r.mark.answer_id] = (method_label(r.method, r.budget), r.question_pk)
     claims = {aid: _claims(store, aid) for aid in where}
     out = []
     for (aid, grader), marks in by_pair.items():
@@ -84,13 +81,13 @@ def human_by_method(marked: list[MarkedAnswer]) -> dict[str, dict]:
 def answer_claim_record(store: Store, answer_id: int, marked: list[MarkedAnswer]) -> dict | None:
     """An answer's claim counts and each person's figures (`marked`: the answer's entries of `marked_answers`), for an
     export line; None when its claims were never computed."""
-    row = store.query("SELECT claims, cited, citations, invalid FROM answer_claims WHERE answer_id = ?", (answer_id,))
-    if not row:
+    counts = machine_grades.claim_counts(store, answer_id)
+    if counts is None:
         return None
     people = [{"grader": m.grader, "marked": f.marked, "complete": f.complete, "faithfulness": f.faithfulness,
                "citation_precision": f.citation_precision} for m in marked if (f := m.figures).marked]
-    return {"claims": row[0]["claims"], "cited": row[0]["cited"], "citations": row[0]["citations"],
-            "invalid_citations": row[0]["invalid"], "people": people}
+    return {"claims": counts.claims, "cited": counts.cited, "citations": counts.citations,
+            "invalid_citations": counts.invalid, "people": people}
 
 
 NO_MARKS = {"marked_answers": 0, "partly_marked": 0, "human_faithfulness": None, "citation_precision": None,

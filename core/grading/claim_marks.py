@@ -1,7 +1,8 @@
 """People's marks on an answer's claims, as append-only events (table claim_marks), and what they add up to.
 
 Like human grades (human_grades.py): a `set` event records a mark, undo is a new `undo` event, and the current mark of
-a claim is the newest `set` no `undo` took back (view current_claim_marks). A mark names its claim by place and text;
+a claim is the newest `set` no `undo` took back (view current_claim_marks; the events are stored by
+core/store/grades.py: ClaimMark, current_marks, undo_last_mark). A mark names its claim by place and text;
 it counts only while the answer's claim at that place still has that text (a claim that changed is marked again).
 
 The marks, for a person checking a claim against the evidence the desk shows beside it:
@@ -18,46 +19,18 @@ claims that cite something. Each is None, with the reason, when it has nothing t
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.claims import Claim
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grades import ClaimMark, add_mark
 
 MARKS = ("supported", "miscited", "unsupported", "not_claim")
 MARK_LABELS = {"supported": "supported", "miscited": "supported, not by what it cites", "unsupported": "unsupported",
                "not_claim": "not a factual claim"}
 FACTUAL = ("supported", "miscited", "unsupported")
-
-
-@dataclass(frozen=True)
-class ClaimMark:
-    id: int
-    uuid: str
-    answer_id: int
-    grader: str
-    claim_index: int
-    claim_text: str
-    mark: str
-    scorers_visible: int
-    created_at: str
-
-
-_FIELDS = tuple(ClaimMark.__dataclass_fields__)
-
-
-def mark_of(row: dict) -> ClaimMark:
-    """A claim_marks row (extra columns ignored) as a ClaimMark."""
-    return ClaimMark(**{k: row[k] for k in _FIELDS})
-
-
-def current_marks(store: Store, answer_id: int, grader: str) -> dict[int, ClaimMark]:
-    """The grader's current mark of each claim of an answer, by claim index (whatever its text)."""
-    rows = store.query("SELECT * FROM current_claim_marks WHERE answer_id = ? AND grader = ? ORDER BY claim_index",
-                       (answer_id, grader))
-    return {r["claim_index"]: mark_of(r) for r in rows}
 
 
 def _check(claim: Claim, mark: str) -> None:
@@ -75,35 +48,12 @@ def record_mark(store: Store, answer_id: int, grader: str, claim: Claim, mark: s
                 scorers_visible: bool = False) -> ClaimMark:
     """Append a `set` event marking `claim` of the answer. One transaction."""
     _check(claim, mark)
-    row = {"uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "claim_index": claim.index,
-           "claim_text": claim.text, "action": "set", "mark": mark, "scorers_visible": int(scorers_visible),
-           "created_at": utc_now()}
     with store.transaction():
         stored = load_claims(store, answer_id) or []
         if claim.index > len(stored) or stored[claim.index - 1].text != claim.text:
             raise UserError(f"answer {answer_id} no longer makes claim {claim.index} as shown: its claims were "
                             "recomputed; open its claims again")
-        store.db["claim_marks"].insert(row)
-        rows = store.query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))
-    return mark_of(rows[0])
-
-
-def undo_last_mark(store: Store, answer_id: int, grader: str, *, scorers_visible: bool = False) -> ClaimMark | None:
-    """Take back the grader's newest live mark on the answer with an `undo` event; return the mark undone.
-    `scorers_visible` records whether the machine verdicts were on screen when the person undid it."""
-    with store.transaction():
-        rows = store.query(
-            "SELECT * FROM claim_marks m WHERE m.answer_id = ? AND m.grader = ? AND m.action = 'set' AND NOT EXISTS "
-            "(SELECT 1 FROM claim_marks u WHERE u.action = 'undo' AND u.undoes_uuid = m.uuid) ORDER BY m.id DESC "
-            "LIMIT 1", (answer_id, grader))
-        if not rows:
-            return None
-        target = rows[0]
-        store.db["claim_marks"].insert({
-            "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader,
-            "claim_index": target["claim_index"], "claim_text": target["claim_text"], "action": "undo",
-            "undoes_uuid": target["uuid"], "scorers_visible": int(scorers_visible), "created_at": utc_now()})
-    return mark_of(target)
+        return add_mark(store, answer_id, grader, claim.index, claim.text, mark, scorers_visible=scorers_visible)
 
 
 # what the marks add up to ---------------------------------------------------------------------------------------------

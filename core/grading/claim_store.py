@@ -13,28 +13,27 @@ from dataclasses import dataclass
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.claims import SPLITTER, Claim, split_claims
-from gradedesk.core.grading.retrieval_evals import answers_of_run, method_label
+from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.progress import Progress
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store import machine_grades
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.machine_grades import ClaimCounts, answers_of_run
 
 
 def save_claims(store: Store, answer_id: int, claims: list[Claim]) -> None:
     """Replace the stored claims of an answer (one transaction, joining the caller's)."""
-    with store.transaction():
-        store.db["answer_claims"].upsert({
-            "answer_id": answer_id, "splitter": SPLITTER, "claims": len(claims),
-            "cited": sum(c.cited for c in claims), "citations": sum(len(c.citations) for c in claims),
-            "invalid": sum(c.invalid for c in claims),
-            "detail": json.dumps([c.to_dict() for c in claims], ensure_ascii=False), "computed_at": utc_now(),
-        }, pk="answer_id")
+    counts = ClaimCounts(len(claims), sum(c.cited for c in claims), sum(len(c.citations) for c in claims),
+                         sum(c.invalid for c in claims))
+    machine_grades.put_claims(store, answer_id, SPLITTER, counts,
+                      json.dumps([c.to_dict() for c in claims], ensure_ascii=False))
 
 
 def load_claims(store: Store, answer_id: int) -> list[Claim] | None:
     """The stored claims of an answer; None when they were never computed or by another splitter version."""
-    row = store.query("SELECT splitter, detail FROM answer_claims WHERE answer_id = ?", (answer_id,))
-    if not row or row[0]["splitter"] != SPLITTER:
+    row = machine_grades.claims_detail(store, answer_id)
+    if row is None or row[0] != SPLITTER:
         return None
-    return [Claim.from_dict(d) for d in json.loads(row[0]["detail"])]
+    return [Claim.from_dict(d) for d in json.loads(row[1])]
 
 
 @dataclass
@@ -70,15 +69,7 @@ def compute_run_claims(store: Store, run_id: int, progress: Progress | None = No
 def claim_counts(store: Store, run_id: int) -> list[dict]:
     """Per answer method (raw, bundle@budget): claims, cited claims, citations and invalid citations of the answered
     answers, how many answers have an invalid citation, and how many have no claims computed yet."""
-    rows = store.query(
-        "SELECT a.method, a.budget, count(*) AS answers, count(c.answer_id) AS computed, "
-        "coalesce(sum(c.claims), 0) AS claims, coalesce(sum(c.cited), 0) AS cited, "
-        "coalesce(sum(c.citations), 0) AS citations, coalesce(sum(c.invalid), 0) AS invalid, "
-        "coalesce(sum(c.invalid > 0), 0) AS answers_with_invalid "
-        "FROM answers a LEFT JOIN answer_claims c ON c.answer_id = a.id AND c.splitter = ? "
-        "WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget ORDER BY a.method DESC, a.budget",
-        (SPLITTER, run_id))
-    return [{"method": method_label(r["method"], r["budget"]), "answers": r["answers"],
-             "not_computed": r["answers"] - r["computed"], "claims": r["claims"], "cited": r["cited"],
-             "citations": r["citations"], "invalid_citations": r["invalid"],
-             "answers_with_invalid": r["answers_with_invalid"]} for r in rows]
+    return [{"method": method_label(r.method, r.budget), "answers": r.answers, "not_computed": r.answers - r.computed,
+             "claims": r.claims, "cited": r.cited, "citations": r.citations, "invalid_citations": r.invalid,
+             "answers_with_invalid": r.answers_with_invalid}
+            for r in machine_grades.claim_counts_by_method(store, run_id, SPLITTER)]

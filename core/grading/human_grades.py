@@ -1,5 +1,6 @@
-"""People's grades as append-only events: record a grade (with its label, four dimension scores and note), undo as a
-new event, preferences between the two answers. No textual here.
+"""People's grades as append-only events: record a grade (with its label, four dimension scores and note), and a
+preference between the two answers; what may be recorded, and what a grade event says. The events are stored by
+core/store/grades.py (HumanGrade, the current grade, whether the judge was seen, undo). No textual here.
 
 A `set` event carries the person's whole current state for an answer, so the newest one not taken back by an `undo`
 event is the current grade (the `current_human_grades` view). Each event records whether the machine grade was on
@@ -14,75 +15,19 @@ with the judge in view, and as a revision, even after an undo took the earlier g
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, PASS_GRADE
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store import grades
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grades import HumanGrade, MachineOnDesk
 
 PREFERENCES = ("raw", "bundle", "tie")
 MODES = ("blind", "open", "recheck")
 # how the person came to the item (the desk's navigation); estimates weigh 'sampled' items by their probability
 SELECTIONS = ("question_order", "sampled", "filter", "jump", "recheck", "imported")
-
-
-@dataclass(frozen=True)
-class HumanGrade:
-    id: int
-    uuid: str
-    answer_id: int
-    grader: str
-    grade: str | None
-    failure_label: str | None
-    correctness: int | None
-    grounding: int | None
-    completeness: int | None
-    conciseness: int | None
-    note: str | None
-    judge_visible: int
-    mode: str
-    is_revision: int
-    rubric_version: str | None
-    created_at: str
-    selection: str | None = None
-    selection_probability: float | None = None
-
-    @property
-    def scores(self) -> dict[str, int | None]:
-        return {d: getattr(self, d) for d in DIMENSIONS}
-
-
-_HUMAN_FIELDS = tuple(HumanGrade.__dataclass_fields__)
-
-
-def _human(row: dict | None) -> HumanGrade | None:
-    return HumanGrade(**{k: row[k] for k in _HUMAN_FIELDS}) if row else None
-
-
-def seen_sql(answer: str, grader: str) -> str:
-    """SQL: whether person `grader` has seen the machine grade of `answer` (SQL expressions for both): it has one, and
-    they graded the answer outside a recheck pass or saved something with the judge in view."""
-    return (f"(EXISTS (SELECT 1 FROM auto_grades g WHERE g.answer_id = {answer}) AND "
-            f"EXISTS (SELECT 1 FROM human_grades s WHERE s.answer_id = {answer} AND s.grader = {grader} "
-            f"AND ((s.action = 'set' AND s.mode <> 'recheck') OR s.judge_visible = 1)))")
-
-
-def judge_seen(store: Store, answer_id: int, grader: str) -> bool:
-    return bool(store.scalar(f"SELECT {seen_sql(':answer', ':grader')}", {"answer": answer_id, "grader": grader}))
-
-
-def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = False) -> HumanGrade | None:
-    """The grader's current grade of an answer (or, with recheck=True, their newest live recheck event)."""
-    if recheck:
-        rows = store.query(
-            "SELECT * FROM human_grades h WHERE h.answer_id = ? AND h.grader = ? AND h.action = 'set' "
-            "AND h.mode = 'recheck' AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' "
-            "AND u.undoes_uuid = h.uuid) ORDER BY h.id DESC LIMIT 1", (answer_id, grader))
-    else:
-        rows = store.query("SELECT * FROM current_human_grades WHERE answer_id = ? AND grader = ?", (answer_id, grader))
-    return _human(rows[0] if rows else None)
 
 
 @dataclass(frozen=True)
@@ -106,15 +51,6 @@ def _check_change(change: GradeChange) -> None:
             raise UserError(f"{dim}: {value!r} is not a score from 1 to 5")
 
 
-@dataclass(frozen=True)
-class MachineOnDesk:
-    """The machine grader whose grade the desk had for the answer (auto_grades.grader_kind, grader_model,
-    rubric_version)."""
-    kind: str
-    model: str | None
-    rubric: str | None
-
-
 def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange, *, mode: str = "blind",
                  judge_visible: bool = False, rubric_version: str | None = None, selection: str | None = None,
                  selection_probability: float | None = None, machine: MachineOnDesk | None = None) -> HumanGrade:
@@ -134,8 +70,8 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         raise UserError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
     recheck = mode == "recheck"
     with store.transaction():
-        before = current_grade(store, answer_id, grader, recheck=recheck)
-        seen = not recheck and judge_seen(store, answer_id, grader)
+        before = grades.current_grade(store, answer_id, grader, recheck=recheck)
+        seen = not recheck and grades.judge_seen(store, answer_id, grader)
         judge_visible = judge_visible or seen
         if before is None and change.grade is ...:
             raise UserError("grade the answer first (keys 1-4), then add a label, scores or a note")
@@ -151,44 +87,14 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         base.update(change.scores or {})
         if change.note is not ...:
             base["note"] = change.note or None
-        row = {
-            "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **base,
-            "judge_visible": int(judge_visible), "mode": mode,
-            "is_revision": int((before is not None or seen) and judge_visible and not recheck),
-            "rubric_version": rubric_version, "created_at": utc_now(), "selection": selection,
-            "selection_probability": selection_probability,
-            "machine_kind": machine and machine.kind, "machine_model": machine and machine.model,
-            "machine_rubric": machine and machine.rubric,
-        }
-        store.db["human_grades"].insert(row)
-        rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
-    return _human(rows[0])
-
-
-def undo_last(store: Store, run_id: int, grader: str) -> HumanGrade | None:
-    """Take back the grader's newest live `set` event in the run with an `undo` event; return the event undone."""
-    with store.transaction():
-        rows = store.query(
-            "SELECT h.* FROM human_grades h JOIN answers a ON a.id = h.answer_id "
-            "WHERE h.grader = ? AND a.run_id = ? AND h.action = 'set' AND NOT EXISTS "
-            "(SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid) "
-            "ORDER BY h.id DESC LIMIT 1", (grader, run_id))
-        if not rows:
-            return None
-        target = rows[0]
-        store.db["human_grades"].insert({
-            "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": grader, "action": "undo",
-            "undoes_uuid": target["uuid"], "judge_visible": target["judge_visible"], "mode": target["mode"],
-            "created_at": utc_now(),
-        })
-    return _human(target)
+        return grades.add_grade(
+            store, answer_id, grader, base, judge_visible=judge_visible, mode=mode,
+            is_revision=(before is not None or seen) and judge_visible and not recheck, rubric_version=rubric_version,
+            selection=selection, selection_probability=selection_probability, machine=machine)
 
 
 def record_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str,
                       left: str) -> None:
     if preferred not in PREFERENCES:
         raise UserError(f"preference: {preferred!r} is not one of {', '.join(PREFERENCES)}")
-    with store.transaction():
-        store.db["human_preferences"].insert({
-            "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
-            "preferred": preferred, "left_method": left, "created_at": utc_now()})
+    grades.add_preference(store, run_id, question_pk, grader, preferred, left)

@@ -25,17 +25,18 @@ from dataclasses import dataclass, field
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
-from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, method_label, store_scores
+from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
-from gradedesk.core.grading.rubric import Rubric, builtin_rubric
-from gradedesk.core.grading.rubrics import store_rubric
+from gradedesk.core.grading.rubric_format import Rubric, builtin_rubric
+from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
 from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
+from gradedesk.core.store import machine_grades
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.gold import STALE_SQL
+from gradedesk.core.store.machine_grades import AutoGrade, Score, answers_of_run, store_scores
 
 # the built-in rubric (core/grading/judge-rubric.rubric): its version and the system message it gives the judge
 RUBRIC_VERSION = builtin_rubric().version
@@ -80,15 +81,15 @@ def parse_verdict(text: str) -> Verdict:
 
 # running the judge over a run -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Task:
+class JudgeTask:
     answer: dict
     kind: str  # "grade" or a metric of core.scorers
     repeat_index: int = 0
 
 
 @dataclass
-class Outcome:
-    task: Task
+class JudgeOutcome:
+    task: JudgeTask
     text: str | None = None  # the raw reply; None when the call failed
     error: str | None = None
     tokens_in: int | None = None
@@ -126,25 +127,19 @@ class JudgeReport:
 
 
 def _pending(store: Store, answers: list[dict], model: str, rubric_version: str, repeat: int,
-             scores: bool) -> list[Task]:
+             scores: bool) -> list[JudgeTask]:
     """What is not graded yet, plus what failed as a call last time (retried)."""
     ids = [a["id"] for a in answers]
-    marks = ",".join("?" * len(ids))
-    done_grades = {(r["answer_id"], r["repeat_index"]) for r in store.query(
-        "SELECT g.answer_id, g.repeat_index FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "JOIN questions q ON q.id = a.question_pk WHERE g.grader_kind = 'judge' AND g.grader_model = ? "
-        "AND g.rubric_version = ? AND NOT (coalesce(g.failure_label, '') = ? AND g.raw_response IS NULL) "
-        f"AND NOT ({STALE_SQL}) AND g.answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *ids))}
-    done_scores = {(r["answer_id"], r["metric"]) for r in store.query(
-        f"SELECT answer_id, metric, detail FROM answer_scores WHERE method = ? AND answer_id IN ({marks})",
-        (llm_method(model), *ids)) if json.loads(r["detail"] or "{}").get("error") != "call_failed"}
-    tasks = [Task(a, "grade", r) for a in answers for r in range(repeat) if (a["id"], r) not in done_grades]
+    done_grades = machine_grades.fresh_judge_grades(store, ids, model, rubric_version)
+    done_scores = {(answer_id, metric) for answer_id, metric, detail in machine_grades.llm_score_details(
+        store, ids, llm_method(model)) if json.loads(detail or "{}").get("error") != "call_failed"}
+    tasks = [JudgeTask(a, "grade", r) for a in answers for r in range(repeat) if (a["id"], r) not in done_grades]
     if scores:
-        tasks += [Task(a, m) for a in answers for m in SCORE_METRICS if (a["id"], m) not in done_scores]
+        tasks += [JudgeTask(a, m) for a in answers for m in SCORE_METRICS if (a["id"], m) not in done_scores]
     return tasks
 
 
-def _record(store: Store, outcome: Outcome, model: str, report: JudgeReport) -> None:
+def _store_verdict(store: Store, outcome: JudgeOutcome, model: str, report: JudgeReport) -> None:
     """Store one outcome in its own transaction (an interrupted run keeps everything finished so far)."""
     task, a = outcome.task, outcome.task.answer
     usage = {"tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost_usd": outcome.cost_usd,
@@ -177,29 +172,23 @@ def _record(store: Store, outcome: Outcome, model: str, report: JudgeReport) -> 
                 report.grading_errors += 1
                 report.failures.append(f"{where} grade: unusable reply ({exc})")
                 verdict = Verdict("unsupported", GRADING_ERROR, None, f"unusable judge reply: {exc}")
-        store.conn.execute(
-            "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = 'judge' AND grader_model = ? "
-            "AND rubric_version = ? AND repeat_index = ?", (a["id"], model, report.rubric_version, task.repeat_index))
-        store.db["auto_grades"].insert({
-            "answer_id": a["id"], "grader_kind": "judge", "grader_model": model,
-            "rubric_version": report.rubric_version, "repeat_index": task.repeat_index, "grade": verdict.grade, "failure_label": verdict.failure_label,
-            "confidence": verdict.confidence, "reasoning": verdict.reasoning, "raw_response": outcome.text,
-            "finish_reason": outcome.finish_reason, **usage, "created_at": utc_now(),
-        })
+        machine_grades.replace_auto_grade(store, AutoGrade(
+            a["id"], "judge", model, report.rubric_version, task.repeat_index, verdict.grade, verdict.failure_label,
+            verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, **usage))
 
 
-def _cut(outcome: Outcome) -> None:
+def _cut(outcome: JudgeOutcome) -> None:
     """A reply cut at max_tokens is not used, even when a JSON object can be read from it: half a verdict is not one."""
     if outcome.cut_at is not None:
         raise ReplyError(f"reply cut at --max-tokens {outcome.cut_at} (finish_reason length); raise --max-tokens")
 
 
-def _parse_verdict_of(outcome: Outcome) -> Verdict:
+def _parse_verdict_of(outcome: JudgeOutcome) -> Verdict:
     _cut(outcome)
     return parse_verdict(outcome.text or "")
 
 
-def _parse_score(metric: str, outcome: Outcome) -> Score:
+def _parse_score(metric: str, outcome: JudgeOutcome) -> Score:
     if outcome.error:
         return Score(metric, None, {"error": "call_failed", "why": outcome.error})
     try:
@@ -232,12 +221,12 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     gold = [a for a in answers if (a["gold_answer"] or "").strip()]
     report.skipped_no_gold = len(answers) - len(gold)
     tasks = _pending(store, gold, model, report.rubric_version, repeat, scores) if gold else []
-    report.stale_regraded = _stale_judged(store, run_id, model)
+    report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
     finished = 0
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
 
-    async def call(task: Task) -> Outcome:
+    async def call(task: JudgeTask) -> JudgeOutcome:
         a = task.answer
         if task.kind == "grade":
             messages = judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
@@ -253,12 +242,12 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
                 json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
                 r = await provider.complete(messages, json_mode=False, max_tokens=max_tokens)
         except ProviderError as exc:
-            return Outcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
+            return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
         return _outcome(task, r, max_tokens)
 
-    def done(task: Task, outcome: Outcome) -> None:
+    def done(task: JudgeTask, outcome: JudgeOutcome) -> None:
         nonlocal finished
-        _record(store, outcome, model, report)
+        _store_verdict(store, outcome, model, report)
         finished += 1
         if progress:
             progress("judge", finished, len(tasks), report.failed_calls + report.grading_errors)
@@ -276,17 +265,9 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     return report
 
 
-def _outcome(task: Task, r: ChatResult, max_tokens: int) -> Outcome:
-    return Outcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.finish_reason,
+def _outcome(task: JudgeTask, r: ChatResult, max_tokens: int) -> JudgeOutcome:
+    return JudgeOutcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.finish_reason,
                    max_tokens if r.truncated else None)
-
-
-def _stale_judged(store: Store, run_id: int, model: str) -> int:
-    """How many of this judge's grades of the run were made against an older gold (they are graded again now)."""
-    return store.scalar(
-        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON "
-        f"q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' AND g.grader_model = ? AND {STALE_SQL}",
-        (run_id, model)) or 0
 
 
 # consistency across repeats ---------------------------------------------------------------------------------------------
@@ -298,28 +279,23 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None, *, ru
     outcome of its own ("grading_error"), so an error in one repeat counts as a change; an answer whose every repeat
     is a grading error was never judged and is counted apart (`all_errors`), not as consistent.
     """
-    rows = store.query(
-        "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
-        "q.question_id, q.category, a.method, a.budget FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
-        + ("AND g.grader_model = ? " if model else "") + ("AND g.rubric_version = ? " if rubric_version else "")
-        + "ORDER BY g.answer_id, g.repeat_index", (run_id, *[v for v in (model, rubric_version) if v]))
+    rows = machine_grades.judge_repeats(store, run_id, model, rubric_version)
     if answer_ids is not None:
-        rows = [r for r in rows if r["answer_id"] in answer_ids]
-    groups: dict[tuple, list[dict]] = {}
+        rows = [r for r in rows if r.answer_id in answer_ids]
+    groups: dict[tuple[int, str, str | None], list[machine_grades.JudgeRepeat]] = {}
     for r in rows:
-        groups.setdefault((r["answer_id"], r["grader_model"], r["rubric_version"]), []).append(r)
+        groups.setdefault((r.answer_id, r.grader_model, r.rubric_version), []).append(r)
     repeated = {k: v for k, v in groups.items() if len(v) >= 2}
     changed = []
     all_errors = 0
     for (_, judge_model, rubric), rs in repeated.items():
-        outcomes = [GRADING_ERROR if r["failure_label"] == GRADING_ERROR else r["grade"] for r in rs]
+        outcomes = [GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade for r in rs]
         if set(outcomes) == {GRADING_ERROR}:
             all_errors += 1
         elif len(set(outcomes)) > 1:
             first = rs[0]
-            changed.append({"answer_id": first["answer_id"], "question_id": first["question_id"],
-                            "category": first["category"], "method": first["method"], "budget": first["budget"],
+            changed.append({"answer_id": first.answer_id, "question_id": first.question_id,
+                            "category": first.category, "method": first.method, "budget": first.budget,
                             "judge_model": judge_model, "rubric_version": rubric, "grades": outcomes})
     n = len(repeated) - all_errors
     return {"answers_repeated": n, "identical": n - len(changed), "all_errors": all_errors,

@@ -22,22 +22,15 @@ in answer_scores with method "id-based".
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.machine_grades import Score, answers_of_run, store_scores
 
 METHOD = "id-based"
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")
-
-
-@dataclass
-class Score:
-    metric: str
-    value: float | None
-    detail: dict = field(default_factory=dict)
 
 
 def symbol_matches(found: str | None, expected: str) -> bool:
@@ -135,34 +128,6 @@ def retrieval_scores(items: list[Evidence], expected_files: list[str] | None,
 
 def _labels(raw: str | None) -> list[str] | None:
     return None if raw is None else json.loads(raw)
-
-
-def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[dict]:
-    """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order."""
-    status = "AND a.status = 'ok'" if only_ok else ""
-    return store.query(
-        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
-        f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
-        "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
-
-
-def store_scores(store: Store, answer_id: int, scores: list[Score], method: str) -> None:
-    """Write scores of one answer (replacing older values of the same metric and method); caller holds the transaction."""
-    now = utc_now()
-    store.db["answer_scores"].upsert_all(
-        [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
-          "detail": json.dumps(s.detail, ensure_ascii=False), "created_at": now} for s in scores],
-        pk=("answer_id", "metric", "method"))
-
-
-def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None) -> list[dict]:
-    """Every stored score of a run's answers (all metrics, or those named): the score's columns (`method` is the
-    scorer's, `detail` still JSON text) with its answer's run_id, answer_method, budget, benchmark and question_id."""
-    only = f"AND s.metric IN ({','.join('?' * len(metrics))})" if metrics else ""
-    return store.query(
-        "SELECT s.*, a.run_id, a.method AS answer_method, a.budget, q.benchmark, q.question_id FROM answer_scores s "
-        "JOIN answers a ON a.id = s.answer_id JOIN questions q ON q.id = a.question_pk "
-        f"WHERE a.run_id = ? {only} ORDER BY s.answer_id, s.method, s.metric", (run_id, *(metrics or ())))
 
 
 def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None) -> int:

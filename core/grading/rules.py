@@ -31,9 +31,8 @@ from dataclasses import dataclass
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
-from gradedesk.core.grading.retrieval_evals import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.gold import STALE_SQL
+from gradedesk.core.store.machine_grades import AutoGrade, answers_of_run, fresh_rule_grades, replace_auto_grade
 from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, strip_citations
 
 RULES_ID = "rules/1"
@@ -136,22 +135,14 @@ def rule_grade_run(store: Store, run_id: int, progress: Progress | None = None) 
     answer (stale: core/store/gold.py), which is replaced (resume-safe); returns how many it graded."""
     now = utc_now()
     with store.transaction():  # the check and the inserts in one transaction: two graders never both insert
-        done = {r["answer_id"] for r in store.query(
-            "SELECT g.answer_id FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q "
-            f"ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'rule' AND g.grader_model = ? "
-            f"AND NOT ({STALE_SQL})", (run_id, RULES_ID))}
+        done = fresh_rule_grades(store, run_id, RULES_ID)
         # without a gold answer there is nothing to grade against: those stay ungraded (the summary counts them)
         todo = [a for a in answers_of_run(store, run_id) if a["id"] not in done and has_gold(a["gold_answer"])]
         for n, a in enumerate(todo, start=1):
             expected = None if a["expected_files"] is None else json.loads(a["expected_files"])
             g = grade_answer(a["question"], a["gold_answer"] or "", a["text"], answer_evidence(store, a), expected)
-            store.conn.execute("DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = 'rule' "
-                               "AND grader_model = ?", (a["id"], RULES_ID))
-            store.db["auto_grades"].insert({
-                "answer_id": a["id"], "grader_kind": "rule", "grader_model": RULES_ID, "rubric_version": None,
-                "repeat_index": 0, "grade": g.grade, "failure_label": g.failure_label, "confidence": g.confidence,
-                "reasoning": g.reasoning, "raw_response": None, "created_at": now,
-            })
+            replace_auto_grade(store, AutoGrade(a["id"], "rule", RULES_ID, None, 0, g.grade, g.failure_label,
+                                                g.confidence, g.reasoning, None, now))
             if progress:
                 progress("rules", n, len(todo), 0)
     return len(todo)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
-from gradedesk.core.grading.retrieval_evals import Score, answers_of_run, store_scores
+from gradedesk.core.store.machine_grades import Score, answers_of_run, store_scores
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.matching import Haystack, abstains, key_terms, sentences

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# the failure label of an unusable judge reply; the store owns it, since its verdict queries leave such grades out
+from gradedesk.core.store.machine_grades import GRADING_ERROR as GRADING_ERROR
+
 # Ordinal, best first: weighted kappa and Krippendorff's alpha rely on this order.
 GRADES = ("fully_correct", "partially_correct", "unsupported", "wrong")
 PASS_GRADE = "fully_correct"  # the binary collapse: fully_correct vs the rest
@@ -14,14 +17,6 @@ FAILURE_LABELS = (
     "reasoning_error",   # right evidence, wrong conclusion
     "scope_confusion",   # answers another question
 )
-GRADING_ERROR = "grading_error"  # the judge's reply could not be used; counted, never a NaN
-
-
-def verdict_sql(grade: str) -> str:
-    """SQL: the machine grade in `grade` (an auto_grades alias) as a verdict: NULL for a grading_error, which is stored
-    as `unsupported` but is no verdict, so it neither agrees nor disagrees with a person and never passes or fails."""
-    return f"CASE WHEN {grade}.failure_label IS '{GRADING_ERROR}' THEN NULL ELSE {grade}.grade END"
-
 DIMENSIONS = ("correctness", "grounding", "completeness", "conciseness")  # human scores, 1-5
 METHODS = ("raw", "bundle")
 

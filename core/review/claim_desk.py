@@ -13,11 +13,12 @@ import json
 from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.grading.claim_marks import (ClaimFigures, ClaimMark, current_marks, figures, live_marks,
-                                                record_mark, undo_last_mark)
+from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks, record_mark
 from gradedesk.core.grading.claim_store import claims_of, load_claims
 from gradedesk.core.grading.claims import Claim, Focus, LineIndex, focus_lines
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grades import ClaimMark, current_marks, scorers_seen, undo_last_mark
+from gradedesk.core.store.machine_grades import answer_row, faithfulness_scores
 
 
 @dataclass(frozen=True)
@@ -61,30 +62,23 @@ class ClaimSheet:
                           self.seen)
 
 
-def _seen(store: Store, answer_id: int, grader: str) -> bool:
-    return bool(store.scalar("SELECT 1 FROM claim_marks WHERE answer_id = ? AND grader = ? AND scorers_visible = 1 "
-                             "LIMIT 1", (answer_id, grader)))
-
-
 def _scorers(store: Store, answer_id: int) -> list[ScorerVerdict]:
     out = []
-    for r in store.query("SELECT method, value, detail FROM answer_scores WHERE answer_id = ? AND metric = "
-                         "'faithfulness' ORDER BY method", (answer_id,)):
-        detail = json.loads(r["detail"] or "{}")
+    for method, value, raw in faithfulness_scores(store, answer_id):
+        detail = json.loads(raw or "{}")
         verdicts = detail.get("claims") if isinstance(detail.get("claims"), list) else None
         supported = sum(bool(v.get("supported")) for v in verdicts if isinstance(v, dict)) if verdicts else None
-        out.append(ScorerVerdict(r["method"], r["value"], supported, len(verdicts) if verdicts else None))
+        out.append(ScorerVerdict(method, value, supported, len(verdicts) if verdicts else None))
     return out
 
 
 def open_claims(store: Store, answer_id: int, grader: str) -> ClaimSheet:
     """Everything claim mode shows of one answer."""
-    answer = store.query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
-    got = claims_of(store, answer)
+    got = claims_of(store, answer_row(store, answer_id))
     index = LineIndex(got.evidence)
     return ClaimSheet(answer_id, got.claims, got.evidence, [focus_lines(c, index) for c in got.claims],
                       live_marks(got.claims, current_marks(store, answer_id, grader)), _scorers(store, answer_id),
-                      _seen(store, answer_id, grader))
+                      scorers_seen(store, answer_id, grader))
 
 
 def _live(store: Store, answer_id: int, grader: str, claims: list[Claim]) -> dict[int, str]:
@@ -111,4 +105,4 @@ def claim_state(store: Store, answer_id: int, grader: str) -> ClaimState | None:
     if claims is None:
         return None
     return ClaimState(len(claims), sum(c.invalid for c in claims),
-                      figures(claims, _live(store, answer_id, grader, claims)), _seen(store, answer_id, grader))
+                      figures(claims, _live(store, answer_id, grader, claims)), scorers_seen(store, answer_id, grader))

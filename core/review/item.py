@@ -13,13 +13,13 @@ from typing import Any
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
 from gradedesk.core.providers import TRUNCATED
-from gradedesk.core.grading.human_grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.review.claim_desk import ClaimState, claim_state
-from gradedesk.core.review.queue import SHOWN, left_method
-from gradedesk.core.review.verdict import verdict_id
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.review.queue import left_method
+from gradedesk.core.store import desk
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.gold import STALE_SQL
+from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen, latest_preference
+from gradedesk.core.store.machine_grades import answer_score_values, judge_rubrics
+from gradedesk.core.store.runs import RunInfo
 
 MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 
@@ -124,54 +124,30 @@ def other_method(method: str) -> str:
 
 
 def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None) -> MachineGrade | None:
-    """The machine grade the desk shows (core/review/verdict.py): the `machine_grades` view's, or the judge's verdict
-    under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
-    verdict, params = verdict_id(":answer", judge_rubric)
-    rows = store.query("SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
-                       f"g.rubric_version, {STALE_SQL} AS stale FROM auto_grades g "
-                       "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
-                       f"WHERE g.id = {verdict}",
-                       {**params, "answer": answer_id})
-    if not rows:
-        return None
-    *fields, stale = rows[0].values()
-    return MachineGrade(*fields, stale=bool(stale))
-
-
-def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
-    """The rubric versions the judge graded any of these answers under, oldest rubric first."""
-    marks = ",".join("?" * len(answer_ids)) or "NULL"
-    return tuple(r["rubric_version"] for r in store.query(
-        "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
-        f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
-        "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
+    """The machine grade the desk shows (core/store/machine_grades.py verdict_id): the `machine_grades` view's, or the
+    judge's verdict under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
+    verdict = desk.desk_verdict(store, answer_id, judge_rubric)
+    return None if verdict is None else MachineGrade(*verdict)
 
 
 def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False,
               judge_rubric: str | None = None) -> Item | None:
     """The item of a question; its answers' machine grades are the judge's under `judge_rubric` when one is given."""
-    q = store.query("SELECT * FROM questions WHERE id = ?", (question_pk,))
-    if not q:
+    q = desk.item_question(store, question_pk)
+    if q is None:
         return None
-    q = q[0]
-    rows = store.query(f"SELECT a.* FROM answers a WHERE {SHOWN} AND a.question_pk = :q ORDER BY a.method",
-                       {"run": run.id, "budget": run.primary_budget, "q": question_pk})
     answers: dict[str, AnswerView] = {}
-    for a in rows:
-        evidence, problem = parse_hits(a["evidence"])
-        stored = load_bundle(store, a["bundle_id"]) if a["bundle_id"] is not None else None
+    for a in desk.shown_answers(store, run, question_pk):
+        evidence, problem = parse_hits(a.evidence)
+        stored = load_bundle(store, a.bundle_id) if a.bundle_id is not None else None
         if not evidence and stored is None:  # an imported log that named only the files used
-            evidence = files_evidence(a["evidence_files"])
+            evidence = files_evidence(a.evidence_files)
         bundle = bundle_info(stored) if stored else None
-        scores = [(s["metric"], s["method"], s["value"]) for s in store.query(
-            "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (a["id"],))]
-        answers[a["method"]] = AnswerView(
-            a["id"], a["method"], a["budget"], a["status"], a["text"], a["error"], a["tokens_in"], a["tokens_out"],
-            evidence, problem, a["evidence"] if problem else None, bundle, machine_grade(store, a["id"], judge_rubric),
-            current_grade(store, a["id"], grader, recheck=recheck), scores, judge_seen(store, a["id"], grader),
-            a["finish_reason"], a["reasoning"], claim_state(store, a["id"], grader))
-    pref = store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
-                        "ORDER BY id DESC LIMIT 1", (run.id, question_pk, grader))
-    return Item(run.id, question_pk, q["question_id"], q["benchmark"], q["category"], q["question"], q["gold_answer"],
-                left_method(run.order_seed, question_pk), answers, pref, judge_rubric,
-                judge_rubrics(store, [a.id for a in answers.values()]))
+        answers[a.method] = AnswerView(
+            a.id, a.method, a.budget, a.status, a.text, a.error, a.tokens_in, a.tokens_out,
+            evidence, problem, a.evidence if problem else None, bundle, machine_grade(store, a.id, judge_rubric),
+            current_grade(store, a.id, grader, recheck=recheck), answer_score_values(store, a.id),
+            judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader))
+    return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
+                left_method(run.order_seed, question_pk), answers, latest_preference(store, run.id, question_pk, grader),
+                judge_rubric, judge_rubrics(store, [a.id for a in answers.values()]))

@@ -10,13 +10,11 @@ core/agreement/weighted.py exact.
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gradedesk.core.grading.vocabulary import verdict_sql
-from gradedesk.core.review.queue import SHOWN, answers_with_verdicts
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store import desk
+from gradedesk.core.store.connection import Store
 from gradedesk.core.store.runs import RunInfo
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
@@ -54,46 +52,16 @@ class Draw:
     draw_index: int
 
 
-def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict]:
-    """Per shown answer: its question, and the judge's confidence and grade in the verdict the desk uses for it (the
-    newest, or under the rubric version the person chose: core/review/verdict.py), with how many of the run's current
-    human grades sit in that grade's confusion-matrix column."""
-    answers, params = answers_with_verdicts(judge_rubric)
-    sql = f"""
-WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdict_sql("m")} AS grade
-                  FROM {answers} WHERE {SHOWN}),
-cols AS (
-    SELECT v.grade AS machine, count(*) AS n
-    FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
-    WHERE v.grade IS NOT NULL GROUP BY v.grade
-)
-SELECT v.question_pk, v.confidence, v.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
-FROM verdicts v LEFT JOIN cols c ON c.machine = v.grade
-ORDER BY v.question_pk
-"""
-    return sql, params
-
-
 def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None) -> tuple[list[int], list[float]]:
     """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
     confusion-matrix column few people have graded; 0.5 for an answer without a machine grade). `judge_rubric`: the
     judge's verdicts under that rubric version, as the desk shows them, instead of the newest."""
-    sql, params = _usefulness_sql(judge_rubric)
     best: dict[int, float] = {}
-    for pk, confidence, judged, column_grades in store.conn.execute(
-            sql, {"run": run.id, "budget": run.primary_budget, **params}):
+    for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
     pks = list(best)
     return pks, [best[pk] for pk in pks]
-
-
-def _graded_by(store: Store, run: RunInfo, grader: str, pk: int) -> bool:
-    """Every shown answer of the question has this grader's current grade."""
-    return not store.scalar(
-        f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
-        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
-        {"run": run.id, "pk": pk, "budget": run.primary_budget, "grader": grader})
 
 
 def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
@@ -109,14 +77,10 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
         return None
     probabilities = draw_probabilities(usefulness)
     with store.transaction():
-        index = store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
-                             "grader = ?", (run.id, grader))
+        index = desk.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            store.db["sample_draws"].insert({
-                "uuid": str(uuid.uuid4()), "run_id": run.id, "grader": grader, "draw_index": k,
-                "question_pk": pks[i], "probability": probabilities[i], "population": len(pks),
-                "created_at": utc_now()})
-            if not _graded_by(store, run, grader, pks[i]):
+            desk.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks))
+            if not desk.question_graded_by(store, run, grader, pks[i]):
                 return Draw(pks[i], probabilities[i], len(pks), k)
     return None

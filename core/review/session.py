@@ -10,12 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gradedesk.core.grading.human_grades import HumanGrade, undo_last
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import Item, load_item
 from gradedesk.core.review.queue import Filters
-from gradedesk.core.store.runs import RunInfo, run_info
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grades import HumanGrade, undo_last_grade
+from gradedesk.core.store.machine_grades import answer_row
+from gradedesk.core.store.runs import RunInfo, run_info
 
 @dataclass(frozen=True)
 class Opening:
@@ -77,10 +78,10 @@ def disagrees(item: Item) -> bool:
 
 def undo(store: Store, run_id: int, grader: str) -> tuple[HumanGrade, int] | None:
     """Take back the grader's newest grade in the run: (the event undone, its question), or None if there is none."""
-    undone = undo_last(store, run_id, grader)
+    undone = undo_last_grade(store, run_id, grader)
     if undone is None:
         return None
-    return undone, store.scalar("SELECT question_pk FROM answers WHERE id = ?", (undone.answer_id,))
+    return undone, answer_row(store, undone.answer_id)["question_pk"]
 
 
 def recheck_questions(store: Store, run: RunInfo, grader: str, share: float) -> list[int]:

@@ -20,7 +20,8 @@ from collections import Counter, defaultdict
 from gradedesk.core.store.runs import resolve_run
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
-from gradedesk.core.grading.retrieval_evals import method_label, run_scores
+from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency

@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from gradedesk.core.grading.claim_marks import ClaimMark, MARK_LABELS
+from gradedesk.core.grading.claim_marks import MARK_LABELS
+from gradedesk.core.store.grades import ClaimMark
 from gradedesk.core.review import blind, claim_desk
 from gradedesk.core.review.claim_desk import ClaimSheet
 

@@ -14,7 +14,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
-from gradedesk.core.grading.human_grades import HumanGrade
+from gradedesk.core.store.grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.review.blind import neutral_answer
 from gradedesk.core.review.claim_desk import ClaimState

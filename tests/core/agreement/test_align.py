@@ -14,7 +14,7 @@ from gradedesk.core.agreement.align import AlignSettings, align
 from gradedesk.core.agreement.alignments import rubric_history
 from gradedesk.core.agreement.split import graded_items, split_by_question
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.rubric import builtin_rubric, parse_rubric
+from gradedesk.core.grading.rubric_format import builtin_rubric, parse_rubric
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.store.connection import open_store

@@ -8,7 +8,8 @@ import pytest
 from gradedesk.core.agreement.pairs import GraderChoice
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.human_grades import GradeChange, MachineOnDesk, record_grade
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
+from gradedesk.core.store.grades import MachineOnDesk
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_rubric

@@ -8,7 +8,7 @@ import pytest
 from gradedesk.core.agreement.align import AlignSettings, align
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.agreement.tables import report_tables
-from gradedesk.core.grading.rubric import builtin_rubric
+from gradedesk.core.grading.rubric_format import builtin_rubric
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.alignment import build_graded_run, example_following_judge

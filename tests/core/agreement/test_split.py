@@ -13,7 +13,7 @@ from gradedesk.core.agreement.split import (
     EXCERPT_CHARS, GradedItem, excerpt, graded_items, leaks, pinned_questions, question_grade, split_by_question,
 )
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.rubric import Example, builtin_rubric
+from gradedesk.core.grading.rubric_format import Example, builtin_rubric
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_human

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gradedesk.core.grading.rubric import builtin_rubric, parse_rubric
+from gradedesk.core.grading.rubric_format import builtin_rubric, parse_rubric
 from gradedesk.core.store.connection import open_store, schema_version
 from tests.fixtures.alignment import build_graded_run, example_following_judge
 from tests.fixtures.cli import cli

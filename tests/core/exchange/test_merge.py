@@ -113,7 +113,8 @@ def test_other_path_with_uri_characters(copies, tmp_path):
 
 
 def test_claim_marks_merge_with_their_undo_events_and_only_onto_the_same_answer_text(copies):
-    from gradedesk.core.grading.claim_marks import current_marks, record_mark, undo_last_mark
+    from gradedesk.core.grading.claim_marks import record_mark
+    from gradedesk.core.store.grades import current_marks, undo_last_mark
     from gradedesk.core.grading.claim_store import claims_of
 
     a_path, b_path, run, answers, qpks = copies

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.claim_marks import (ClaimFigures, current_marks, figures, live_marks, record_mark,
-                                                undo_last_mark)
+from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks, record_mark
+from gradedesk.core.store.grades import current_marks, undo_last_mark
 from gradedesk.core.grading.claim_store import claims_of, save_claims
 from gradedesk.core.grading.claims import split_claims
 from gradedesk.core.store.connection import open_store

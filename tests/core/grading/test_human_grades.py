@@ -8,6 +8,7 @@ from gradedesk.core.grading import human_grades
 from gradedesk.core.review import queue as review
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.store import grades
 
 
 def _events(store, grader="alice"):
@@ -28,7 +29,7 @@ def test_grade_events_carry_state_and_revisions(env):
     passed = human_grades.record_grade(store, aid, "alice", GradeChange(grade="fully_correct", note="fine"),
                                  judge_visible=True)
     assert passed.failure_label is None and passed.correctness == 2 and passed.note == "fine"
-    assert human_grades.current_grade(store, aid, "alice").uuid == passed.uuid
+    assert grades.current_grade(store, aid, "alice").uuid == passed.uuid
     with pytest.raises(UserError):
         human_grades.record_grade(store, aid, "alice", GradeChange(scores={"correctness": 9}))
     with pytest.raises(UserError):
@@ -41,11 +42,11 @@ def test_undo_is_a_new_event_and_restores_the_previous_grade(env):
     aid = info.answer_ids[(info.question_pks[0], "raw")]
     a = human_grades.record_grade(store, aid, "alice", GradeChange(grade="wrong"))
     b = human_grades.record_grade(store, aid, "alice", GradeChange(grade="unsupported"), judge_visible=True)
-    assert human_grades.undo_last(store, run.id, "alice").uuid == b.uuid
-    assert human_grades.current_grade(store, aid, "alice").uuid == a.uuid
-    assert human_grades.undo_last(store, run.id, "alice").uuid == a.uuid
-    assert human_grades.current_grade(store, aid, "alice") is None
-    assert human_grades.undo_last(store, run.id, "alice") is None
+    assert grades.undo_last_grade(store, run.id, "alice").uuid == b.uuid
+    assert grades.current_grade(store, aid, "alice").uuid == a.uuid
+    assert grades.undo_last_grade(store, run.id, "alice").uuid == a.uuid
+    assert grades.current_grade(store, aid, "alice") is None
+    assert grades.undo_last_grade(store, run.id, "alice") is None
     events = _events(store)
     assert [e["action"] for e in events] == ["set", "set", "undo", "undo"]
     assert events[2]["undoes_uuid"] == b.uuid and events[3]["undoes_uuid"] == a.uuid
@@ -62,8 +63,8 @@ def test_recheck_events_do_not_replace_the_grade(env):
     aid = info.answer_ids[(pks[0], "raw")]
     again = human_grades.record_grade(store, aid, "alice", GradeChange(grade="fully_correct"), mode="recheck")
     assert again.mode == "recheck" and again.is_revision == 0
-    assert human_grades.current_grade(store, aid, "alice").grade == "wrong"
-    assert human_grades.current_grade(store, aid, "alice", recheck=True).grade == "fully_correct"
+    assert grades.current_grade(store, aid, "alice").grade == "wrong"
+    assert grades.current_grade(store, aid, "alice", recheck=True).grade == "fully_correct"
     assert review.recheck_sample(store, run, "bob", 0.5) == []
     with pytest.raises(UserError):
         review.recheck_sample(store, run, "alice", 1.5)

@@ -9,7 +9,7 @@ import pytest
 
 from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION, judge_consistency, judge_run, parse_verdict
 from gradedesk.core.grading.llm_io import ReplyError
-from gradedesk.core.grading.rubric import builtin_rubric
+from gradedesk.core.grading.rubric_format import builtin_rubric
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.grading.scorers import FAITHFULNESS_SYSTEM
 from gradedesk.core.store.connection import open_store

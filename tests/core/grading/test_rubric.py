@@ -8,8 +8,8 @@ import re
 import pytest
 
 from gradedesk.core.errors import InputError, UserError
-from gradedesk.core.grading.rubric import BUILTIN_FILE, Example, builtin_rubric, parse_rubric, shown
-from gradedesk.core.grading.rubrics import find_version, read_rubric_file, resolve_rubric, store_rubric, stored_rubric
+from gradedesk.core.grading.rubric_format import BUILTIN_FILE, Example, builtin_rubric, parse_rubric, shown
+from gradedesk.core.grading.rubric_lookup import find_version, read_rubric_file, resolve_rubric, store_rubric, stored_rubric
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures import REPO_ROOT

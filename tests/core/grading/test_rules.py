@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.grading.offline import grade_offline
+from gradedesk.core.grading.offline_grading import grade_offline
 from gradedesk.core.grading.rules import RULES_ID, grade_answer
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit

@@ -1,7 +1,7 @@
-"""Rubrics in the store: each version stored once, and what a `--rubric` argument names (a file, a stored version or
-the built-in rubric).
+"""Finding a rubric: what a `--rubric` argument names (a file, a stored version or the built-in rubric), and each
+version stored once (in table rubrics: core/store/rubrics.py).
 
-A stored rubric's text is its normal form (core/grading/rubric.py), so reading it back gives the same version. Stores
+A stored rubric's text is its normal form (core/grading/rubric_format.py), so reading it back gives the same version. Stores
 made before rubrics were files hold the judge's prompt under `judge-rubric/1`; that text is shown as it is, and it
 cannot be judged with again (the built-in rubric replaces it).
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.rubric import Rubric, builtin_rubric, parse_rubric
+from gradedesk.core.grading.rubric_format import Rubric, builtin_rubric, parse_rubric
 from gradedesk.core.jsonl import read_lines
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store import rubrics
+from gradedesk.core.store.connection import Store
 
 BUILTIN = "builtin"
 
@@ -22,20 +23,16 @@ def store_rubric(store: Store, rubric: Rubric) -> str:
     """Store the rubric under its version unless it is there already; return the version."""
     version = rubric.version
     with store.transaction():
-        existing = store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+        existing = rubrics.stored_text(store, version)
         if existing is None:
-            store.db["rubrics"].insert({"version": version, "text": rubric.text, "created_at": utc_now()})
+            rubrics.add_rubric(store, version, rubric.text)
         elif existing != rubric.text:  # 8 hex digits of sha256 collided: never seen, but never silently merged
             raise UserError(f"rubric {version}: the store holds another text under this version; rename the rubric")
     return version
 
 
-def stored_text(store: Store, version: str) -> str | None:
-    return store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
-
-
 def stored_rubric(store: Store, version: str) -> Rubric:
-    text = stored_text(store, version)
+    text = rubrics.stored_text(store, version)
     if text is None:
         raise UserError(f"rubric {version}: not in {store.path} (see `gradedesk rubric history`)")
     try:
@@ -47,22 +44,16 @@ def stored_rubric(store: Store, version: str) -> Rubric:
 
 def find_version(store: Store, spec: str) -> str | None:
     """The stored version `spec` names: itself, a rubric name (its newest version) or a unique version prefix."""
-    if stored_text(store, spec) is not None:
+    if rubrics.stored_text(store, spec) is not None:
         return spec
-    newest = store.scalar("SELECT version FROM rubrics WHERE version LIKE ? || '/%' ESCAPE '\\' "
-                          "ORDER BY created_at DESC, rowid DESC LIMIT 1", (_like(spec),))
+    newest = rubrics.newest_named(store, spec)
     if newest:
         return newest
-    matches = [r["version"] for r in store.query("SELECT version FROM rubrics WHERE version LIKE ? || '%' ESCAPE '\\'",
-                                                 (_like(spec),))]
+    matches = rubrics.versions_starting(store, spec)
     if len(matches) > 1:
         raise UserError(f"rubric {spec!r}: names {len(matches)} versions ({', '.join(sorted(matches)[:4])}, ...); "
                         "give more of the version")
     return matches[0] if matches else None
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def read_rubric_file(path: str | Path) -> Rubric:

@@ -1,0 +1,345 @@
+"""The grading desk's queries over a run: which answers it shows, the queue's filters and keyset pages, moving between
+items, the run's question order, progress, recheck samples, the sampler's usefulness and draws (table sample_draws),
+where each grader stopped (table desk_state), and one item loaded whole: its question, its shown answers and their
+machine verdicts (core/review/item.py puts them together with grades, scores, claims and bundles).
+
+These are the desk's hot queries, measured by benchmarks/desk_scale.py at a million answers: keyset queries over the
+answers' unique index, never the run loaded whole, with the SQL text the desk has always used. The queue, progress
+and sampler queries return what the desk's code has always built on (cursor rows as tuples, counts, an array of ids)
+rather than a record per row, since they may read thousands of rows per key press; core/review/queue.py and
+sampler.py turn them into QueueRow, Progress and the draw. An item's few rows come as records.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.gold import STALE_SQL
+from gradedesk.core.store.grades import seen_sql
+from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
+from gradedesk.core.store.runs import RunInfo
+
+# The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
+SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
+# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
+_HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
+
+
+def answers_with_verdicts(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+    """FROM answers `a`, each with `m`: the machine verdict the desk uses for it (machine_grades.verdict_id), if any."""
+    verdict, params = verdict_id("a.id", judge_rubric)
+    return f"answers a LEFT JOIN auto_grades m ON m.id = {verdict}", params
+
+
+class QueueFilter(Protocol):
+    """The queue's filters as its queries read them (core/review/queue.py Filters checks and describes them)."""
+
+    @property
+    def category(self) -> str | None: ...
+    @property
+    def method(self) -> str | None: ...  # raw | bundle
+    @property
+    def grade(self) -> str | None: ...  # the person's current grade
+    @property
+    def judge_grade(self) -> str | None: ...  # the machine verdict the desk uses
+    @property
+    def max_confidence(self) -> float | None: ...
+    @property
+    def status(self) -> str: ...  # all | graded | ungraded | disagreeing
+
+
+def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
+    """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown set,
+    and their parameters."""
+    conds: list[str] = []
+    params: dict[str, Any] = {}
+    human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
+    if f.category is not None:
+        conds.append("a.question_pk IN (SELECT id FROM questions WHERE category = :category)")
+        params["category"] = f.category
+    if f.method is not None:
+        conds.append("a.method = :method")
+        params["method"] = f.method
+    if f.grade is not None:
+        conds.append(f"{human} = :grade")
+        params["grade"] = f.grade
+    if f.judge_grade is not None:
+        conds.append(f"{machine} = :judge_grade")
+        params["judge_grade"] = f.judge_grade
+    if f.max_confidence is not None:
+        conds.append("m.confidence <= :max_confidence")
+        params["max_confidence"] = f.max_confidence
+    if f.status == "graded":
+        conds.append(f"{human} IS NOT NULL")
+    elif f.status == "ungraded":
+        conds.append(f"{human} IS NULL")
+    elif f.status == "disagreeing":
+        conds.append(f"{human} <> {machine}")
+    return " AND ".join(conds) or "1", params
+
+
+# the queue ------------------------------------------------------------------------------------------------------------
+def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *, after: tuple[int, str] | None = None,
+               limit: int = 200, judge_rubric: str | None = None) -> list[tuple[Any, ...]]:
+    """The next `limit` shown answers after key `after` (question_pk, method) that pass the filters, in queue order,
+    as rows (answer id, question_pk, question_id, category, method, status, human grade, machine grade, machine kind,
+    confidence, seen: the person has seen the machine grade); machine grades are the desk's (under `judge_rubric`
+    when one is chosen)."""
+    cond, params = _where(filters)
+    answers, verdict_params = answers_with_verdicts(judge_rubric)
+    params.update(verdict_params)
+    params.update(run=run.id, budget=run.primary_budget, grader=grader, limit=limit)
+    keyset = "1"
+    if after is not None:
+        keyset = "(a.question_pk, a.method) > (:after_q, :after_m)"
+        params.update(after_q=after[0], after_m=after[1])
+    sql = f"""
+        SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
+               {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
+               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen
+        FROM {answers}
+        JOIN questions q ON q.id = a.question_pk
+        WHERE {SHOWN} AND {keyset} AND {cond}
+        ORDER BY a.question_pk, a.method LIMIT :limit"""
+    return store.conn.execute(sql, params).fetchall()
+
+
+def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, question_pk: int | None,
+              forward: bool = True, judge_rubric: str | None = None) -> int | None:
+    """The question after (or before) `question_pk` with a shown answer that passes the filters (machine grades: the
+    desk's, under `judge_rubric` when one is chosen); None at the end."""
+    cond, params = _where(filters)
+    answers, verdict_params = answers_with_verdicts(judge_rubric)
+    params.update(verdict_params)
+    params.update(run=run.id, budget=run.primary_budget, grader=grader)
+    if question_pk is None:
+        keyset = "1"
+    else:
+        keyset = f"a.question_pk {'>' if forward else '<'} :cur"
+        params["cur"] = question_pk
+    sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
+           f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
+    return store.scalar(sql, params)
+
+
+def has_question(store: Store, run: RunInfo, question_pk: int) -> bool:
+    return store.scalar("SELECT 1 FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
+                        (run.id, question_pk)) is not None
+
+
+def find_question(store: Store, run: RunInfo, text: str) -> int | None:
+    """The question of this run whose benchmark id is `text` (or, failing that, whose row id is)."""
+    text = text.strip()
+    # (benchmark, question_id) is indexed; questions of a run come from its benchmark, imports may mix: then scan
+    for where, params in (("q.benchmark = ? AND q.question_id = ?", (run.benchmark, text)),
+                          ("q.question_id = ?", (text,))):
+        pk = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
+                          f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
+        if pk is not None:
+            return pk
+    if text.isdigit() and has_question(store, run, int(text)):
+        return int(text)
+    return None
+
+
+def run_categories(store: Store, run_id: int) -> list[str]:
+    return [r[0] for r in store.conn.execute(
+        "SELECT DISTINCT q.category FROM questions q WHERE q.id IN (SELECT question_pk FROM answers WHERE run_id = ?) "
+        "ORDER BY q.category", (run_id,))]
+
+
+# order and progress ---------------------------------------------------------------------------------------------------
+def shown_question_pks(store: Store, run: RunInfo) -> array:
+    """The run's questions with a shown answer, ascending, as an array of ids (250,000 questions cost 2 MB)."""
+    rows = store.conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
+                              {"run": run.id, "budget": run.primary_budget})
+    return array("q", (r[0] for r in rows))
+
+
+def count_shown(store: Store, run: RunInfo) -> int:
+    """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
+    return store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}", {"run": run.id, "budget": run.primary_budget})
+
+
+def progress_counts(store: Store, run: RunInfo, grader: str,
+                    judge_rubric: str | None = None) -> tuple[int, int, int, int, int]:
+    """(graded, compared: with a machine grade, agreed, compared with the judge's, stale machine grades) of the
+    grader's current grades of shown answers. Driven by the grader's own events (small), not by the run's answers
+    (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen)."""
+    verdict, params = verdict_id("h.answer_id", judge_rubric)
+    row = store.conn.execute(
+        f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
+                   coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
+            FROM current_human_grades h
+            JOIN answers a ON a.id = h.answer_id
+            JOIN questions q ON q.id = a.question_pk
+            LEFT JOIN auto_grades g ON g.id = {verdict}
+            WHERE h.grader = :grader AND {SHOWN}""",
+        {**params, "grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
+    return row[0], row[1], row[2], row[3], row[4]
+
+
+def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
+    """The questions with a shown answer the grader has a current grade of, ascending."""
+    return [r[0] for r in store.conn.execute(
+        f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
+        f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
+        {"grader": grader, "run": run.id, "budget": run.primary_budget})]
+
+
+# the sampler ----------------------------------------------------------------------------------------------------------
+def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+    answers, params = answers_with_verdicts(judge_rubric)
+    sql = f"""
+WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdict_sql("m")} AS grade
+                  FROM {answers} WHERE {SHOWN}),
+cols AS (
+    SELECT v.grade AS machine, count(*) AS n
+    FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
+    WHERE v.grade IS NOT NULL GROUP BY v.grade
+)
+SELECT v.question_pk, v.confidence, v.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
+FROM verdicts v LEFT JOIN cols c ON c.machine = v.grade
+ORDER BY v.question_pk
+"""
+    return sql, params
+
+
+def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None) -> Iterator[tuple[int, Any, int, int]]:
+    """Per shown answer, in question order: (question_pk, the machine confidence, whether it has a machine verdict,
+    how many of the run's current human grades sit in that verdict's confusion-matrix column). The verdict is the one
+    the desk uses (the newest, or the judge's under `judge_rubric`)."""
+    sql, params = _usefulness_sql(judge_rubric)
+    return store.conn.execute(sql, {"run": run.id, "budget": run.primary_budget, **params})
+
+
+def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:
+    """Every shown answer of the question has this grader's current grade."""
+    return not store.scalar(
+        f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
+        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
+        {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
+
+
+def next_draw_index(store: Store, run_id: int, grader: str) -> int:
+    """The index of the grader's next draw in the run (0 for the first)."""
+    return store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
+                        "grader = ?", (run_id, grader))
+
+
+def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
+             population: int) -> None:
+    """Store one draw of the sampler; the caller holds the transaction."""
+    store.db["sample_draws"].insert({
+        "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
+        "question_pk": question_pk, "probability": probability, "population": population,
+        "created_at": utc_now()})
+
+
+# one item loaded whole (one indexed lookup each) ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ItemQuestion:
+    question_id: str
+    benchmark: str
+    category: str
+    question: str
+    gold_answer: str | None
+
+
+def item_question(store: Store, question_pk: int) -> ItemQuestion | None:
+    q = store.query("SELECT * FROM questions WHERE id = ?", (question_pk,))
+    if not q:
+        return None
+    r = q[0]
+    return ItemQuestion(r["question_id"], r["benchmark"], r["category"], r["question"], r["gold_answer"])
+
+
+@dataclass(frozen=True, slots=True)
+class ShownAnswer:
+    """An answer of an item as stored: its text and outcome, and its evidence as stored (hits JSON, a bundle id, or
+    the files an imported log named)."""
+
+    id: int
+    method: str
+    budget: int
+    status: str
+    text: str | None
+    error: str | None
+    tokens_in: int | None
+    tokens_out: int | None
+    evidence: str | None
+    evidence_files: str | None
+    bundle_id: int | None
+    finish_reason: str | None
+    reasoning: str | None
+
+
+_ANSWER_FIELDS = tuple(ShownAnswer.__dataclass_fields__)
+
+
+def shown_answers(store: Store, run: RunInfo, question_pk: int) -> list[ShownAnswer]:
+    """The question's answers the desk shows, by method."""
+    rows = store.query(f"SELECT a.* FROM answers a WHERE {SHOWN} AND a.question_pk = :q ORDER BY a.method",
+                       {"run": run.id, "budget": run.primary_budget, "q": question_pk})
+    return [ShownAnswer(**{k: r[k] for k in _ANSWER_FIELDS}) for r in rows]
+
+
+class DeskVerdict(NamedTuple):
+    """The machine grade the desk uses for an answer, and whether it is stale (made against a gold answer that has
+    been corrected since)."""
+
+    grader_kind: str  # judge | rule | imported
+    grader_model: str | None
+    grade: str
+    failure_label: str | None
+    confidence: float | None
+    reasoning: str | None
+    rubric_version: str | None
+    stale: bool
+
+
+def desk_verdict(store: Store, answer_id: int, judge_rubric: str | None = None) -> DeskVerdict | None:
+    """The machine grade the desk shows (machine_grades.verdict_id): the `machine_grades` view's, or the judge's
+    verdict under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
+    verdict, params = verdict_id(":answer", judge_rubric)
+    row = store.conn.execute(
+        "SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
+        f"g.rubric_version, {STALE_SQL} AS stale FROM auto_grades g "
+        "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
+        f"WHERE g.id = {verdict}",
+        {**params, "answer": answer_id}).fetchone()
+    return None if row is None else DeskVerdict(*row[:7], bool(row[7]))
+
+
+# desk_state -----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DeskState:
+    question_pk: int | None
+    settings: dict[str, Any]
+
+
+def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
+    rows = store.query("SELECT question_pk, settings FROM desk_state WHERE grader = ? AND run_id = ?",
+                       (grader, run_id))
+    if not rows:
+        return None
+    try:
+        settings = json.loads(rows[0]["settings"] or "{}")
+    except json.JSONDecodeError:
+        settings = {}
+    return DeskState(rows[0]["question_pk"], settings if isinstance(settings, dict) else {})
+
+
+def save_desk_state(store: Store, grader: str, run_id: int, question_pk: int | None,
+                    settings: dict[str, Any]) -> None:
+    with store.transaction():
+        store.db["desk_state"].upsert({
+            "grader": grader, "run_id": run_id, "question_pk": question_pk,
+            "settings": json.dumps(settings, sort_keys=True), "updated_at": utc_now()},
+            pk=("grader", "run_id"))

@@ -1,0 +1,224 @@
+"""People's grades, claim marks and preferences: tables human_grades, claim_marks and human_preferences, and the views
+current_human_grades and current_claim_marks. All three tables are append-only events; a `set` event is taken back by
+a later `undo` event naming it (undoes_uuid), and what is current is derived.
+
+What it gives: a person's current grade of an answer (`current_grade`, a HumanGrade), whether they have seen its
+machine grade (`judge_seen`), appending a grade, a preference or a claim mark, taking back the newest one (one undo for
+grades and marks), current claim marks (`current_marks`, ClaimMark records; `run_marks` for a whole run), and the newest
+preference. Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gradedesk.core.store.connection import Store, utc_now
+
+
+@dataclass(frozen=True)
+class HumanGrade:
+    """One `set` event of human_grades (the columns a reader uses)."""
+
+    id: int
+    uuid: str
+    answer_id: int
+    grader: str
+    grade: str | None
+    failure_label: str | None
+    correctness: int | None
+    grounding: int | None
+    completeness: int | None
+    conciseness: int | None
+    note: str | None
+    judge_visible: int
+    mode: str
+    is_revision: int
+    rubric_version: str | None
+    created_at: str
+    selection: str | None = None
+    selection_probability: float | None = None
+
+    @property
+    def scores(self) -> dict[str, int | None]:
+        """The four dimension scores (core/grading/vocabulary.py DIMENSIONS), by name."""
+        return {"correctness": self.correctness, "grounding": self.grounding, "completeness": self.completeness,
+                "conciseness": self.conciseness}
+
+
+_HUMAN_FIELDS = tuple(HumanGrade.__dataclass_fields__)
+
+
+def _human(row: dict[str, Any]) -> HumanGrade:
+    return HumanGrade(**{k: row[k] for k in _HUMAN_FIELDS})
+
+
+@dataclass(frozen=True)
+class MachineOnDesk:
+    """The machine grader whose grade the desk had for the answer (auto_grades.grader_kind, grader_model,
+    rubric_version), stored with a person's grade as machine_kind, machine_model and machine_rubric."""
+    kind: str
+    model: str | None
+    rubric: str | None
+
+
+# the newest `set` event of `table` (alias e) that no `undo` took back, among those `scope` selects (answers joined as a)
+_NEWEST_LIVE = ("SELECT e.* FROM {table} e JOIN answers a ON a.id = e.answer_id WHERE {scope} AND e.action = 'set' "
+                "AND NOT EXISTS (SELECT 1 FROM {table} u WHERE u.action = 'undo' AND u.undoes_uuid = e.uuid) "
+                "ORDER BY e.id DESC LIMIT 1")
+
+
+def _newest_live(store: Store, table: str, scope: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
+    rows = store.query(_NEWEST_LIVE.format(table=table, scope=scope), params)
+    return rows[0] if rows else None
+
+
+def _undo_newest(store: Store, table: str, scope: str, params: tuple[Any, ...], copied: tuple[str, ...],
+                 **fields: Any) -> dict[str, Any] | None:
+    """Take back the newest live `set` event `scope` selects with an `undo` event (carrying the target's `copied`
+    columns and `fields`); return the event taken back. One transaction."""
+    with store.transaction():
+        target = _newest_live(store, table, scope, params)
+        if target is None:
+            return None
+        store.db[table].insert({
+            "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": target["grader"], "action": "undo",
+            "undoes_uuid": target["uuid"], **{k: target[k] for k in copied}, **fields, "created_at": utc_now()})
+    return target
+
+
+# human_grades ---------------------------------------------------------------------------------------------------------
+def seen_sql(answer: str, grader: str) -> str:
+    """SQL (for core/store only): whether person `grader` has seen the machine grade of `answer` (SQL expressions for
+    both): it has one, and they graded the answer outside a recheck pass or saved something with the judge in view."""
+    return (f"(EXISTS (SELECT 1 FROM auto_grades g WHERE g.answer_id = {answer}) AND "
+            f"EXISTS (SELECT 1 FROM human_grades s WHERE s.answer_id = {answer} AND s.grader = {grader} "
+            f"AND ((s.action = 'set' AND s.mode <> 'recheck') OR s.judge_visible = 1)))")
+
+
+def judge_seen(store: Store, answer_id: int, grader: str) -> bool:
+    return bool(store.scalar(f"SELECT {seen_sql(':answer', ':grader')}", {"answer": answer_id, "grader": grader}))
+
+
+def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = False) -> HumanGrade | None:
+    """The grader's current grade of an answer (or, with recheck=True, their newest live recheck event)."""
+    if recheck:
+        row = _newest_live(store, "human_grades", "e.answer_id = ? AND e.grader = ? AND e.mode = 'recheck'",
+                           (answer_id, grader))
+        return _human(row) if row else None
+    rows = store.query("SELECT * FROM current_human_grades WHERE answer_id = ? AND grader = ?", (answer_id, grader))
+    return _human(rows[0]) if rows else None
+
+
+def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any], *, judge_visible: bool, mode: str,
+              is_revision: bool, rubric_version: str | None, selection: str | None,
+              selection_probability: float | None, machine: MachineOnDesk | None) -> HumanGrade:
+    """Append a `set` event carrying the person's whole state for the answer (`state`: grade, failure_label, note and
+    the four dimension scores); return it as stored. One transaction (joining the caller's)."""
+    row = {
+        "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **state,
+        "judge_visible": int(judge_visible), "mode": mode, "is_revision": int(is_revision),
+        "rubric_version": rubric_version, "created_at": utc_now(), "selection": selection,
+        "selection_probability": selection_probability,
+        "machine_kind": machine and machine.kind, "machine_model": machine and machine.model,
+        "machine_rubric": machine and machine.rubric,
+    }
+    with store.transaction():
+        store.db["human_grades"].insert(row)
+        rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
+    return _human(rows[0])
+
+
+def undo_last_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None:
+    """Take back the grader's newest live `set` event in the run with an `undo` event; return the event undone."""
+    target = _undo_newest(store, "human_grades", "e.grader = ? AND a.run_id = ?", (grader, run_id),
+                          ("judge_visible", "mode"))
+    return _human(target) if target else None
+
+
+def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str) -> None:
+    """Append which answer of a question the person preferred (raw, bundle or tie) and which sat on the left."""
+    with store.transaction():
+        store.db["human_preferences"].insert({
+            "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
+            "preferred": preferred, "left_method": left, "created_at": utc_now()})
+
+
+def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) -> str | None:
+    return store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
+                        "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
+
+
+# claim_marks ----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClaimMark:
+    """One `set` event of claim_marks."""
+
+    id: int
+    uuid: str
+    answer_id: int
+    grader: str
+    claim_index: int
+    claim_text: str
+    mark: str
+    scorers_visible: int
+    created_at: str
+
+
+_MARK_FIELDS = tuple(ClaimMark.__dataclass_fields__)
+
+
+def _mark(row: dict[str, Any]) -> ClaimMark:
+    return ClaimMark(**{k: row[k] for k in _MARK_FIELDS})
+
+
+def current_marks(store: Store, answer_id: int, grader: str) -> dict[int, ClaimMark]:
+    """The grader's current mark of each claim of an answer, by claim index (whatever its text)."""
+    rows = store.query("SELECT * FROM current_claim_marks WHERE answer_id = ? AND grader = ? ORDER BY claim_index",
+                       (answer_id, grader))
+    return {r["claim_index"]: _mark(r) for r in rows}
+
+
+def add_mark(store: Store, answer_id: int, grader: str, claim_index: int, claim_text: str, mark: str, *,
+             scorers_visible: bool) -> ClaimMark:
+    """Append a `set` event marking claim `claim_index` (whose text is `claim_text`); return it as stored. The caller
+    holds the transaction."""
+    row = {"uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "claim_index": claim_index,
+           "claim_text": claim_text, "action": "set", "mark": mark, "scorers_visible": int(scorers_visible),
+           "created_at": utc_now()}
+    store.db["claim_marks"].insert(row)
+    return _mark(store.query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))[0])
+
+
+def undo_last_mark(store: Store, answer_id: int, grader: str, *, scorers_visible: bool = False) -> ClaimMark | None:
+    """Take back the grader's newest live mark on the answer with an `undo` event; return the mark undone.
+    `scorers_visible` records whether the machine verdicts were on screen when the person undid it."""
+    target = _undo_newest(store, "claim_marks", "e.answer_id = ? AND e.grader = ?", (answer_id, grader),
+                          ("claim_index", "claim_text"), scorers_visible=int(scorers_visible))
+    return _mark(target) if target else None
+
+
+def scorers_seen(store: Store, answer_id: int, grader: str) -> bool:
+    """Whether the person saved a mark on the answer with the machine faithfulness verdicts on screen."""
+    return bool(store.scalar("SELECT 1 FROM claim_marks WHERE answer_id = ? AND grader = ? AND scorers_visible = 1 "
+                             "LIMIT 1", (answer_id, grader)))
+
+
+@dataclass(frozen=True, slots=True)
+class RunMark:
+    """A current claim mark of a run, with its answer's method, budget and question."""
+
+    mark: ClaimMark
+    method: str
+    budget: int
+    question_pk: int
+
+
+def run_marks(store: Store, run_id: int) -> list[RunMark]:
+    """Every current claim mark of the run's answers, by answer, grader and claim."""
+    rows = store.query(
+        "SELECT m.*, a.method, a.budget, a.question_pk FROM current_claim_marks m JOIN answers a "
+        "ON a.id = m.answer_id WHERE a.run_id = ? ORDER BY m.answer_id, m.grader, m.claim_index", (run_id,))
+    return [RunMark(_mark(r), r["method"], r["budget"], r["question_pk"]) for r in rows]

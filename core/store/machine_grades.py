@@ -1,0 +1,271 @@
+"""Machine grades and scores: tables auto_grades (the judge's, the rule grader's and imported grades), answer_scores
+(retrieval evals, faithfulness, relevance), answer_claims (an answer's claims, computed once), and the view
+machine_grades. Also the answers the machine graders read (answers joined with their question).
+
+What it gives: the answers to grade (`answers_of_run`, `answer_row`), which grades are already made against the current
+gold (`fresh_rule_grades`, `fresh_judge_grades`), writing one grade (`replace_auto_grade`, an AutoGrade), the judge's
+repeats (`judge_repeats`) and the rubric versions it graded under (`judge_rubrics`), scores in and out (`store_scores`,
+`run_scores`, `llm_score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out (`put_claims`,
+`claims_detail`, `claim_counts`, `claim_counts_by_method`).
+
+The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id` (which
+grade: the `machine_grades` view's, or the judge's under a chosen rubric) and `verdict_sql` (a grading_error is no
+verdict).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.gold import STALE_SQL
+
+# the failure label of a machine grade whose reply could not be used: stored as grade `unsupported`, but no verdict
+GRADING_ERROR = "grading_error"
+
+
+# the machine verdict (SQL fragments: for core/store only) --------------------------------------------------------------
+def verdict_sql(grade: str) -> str:
+    """SQL: the machine grade in `grade` (an auto_grades alias) as a verdict: NULL for a grading_error, which is stored
+    as `unsupported` but is no verdict, so it neither agrees nor disagrees with a person and never passes or fails."""
+    return f"CASE WHEN {grade}.failure_label IS '{GRADING_ERROR}' THEN NULL ELSE {grade}.grade END"
+
+
+def verdict_id(answer: str, judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+    """SQL for the auto_grades id of the verdict the desk uses for answer `answer` (an SQL expression: "a.id",
+    ":answer"), and the named parameters it needs. Correlated and index-driven: one lookup per answer.
+
+    By default it is the `machine_grades` view's (the judge's, first repeat, newest; else an imported grade; else the
+    rule grader's). When the person has chosen a rubric version on the desk, it is the judge's verdict under that
+    version (first repeat, newest), or none where the judge did not grade the answer under it."""
+    if judge_rubric is None:
+        return f"(SELECT dv.id FROM machine_grades dv WHERE dv.answer_id = {answer})", {}
+    return (f"(SELECT dv.id FROM auto_grades dv WHERE dv.answer_id = {answer} AND dv.grader_kind = 'judge' "
+            "AND dv.rubric_version = :judge_rubric AND dv.repeat_index = 0 ORDER BY dv.id DESC LIMIT 1)",
+            {"judge_rubric": judge_rubric})
+
+
+# the answers graders read ---------------------------------------------------------------------------------------------
+def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[dict[str, Any]]:
+    """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order.
+    Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
+    status = "AND a.status = 'ok'" if only_ok else ""
+    return store.query(
+        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
+        f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
+        "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
+
+
+def answer_row(store: Store, answer_id: int) -> dict[str, Any]:
+    """One answer's row (as a dict, like `answers_of_run`'s, without the question's columns)."""
+    return store.query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
+
+
+# auto_grades ----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class AutoGrade:
+    """One machine grade to store."""
+
+    answer_id: int
+    grader_kind: str  # judge | rule
+    grader_model: str
+    rubric_version: str | None
+    repeat_index: int
+    grade: str
+    failure_label: str | None
+    confidence: float | None
+    reasoning: str
+    raw_response: str | None
+    created_at: str
+    finish_reason: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+
+
+def replace_auto_grade(store: Store, g: AutoGrade) -> None:
+    """Store a grade in place of the grader's earlier one for the same answer, rubric and repeat; the caller holds the
+    transaction. The schema's trigger stamps the question's current gold on it."""
+    store.conn.execute(
+        "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = ? AND grader_model = ? "
+        "AND rubric_version IS ? AND repeat_index = ?",
+        (g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index))
+    store.db["auto_grades"].insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
+
+
+def fresh_rule_grades(store: Store, run_id: int, model: str) -> set[int]:
+    """The answers of the run that rule grader `model` graded against their question's current gold."""
+    return {r["answer_id"] for r in store.query(
+        "SELECT g.answer_id FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q "
+        f"ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'rule' AND g.grader_model = ? "
+        f"AND NOT ({STALE_SQL})", (run_id, model))}
+
+
+def fresh_judge_grades(store: Store, answer_ids: list[int], model: str, rubric_version: str) -> set[tuple[int, int]]:
+    """(answer id, repeat index) of the judge grades made by `model` under `rubric_version` against the current gold,
+    not counting calls that failed (a grading_error without a reply: tried again)."""
+    marks = ",".join("?" * len(answer_ids))
+    return {(r["answer_id"], r["repeat_index"]) for r in store.query(
+        "SELECT g.answer_id, g.repeat_index FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE g.grader_kind = 'judge' AND g.grader_model = ? "
+        "AND g.rubric_version = ? AND NOT (coalesce(g.failure_label, '') = ? AND g.raw_response IS NULL) "
+        f"AND NOT ({STALE_SQL}) AND g.answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *answer_ids))}
+
+
+def stale_judge_grades(store: Store, run_id: int, model: str) -> int:
+    """How many of judge `model`'s grades of the run were made against an older gold."""
+    return store.scalar(
+        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON "
+        f"q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' AND g.grader_model = ? AND {STALE_SQL}",
+        (run_id, model)) or 0
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRepeat:
+    """One judge grade of a run's answer, with where the answer stands (for consistency across repeats)."""
+
+    answer_id: int
+    grader_model: str
+    rubric_version: str | None
+    repeat_index: int
+    grade: str
+    failure_label: str | None
+    question_id: str
+    category: str
+    method: str
+    budget: int
+
+
+def judge_repeats(store: Store, run_id: int, model: str | None = None,
+                  rubric_version: str | None = None) -> list[JudgeRepeat]:
+    """The judge's grades of a run (of one model and rubric version when given), by answer and repeat."""
+    rows = store.conn.execute(
+        "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
+        "q.question_id, q.category, a.method, a.budget FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
+        + ("AND g.grader_model = ? " if model else "") + ("AND g.rubric_version = ? " if rubric_version else "")
+        + "ORDER BY g.answer_id, g.repeat_index", (run_id, *[v for v in (model, rubric_version) if v]))
+    return [JudgeRepeat(*r) for r in rows]
+
+
+def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
+    """The rubric versions the judge graded any of these answers under, oldest rubric first."""
+    marks = ",".join("?" * len(answer_ids)) or "NULL"
+    return tuple(r["rubric_version"] for r in store.query(
+        "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
+        f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
+        "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
+
+
+# answer_scores --------------------------------------------------------------------------------------------------------
+@dataclass
+class Score:
+    """One metric's value for an answer (None when not defined; `detail` says why), as a scorer made it."""
+
+    metric: str
+    value: float | None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def store_scores(store: Store, answer_id: int, scores: list[Score], method: str) -> None:
+    """Write scores of one answer (replacing older values of the same metric and method); caller holds the transaction."""
+    now = utc_now()
+    store.db["answer_scores"].upsert_all(
+        [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
+          "detail": json.dumps(s.detail, ensure_ascii=False), "created_at": now} for s in scores],
+        pk=("answer_id", "metric", "method"))
+
+
+def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Every stored score of a run's answers (all metrics, or those named): the score's columns (`method` is the
+    scorer's, `detail` still JSON text) with its answer's run_id, answer_method, budget, benchmark and question_id.
+    Rows as dicts: the score export spreads them into its records."""
+    only = f"AND s.metric IN ({','.join('?' * len(metrics))})" if metrics else ""
+    return store.query(
+        "SELECT s.*, a.run_id, a.method AS answer_method, a.budget, q.benchmark, q.question_id FROM answer_scores s "
+        "JOIN answers a ON a.id = s.answer_id JOIN questions q ON q.id = a.question_pk "
+        f"WHERE a.run_id = ? {only} ORDER BY s.answer_id, s.method, s.metric", (run_id, *(metrics or ())))
+
+
+def llm_score_details(store: Store, answer_ids: list[int], method: str) -> list[tuple[int, str, str | None]]:
+    """(answer id, metric, detail JSON) of the scores scorer `method` stored for these answers."""
+    marks = ",".join("?" * len(answer_ids))
+    return [(r[0], r[1], r[2]) for r in store.conn.execute(
+        f"SELECT answer_id, metric, detail FROM answer_scores WHERE method = ? AND answer_id IN ({marks})",
+        (method, *answer_ids))]
+
+
+def faithfulness_scores(store: Store, answer_id: int) -> list[tuple[str, float | None, str | None]]:
+    """(scorer method, value, detail JSON) of every faithfulness score of an answer, by method."""
+    return [(r["method"], r["value"], r["detail"]) for r in store.query(
+        "SELECT method, value, detail FROM answer_scores WHERE answer_id = ? AND metric = "
+        "'faithfulness' ORDER BY method", (answer_id,))]
+
+
+def answer_score_values(store: Store, answer_id: int) -> list[tuple[str, str, float | None]]:
+    """(metric, method, value) of every score of an answer, by metric and method."""
+    return [(s["metric"], s["method"], s["value"]) for s in store.query(
+        "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (answer_id,))]
+
+
+# answer_claims --------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ClaimCounts:
+    """What an answer's stored claims add up to."""
+
+    claims: int
+    cited: int  # claims with at least one citation
+    citations: int
+    invalid: int  # citations that resolve to nothing
+
+
+def put_claims(store: Store, answer_id: int, splitter: str, counts: ClaimCounts, detail: str) -> None:
+    """Replace the stored claims of an answer (`detail`: the claims as JSON) (one transaction, joining the caller's)."""
+    with store.transaction():
+        store.db["answer_claims"].upsert({
+            "answer_id": answer_id, "splitter": splitter, "claims": counts.claims, "cited": counts.cited,
+            "citations": counts.citations, "invalid": counts.invalid, "detail": detail, "computed_at": utc_now(),
+        }, pk="answer_id")
+
+
+def claims_detail(store: Store, answer_id: int) -> tuple[str, str] | None:
+    """(splitter version, claims JSON) of an answer's stored claims; None when never computed."""
+    row = store.query("SELECT splitter, detail FROM answer_claims WHERE answer_id = ?", (answer_id,))
+    return (row[0]["splitter"], row[0]["detail"]) if row else None
+
+
+def claim_counts(store: Store, answer_id: int) -> ClaimCounts | None:
+    """The counts of an answer's stored claims (whatever splitter made them); None when never computed."""
+    row = store.query("SELECT claims, cited, citations, invalid FROM answer_claims WHERE answer_id = ?", (answer_id,))
+    return ClaimCounts(**row[0]) if row else None
+
+
+@dataclass(frozen=True, slots=True)
+class MethodClaimCounts:
+    """Claim counts of a run's answered answers of one method (raw, or bundle at one budget)."""
+
+    method: str
+    budget: int
+    answers: int
+    computed: int  # of them, with claims stored by the splitter asked for
+    claims: int
+    cited: int
+    citations: int
+    invalid: int
+    answers_with_invalid: int
+
+
+def claim_counts_by_method(store: Store, run_id: int, splitter: str) -> list[MethodClaimCounts]:
+    """Per answer method and budget: the claim counts of the run's answered answers (claims by `splitter` only)."""
+    rows = store.conn.execute(
+        "SELECT a.method, a.budget, count(*) AS answers, count(c.answer_id) AS computed, "
+        "coalesce(sum(c.claims), 0) AS claims, coalesce(sum(c.cited), 0) AS cited, "
+        "coalesce(sum(c.citations), 0) AS citations, coalesce(sum(c.invalid), 0) AS invalid, "
+        "coalesce(sum(c.invalid > 0), 0) AS answers_with_invalid "
+        "FROM answers a LEFT JOIN answer_claims c ON c.answer_id = a.id AND c.splitter = ? "
+        "WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget ORDER BY a.method DESC, a.budget",
+        (splitter, run_id))
+    return [MethodClaimCounts(*r) for r in rows]
