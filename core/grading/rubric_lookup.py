@@ -1,9 +1,9 @@
 """Finding a rubric: what a `--rubric` argument names (a file, a stored version or the built-in rubric), and each
 version stored once (in table rubrics: core/store/rubrics.py).
 
-A stored rubric's text is its normal form (core/grading/rubric_format.py), so reading it back gives the same version. Stores
-made before rubrics were files hold the judge's prompt under `judge-rubric/1`; that text is shown as it is, and it
-cannot be judged with again (the built-in rubric replaces it).
+A stored rubric's text is its normal form (core/grading/rubric_format.py), so reading it back gives the same version.
+Stores made before rubrics were files hold the judge's prompt under `judge-rubric/1`; that text is shown as it is, and
+it cannot be judged with again (the built-in rubric replaces it).
 """
 
 from __future__ import annotations

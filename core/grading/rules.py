@@ -1,6 +1,6 @@
 """The offline rule-based answer grader: for when no judge endpoint is given. It is a rule grader, not an LLM judge.
 
-It compares the answer with the gold answer and with the evidence (core.textmatch: code terms and content words,
+It compares the answer with the gold answer and with the evidence (core/text/matching.py: code terms and content words,
 rapidfuzz for near matches) and maps to the same four grades the judge and people use:
 
     coverage = share of the gold answer's key terms found in the answer; code terms (identifiers, file names, numbers)

@@ -125,7 +125,8 @@ def other_method(method: str) -> str:
 
 def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None) -> MachineGrade | None:
     """The machine grade the desk shows (core/store/machine_grades.py verdict_id): the `machine_grades` view's, or the
-    judge's verdict under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
+    judge's verdict under `judge_rubric` when one is asked for (None when the judge did not grade the answer under
+    it)."""
     verdict = desk.desk_verdict(store, answer_id, judge_rubric)
     return None if verdict is None else MachineGrade(*verdict)
 
@@ -148,6 +149,7 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             evidence, problem, a.evidence if problem else None, bundle, machine_grade(store, a.id, judge_rubric),
             current_grade(store, a.id, grader, recheck=recheck), answer_score_values(store, a.id),
             judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader))
+    preference = latest_preference(store, run.id, question_pk, grader)
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
-                left_method(run.order_seed, question_pk), answers, latest_preference(store, run.id, question_pk, grader),
-                judge_rubric, judge_rubrics(store, [a.id for a in answers.values()]))
+                left_method(run.order_seed, question_pk), answers, preference, judge_rubric,
+                judge_rubrics(store, [a.id for a in answers.values()]))

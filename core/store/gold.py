@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gradedesk.core.store.connection import Store
 
-# a grade is stale when its stamp differs from its question's current gold (SQL over auto_grades g, questions q)
+# a grade is stale when its stamp differs from its question's current gold (SQL over auto_grades g, questions q); a
+# fragment for the queries of core/store only
 STALE_SQL = "g.gold_hash IS NOT gold_hash(q.gold_answer, q.expected_files, q.expected_symbols)"
 
 

@@ -64,7 +64,7 @@ class MachineOnDesk:
     rubric: str | None
 
 
-# the newest `set` event of `table` (alias e) that no `undo` took back, among those `scope` selects (answers joined as a)
+# the newest `set` event of `table` (alias e) that no `undo` took back, of those `scope` selects (answers joined as a)
 _NEWEST_LIVE = ("SELECT e.* FROM {table} e JOIN answers a ON a.id = e.answer_id WHERE {scope} AND e.action = 'set' "
                 "AND NOT EXISTS (SELECT 1 FROM {table} u WHERE u.action = 'undo' AND u.undoes_uuid = e.uuid) "
                 "ORDER BY e.id DESC LIMIT 1")

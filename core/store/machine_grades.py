@@ -8,9 +8,9 @@ repeats (`judge_repeats`) and the rubric versions it graded under (`judge_rubric
 `run_scores`, `llm_score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out (`put_claims`,
 `claims_detail`, `claim_counts`, `claim_counts_by_method`).
 
-The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id` (which
-grade: the `machine_grades` view's, or the judge's under a chosen rubric) and `verdict_sql` (a grading_error is no
-verdict).
+The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id`
+(which grade: the `machine_grades` view's, or the judge's under a chosen rubric) and `verdict_sql` (a grading_error is
+no verdict).
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from typing import Any
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 
-# the failure label of a machine grade whose reply could not be used: stored as grade `unsupported`, but no verdict
+# the failure label of a machine grade whose reply could not be used: stored as grade `unsupported`, counted, never a
+# NaN, and no verdict
 GRADING_ERROR = "grading_error"
 
 
-# the machine verdict (SQL fragments: for core/store only) --------------------------------------------------------------
+# the machine verdict (SQL fragments: for core/store only) ------------------------------------------------------------
 def verdict_sql(grade: str) -> str:
     """SQL: the machine grade in `grade` (an auto_grades alias) as a verdict: NULL for a grading_error, which is stored
     as `unsupported` but is no verdict, so it neither agrees nor disagrees with a person and never passes or fails."""
@@ -171,7 +172,8 @@ class Score:
 
 
 def store_scores(store: Store, answer_id: int, scores: list[Score], method: str) -> None:
-    """Write scores of one answer (replacing older values of the same metric and method); caller holds the transaction."""
+    """Write scores of one answer (replacing older values of the same metric and method); the caller holds the
+    transaction."""
     now = utc_now()
     store.db["answer_scores"].upsert_all(
         [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
