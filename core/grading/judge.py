@@ -3,12 +3,12 @@
 `judge_run(store, run_id, provider, repeat=1)` grades every answered answer of a run that has a gold answer, `repeat`
 times (repeat_index 0..N-1), through any OpenAI-compatible provider (core.providers), with the built-in rubric or the
 one it is given (core/grading/rubric_format.py). Each grade records the rubric version, the judge model and the time;
-what is done is kept per rubric version, so grades under two rubrics sit side by side. A reply that is not valid JSON
-of the rubric's schema becomes grade `unsupported` with failure label `grading_error` and the raw reply kept; a call
-that fails after the provider's retries is recorded the same way with no raw reply, and is retried the next time
-judge_run runs (resume). Both are counted in summaries. Nothing already graded is graded again, unless the question's gold answer or labels changed since (the
-grade is stale: core/store/gold.py). Every call asks for JSON mode; an endpoint that rejects it (HTTP 400) is asked
-again without it for the rest of the run, since the rubric itself demands a JSON reply.
+what is done is kept per rubric version, so grades under two rubrics sit side by side. A reply that is not valid JSON of
+the rubric's schema becomes grade `unsupported` with failure label `grading_error` and the raw reply kept; a call that
+fails after the provider's retries is recorded the same way with no raw reply, and is retried the next time judge_run
+runs (resume). Both are counted in summaries. Nothing already graded is graded again, unless the question's gold answer
+or labels changed since (the grade is stale: core/store/gold.py). Every call asks for JSON mode; an endpoint that
+rejects it (HTTP 400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply.
 
 Every call is bounded by `max_tokens`; a reply cut there (finish_reason "length") is a grading_error that says so, since
 half a verdict is not one. Unusable verdicts and scores are counted apart from failed calls, so a judge model that

@@ -155,7 +155,7 @@ def run_categories(store: Store, run_id: int) -> list[str]:
 
 
 # order and progress ---------------------------------------------------------------------------------------------------
-def shown_question_pks(store: Store, run: RunInfo) -> array:
+def shown_question_pks(store: Store, run: RunInfo) -> array[int]:
     """The run's questions with a shown answer, ascending, as an array of ids (250,000 questions cost 2 MB)."""
     rows = store.conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
                               {"run": run.id, "budget": run.primary_budget})
@@ -236,7 +236,7 @@ def next_draw_index(store: Store, run_id: int, grader: str) -> int:
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
              population: int) -> None:
     """Store one draw of the sampler; the caller holds the transaction."""
-    store.db["sample_draws"].insert({
+    store.db.table("sample_draws").insert({
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
         "question_pk": question_pk, "probability": probability, "population": population,
         "created_at": utc_now()})
@@ -314,7 +314,7 @@ def desk_verdict(store: Store, answer_id: int, judge_rubric: str | None = None) 
         "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
         f"WHERE g.id = {verdict}",
         {**params, "answer": answer_id}).fetchone()
-    return None if row is None else DeskVerdict(*row[:7], bool(row[7]))
+    return None if row is None else DeskVerdict(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]))
 
 
 # desk_state -----------------------------------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
 def save_desk_state(store: Store, grader: str, run_id: int, question_pk: int | None,
                     settings: dict[str, Any]) -> None:
     with store.transaction():
-        store.db["desk_state"].upsert({
+        store.db.table("desk_state").upsert({
             "grader": grader, "run_id": run_id, "question_pk": question_pk,
             "settings": json.dumps(settings, sort_keys=True), "updated_at": utc_now()},
             pk=("grader", "run_id"))

@@ -83,7 +83,7 @@ def _undo_newest(store: Store, table: str, scope: str, params: tuple[Any, ...], 
         target = _newest_live(store, table, scope, params)
         if target is None:
             return None
-        store.db[table].insert({
+        store.db.table(table).insert({
             "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": target["grader"], "action": "undo",
             "undoes_uuid": target["uuid"], **{k: target[k] for k in copied}, **fields, "created_at": utc_now()})
     return target
@@ -126,7 +126,7 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
         "machine_rubric": machine and machine.rubric,
     }
     with store.transaction():
-        store.db["human_grades"].insert(row)
+        store.db.table("human_grades").insert(row)
         rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
     return _human(rows[0])
 
@@ -141,7 +141,7 @@ def undo_last_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None
 def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str) -> None:
     """Append which answer of a question the person preferred (raw, bundle or tie) and which sat on the left."""
     with store.transaction():
-        store.db["human_preferences"].insert({
+        store.db.table("human_preferences").insert({
             "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
             "preferred": preferred, "left_method": left, "created_at": utc_now()})
 
@@ -188,7 +188,7 @@ def add_mark(store: Store, answer_id: int, grader: str, claim_index: int, claim_
     row = {"uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "claim_index": claim_index,
            "claim_text": claim_text, "action": "set", "mark": mark, "scorers_visible": int(scorers_visible),
            "created_at": utc_now()}
-    store.db["claim_marks"].insert(row)
+    store.db.table("claim_marks").insert(row)
     return _mark(store.query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))[0])
 
 

@@ -94,7 +94,7 @@ def replace_auto_grade(store: Store, g: AutoGrade) -> None:
         "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = ? AND grader_model = ? "
         "AND rubric_version IS ? AND repeat_index = ?",
         (g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index))
-    store.db["auto_grades"].insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
+    store.db.table("auto_grades").insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
 
 
 def fresh_rule_grades(store: Store, run_id: int, model: str) -> set[int]:
@@ -175,7 +175,7 @@ def store_scores(store: Store, answer_id: int, scores: list[Score], method: str)
     """Write scores of one answer (replacing older values of the same metric and method); the caller holds the
     transaction."""
     now = utc_now()
-    store.db["answer_scores"].upsert_all(
+    store.db.table("answer_scores").upsert_all(
         [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
           "detail": json.dumps(s.detail, ensure_ascii=False), "created_at": now} for s in scores],
         pk=("answer_id", "metric", "method"))
@@ -227,7 +227,7 @@ class ClaimCounts:
 def put_claims(store: Store, answer_id: int, splitter: str, counts: ClaimCounts, detail: str) -> None:
     """Replace the stored claims of an answer (`detail`: the claims as JSON) (one transaction, joining the caller's)."""
     with store.transaction():
-        store.db["answer_claims"].upsert({
+        store.db.table("answer_claims").upsert({
             "answer_id": answer_id, "splitter": splitter, "claims": counts.claims, "cited": counts.cited,
             "citations": counts.citations, "invalid": counts.invalid, "detail": detail, "computed_at": utc_now(),
         }, pk="answer_id")

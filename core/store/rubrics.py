@@ -15,7 +15,7 @@ def stored_text(store: Store, version: str) -> str | None:
 
 def add_rubric(store: Store, version: str, text: str) -> None:
     """Store a version that is not stored yet (the caller checked, in its transaction)."""
-    store.db["rubrics"].insert({"version": version, "text": text, "created_at": utc_now()})
+    store.db.table("rubrics").insert({"version": version, "text": text, "created_at": utc_now()})
 
 
 def newest_named(store: Store, name: str) -> str | None:
