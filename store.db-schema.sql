@@ -118,7 +118,7 @@ CREATE TABLE IF NOT EXISTS prompts (
 
 CREATE TABLE IF NOT EXISTS rubrics (
     version    TEXT PRIMARY KEY,           -- name/hash: the rubric's name and 8 hex of its normal form's sha256
-    text       TEXT NOT NULL,              -- the normal form of the rubric file (core/grading/rubric.py)
+    text       TEXT NOT NULL,              -- the normal form of the rubric file (core/grading/rubric_format.py)
     created_at TEXT NOT NULL
 );
 

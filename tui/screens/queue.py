@@ -3,7 +3,7 @@
 Rows come in keyset pages of PAGE rows from the store thread; the next page loads when the cursor nears the end, so a
 run of a million answers opens as fast as one of ten. Blind first holds here too: the machine grade of an answer the
 person has not graded is shown as "hidden". Machine grades are the desk's: under the judge rubric version chosen on
-the grading screen, if one is (core/review/verdict.py). Enter opens the item (dismisses with (question_pk, side,
+the grading screen, if one is (core/store/machine_grades.py). Enter opens the item (dismisses with (question_pk, side,
 filters)).
 """
 
