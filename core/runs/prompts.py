@@ -18,6 +18,7 @@ from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR, EvidenceBundle
 from gradedesk.core.errors import UserError
 from gradedesk.core.providers.offline import QUESTION_MARK
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.runs import add_prompt, prompt_text
 
 
 
@@ -53,13 +54,12 @@ def store_prompts(store: Store) -> dict[str, str]:
     """Record the prompts (idempotent); a changed text under an existing version is a bug, reported as such."""
     with store.transaction():
         for p in PROMPTS.values():
-            existing = store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (p.name, p.version))
+            existing = prompt_text(store, p.name, p.version)
             if existing is None:
-                store.db["prompts"].insert({"name": p.name, "version": p.version, "text": p.text,
-                                            "created_at": utc_now()})
+                add_prompt(store, p.name, p.version, p.text, utc_now())
             elif existing != p.text:
                 raise UserError(f"prompt {p.name} version {p.version} differs from the stored text; "
-                                f"bump its version in core/answer.py")
+                                f"bump its version in core/runs/prompts.py")
     return prompt_versions()
 
 
