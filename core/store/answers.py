@@ -129,3 +129,20 @@ def run_answers(store: Store, run_id: int) -> list[RunAnswer]:
         "q.question_id, q.question, q.category, q.benchmark, q.gold_answer "
         "FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? "
         "ORDER BY a.question_pk, a.method DESC, a.budget", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRef:
+    """An answer named by what it is (its run, question, method and budget) beside its row id: how exported scores
+    name the answer they are of."""
+
+    run_id: int
+    answer_id: int
+    benchmark: str
+    question_id: str
+    method: str
+    budget: int
+
+
+# the columns of an AnswerRef over answers a JOIN questions q
+ANSWER_REF_SQL = "a.run_id, a.id, q.benchmark, q.question_id, a.method, a.budget"
