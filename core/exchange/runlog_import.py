@@ -154,7 +154,7 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
                   grades_from: GradedBy | None = None) -> ImportReport:
     """Import a run log as a new run (source 'import'), all in one transaction; the same file twice is one run.
 
-    `shape` forces how every line is read (core/exchange/runlog_shapes.SHAPES); `grades_from` says who made the log's
+    `shape` forces how every line is read (core/exchange/formats.RUNLOG_SHAPES); `grades_from` says who made the log's
     grades; `grader` names the person whose grades they are (default: the file's name).
     """
     p = Path(path)

@@ -54,8 +54,6 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grade_exchange import marked_answer_refs, run_human_grades, run_machine_grades
 from gradedesk.core.text.redact import redact, redact_json
 
-SCORE_FORMATS = ("gradedesk", "langfuse", "phoenix")  # gradedesk's records, Langfuse's score API, Phoenix annotations
-
 
 def stable_key(*identity: Any) -> str:
     """16 hex of a hash of what a score is of: the same on every export, so a re-export updates."""
