@@ -199,14 +199,13 @@ def _store_answer(store: Store, run_id: int, outcome: AnswerOutcome) -> None:
     attempts = r.attempts if r else (e.attempts if e else 0)
     with store.transaction():
         bundle_id = save_bundle(store, t.bundle) if t.bundle is not None else None
-        shown = {"evidence": t.evidence, "evidence_files": t.evidence_files, "bundle_id": bundle_id,
-                 "prompt_version": t.prompt_version, "answered_at": utc_now(), "attempts": attempts}
+        shown = (t.evidence, t.evidence_files, bundle_id, t.prompt_version, utc_now(), attempts)
         if r is not None:
-            write = AnswerWrite("ok", **shown, text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
+            write = AnswerWrite("ok", *shown, text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
                                 tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
                                 finish_reason=r.finish_reason, reasoning=r.reasoning)
         else:
-            write = AnswerWrite("error", **shown, error=str(e))
+            write = AnswerWrite("error", *shown, error=str(e))
         record_answer(store, run_id, (t.question_pk, t.method, t.budget), write)
 
 

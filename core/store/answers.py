@@ -8,7 +8,7 @@ answers with their questions (`run_answers`, what a run log or export line is ma
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass, fields
 
 from gradedesk.core.store.connection import Store
 
@@ -63,7 +63,7 @@ def record_answer(store: Store, run_id: int, slot: Slot, write: AnswerWrite) -> 
         row["attempts"] = attempts + write.attempts
         if write.tokens_counted is None:
             del row["tokens_counted"]
-        store.db["answers"].update(answer_id, row)
+        store.db.table("answers").update(answer_id, row)
         if old_bundle is not None and old_bundle != write.bundle_id:
             delete_bundles(store, [old_bundle])
 
@@ -91,8 +91,10 @@ class NewAnswer:
 
 def add_answer(store: Store, answer: NewAnswer) -> int:
     """Store an answered answer (status ok); its id."""
-    return int(store.db["answers"].insert(
-        {**{f.name: getattr(answer, f.name) for f in fields(answer)}, "status": "ok"}).last_pk)
+    names = [*(f.name for f in fields(answer)), "status"]
+    cursor = store.conn.execute(f"INSERT INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                                (*astuple(answer), "ok"))
+    return int(cursor.lastrowid or 0)
 
 
 @dataclass(frozen=True, slots=True)

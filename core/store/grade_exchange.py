@@ -154,14 +154,15 @@ def add_imported_human_grade(store: Store, grade: HumanGrade) -> int:
     """Store a person's grade that came with a run log (a 'set' event, selection 'imported': someone else's process
     chose the item, so it is never weighed as a sample); 0 when its uuid is here already, else 1."""
     names = [*_HUMAN, "action", "selection"]
-    return store.conn.execute(
+    return int(store.conn.execute(
         f"INSERT OR IGNORE INTO human_grades ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-        (*astuple(grade), "set", "imported")).rowcount
+        (*astuple(grade), "set", "imported")).rowcount)
 
 
 def add_machine_grade(store: Store, grade: MachineGrade) -> None:
     """Store a machine grade; one with the same answer, grader, rubric and repeat is kept as it is."""
-    store.db["auto_grades"].insert({name: getattr(grade, name) for name in _MACHINE}, ignore=True)
+    store.conn.execute(f"INSERT OR IGNORE INTO auto_grades ({', '.join(_MACHINE)}) "
+                       f"VALUES ({', '.join('?' * len(_MACHINE))})", astuple(grade))
 
 
 def rubric_stored(store: Store, version: str) -> bool:
@@ -171,7 +172,7 @@ def rubric_stored(store: Store, version: str) -> bool:
 def add_answer_scores(store: Store, answer_id: int, method: str, metrics: dict[str, tuple[float | None, Any]],
                       created_at: str) -> None:
     """Store (or replace) the answer's value of each metric by `method`, with its detail (kept as JSON)."""
-    store.db["answer_scores"].insert_all(
+    store.db.table("answer_scores").insert_all(
         [{"answer_id": answer_id, "metric": metric, "method": method, "value": value,
           "detail": json.dumps(detail, ensure_ascii=False), "created_at": created_at}
          for metric, (value, detail) in metrics.items()], replace=True)

@@ -185,4 +185,4 @@ def add_events(store: Store, new: dict[str, list[EventRow]]) -> None:
             columns = {r[1] for r in store.conn.execute(
                 f"PRAGMA table_info({_table(table, ANSWER_EVENTS + QUESTION_EVENTS)})")} - {"id"}
             for row in rows:
-                store.db[table].insert({k: v for k, v in row.items() if k in columns})
+                store.db.table(table).insert({k: v for k, v in row.items() if k in columns})

@@ -47,12 +47,15 @@ def question_pk(store: Store, benchmark: str, question_id: str) -> int | None:
 
 def add_question(store: Store, question: QuestionRow, created_at: str) -> int:
     """Store a new question; its row id."""
-    return int(store.db["questions"].insert({**question.columns(), "created_at": created_at}).last_pk)
+    row = {**question.columns(), "created_at": created_at}
+    cursor = store.conn.execute(f"INSERT INTO questions ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                                tuple(row.values()))
+    return int(cursor.lastrowid or 0)
 
 
 def update_question(store: Store, pk: int, question: QuestionRow) -> None:
     """Rewrite a stored question (a corrected gold answer or labels keep its row, so its answers stay its own)."""
-    store.db["questions"].update(pk, question.columns())
+    store.db.table("questions").update(pk, question.columns())
 
 
 @dataclass(frozen=True, slots=True)

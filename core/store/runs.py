@@ -125,14 +125,15 @@ class NewRun:
 
 def add_run(store: Store, run: NewRun) -> int:
     """Store a new run; its id."""
-    return int(store.db["runs"].insert({
-        "created_at": run.created_at, "source": run.source, "label": run.label, "provider": run.provider,
-        "model": run.model, "endpoint_host": run.endpoint_host, "repo_id": run.repo_id,
-        "repo_commit": run.repo_commit, "benchmark": run.benchmark, "budgets": json.dumps(run.budgets),
-        "primary_budget": run.primary_budget, "raw_k": run.raw_k, "tokenizer": run.tokenizer,
-        "compiler_version": run.compiler_version, "prompt_versions": json.dumps(run.prompt_versions),
-        "order_seed": run.order_seed, "config": json.dumps(run.config, ensure_ascii=False),
-    }).last_pk)
+    row = {"created_at": run.created_at, "source": run.source, "label": run.label, "provider": run.provider,
+           "model": run.model, "endpoint_host": run.endpoint_host, "repo_id": run.repo_id,
+           "repo_commit": run.repo_commit, "benchmark": run.benchmark, "budgets": json.dumps(run.budgets),
+           "primary_budget": run.primary_budget, "raw_k": run.raw_k, "tokenizer": run.tokenizer,
+           "compiler_version": run.compiler_version, "prompt_versions": json.dumps(run.prompt_versions),
+           "order_seed": run.order_seed, "config": json.dumps(run.config, ensure_ascii=False)}
+    cursor = store.conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                                tuple(row.values()))
+    return int(cursor.lastrowid or 0)
 
 
 def run_by_key(store: Store, source: str, key: str) -> int | None:
@@ -154,14 +155,16 @@ def delete_run(store: Store, run_id: int) -> None:
 # prompts ---------------------------------------------------------------------------------------------------------------
 def prompt_text(store: Store, name: str, version: str) -> str | None:
     """The stored text of a prompt version, or None when it is not stored yet."""
-    return store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (name, version))
+    text = store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (name, version))
+    return None if text is None else str(text)
 
 
 def add_prompt(store: Store, name: str, version: str, text: str, created_at: str) -> None:
-    store.db["prompts"].insert({"name": name, "version": version, "text": text, "created_at": created_at})
+    store.conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
+                       (name, version, text, created_at))
 
 
-def list_runs(store: Store) -> list[dict]:
+def list_runs(store: Store) -> list[dict[str, Any]]:
     """Every run, newest first, with its answer counts by status."""
     return store.query("""
         SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
