@@ -1,8 +1,9 @@
 """The answers table, and the bundles its bundled answers hold.
 
 A run's answer slots made up front (`add_pending_answers`) and their statuses (`answer_statuses`), one call's outcome
-written into its slot (`record_answer`: a bundle it replaces goes), an imported answer (`add_answer`), and a run's
-answers with their questions (`run_answers`, what a run log or export line is made of).
+written into its slot (`record_answer`: a bundle it replaces goes), an imported answer (`add_answer`), a run's
+answers with their questions (`run_answers`, what a run log or export line is made of), and an answer named by what it
+is (AnswerRef: run, question, method and budget), as exported scores name it.
 """
 
 from __future__ import annotations

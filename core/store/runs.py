@@ -34,35 +34,6 @@ def resolve_run(store: Store, run: str | int | None) -> int:
     return run_id
 
 
-@dataclass(frozen=True)
-class RunInfo:
-    id: int
-    label: str | None
-    provider: str
-    model: str | None
-    benchmark: str | None
-    primary_budget: int  # the bundled answer shown beside raw
-    order_seed: int
-    rubric_version: str | None  # newest rubric in the store: stamped on each human grade
-
-    @property
-    def title(self) -> str:
-        parts = [f"run {self.id}"]
-        if self.label:
-            parts.append(self.label)
-        parts.append(self.model or self.provider)
-        return " · ".join(parts)
-
-
-def run_info(store: Store, run_id: int) -> RunInfo:
-    r = run_row(store, run_id)
-    budget = r.primary_budget
-    if budget is None:  # older or imported runs: the largest budget answered
-        budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
-    rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
-    return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed), rubric)
-
-
 @dataclass(frozen=True, slots=True)
 class RunRow:
     """A run as stored; the JSON columns (budgets, prompt_versions, config) read back."""
@@ -98,6 +69,35 @@ def run_row(store: Store, run_id: int) -> RunRow:
     return RunRow(**{**r, "budgets": json.loads(r["budgets"] or "[]"),
                      "prompt_versions": json.loads(r["prompt_versions"] or "{}"),
                      "config": json.loads(r["config"] or "{}")})
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    label: str | None
+    provider: str
+    model: str | None
+    benchmark: str | None
+    primary_budget: int  # the bundled answer shown beside raw
+    order_seed: int
+    rubric_version: str | None  # newest rubric in the store: stamped on each human grade
+
+    @property
+    def title(self) -> str:
+        parts = [f"run {self.id}"]
+        if self.label:
+            parts.append(self.label)
+        parts.append(self.model or self.provider)
+        return " · ".join(parts)
+
+
+def run_info(store: Store, run_id: int) -> RunInfo:
+    r = run_row(store, run_id)
+    budget = r.primary_budget
+    if budget is None:  # older or imported runs: the largest budget answered
+        budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
+    rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
+    return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed), rubric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +152,19 @@ def delete_run(store: Store, run_id: int) -> None:
         delete_bundles(store, bundles)
 
 
+def list_runs(store: Store) -> list[dict[str, Any]]:
+    """Every run, newest first, with its answer counts by status (column -> value: `gradedesk runs --json` prints
+    them as they are)."""
+    return store.query("""
+        SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
+               r.budgets, r.primary_budget,
+               (SELECT count(DISTINCT a.question_pk) FROM answers a WHERE a.run_id = r.id) AS questions,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'ok') AS answered,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'error') AS failed,
+               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'pending') AS pending
+        FROM runs r ORDER BY r.id DESC""")
+
+
 # prompts ---------------------------------------------------------------------------------------------------------------
 def prompt_text(store: Store, name: str, version: str) -> str | None:
     """The stored text of a prompt version, or None when it is not stored yet."""
@@ -162,15 +175,3 @@ def prompt_text(store: Store, name: str, version: str) -> str | None:
 def add_prompt(store: Store, name: str, version: str, text: str, created_at: str) -> None:
     store.conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
                        (name, version, text, created_at))
-
-
-def list_runs(store: Store) -> list[dict[str, Any]]:
-    """Every run, newest first, with its answer counts by status."""
-    return store.query("""
-        SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
-               r.budgets, r.primary_budget,
-               (SELECT count(DISTINCT a.question_pk) FROM answers a WHERE a.run_id = r.id) AS questions,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'ok') AS answered,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'error') AS failed,
-               (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'pending') AS pending
-        FROM runs r ORDER BY r.id DESC""")
