@@ -45,8 +45,8 @@ def section(name: str, text: str) -> str:
 
 def format_evidence(items: list[Evidence]) -> str:
     """Numbered evidence blocks with their provenance, as the grader model sees them."""
-    return grader_evidence([(Header(n, item.file_path or "", item.start_line, item.end_line, item.symbol_name), item.text)
-                            for n, item in enumerate(items, start=1)])
+    return grader_evidence([(Header(n, e.file_path or "", e.start_line, e.end_line, e.symbol_name), e.text)
+                            for n, e in enumerate(items, start=1)])
 
 
 def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> object:

@@ -18,7 +18,7 @@ import re
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.text.matching import find_citations
-from gradedesk.core.text.prompt_layout import CitationRef, file_header, parse_header, parse_reason, place
+from gradedesk.core.text.prompt_layout import CitationRef, enclosed, file_header, parse_header, parse_reason, place
 
 
 def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
@@ -53,12 +53,12 @@ COPIED = "[a line copied from the prompt]"
 
 
 def _uncopied(line: str) -> str:
-    indented = line.lstrip()
-    if parse_reason(indented) is not None:
+    unindented = line.lstrip()
+    if parse_reason(unindented) is not None:
         return COPIED
     header = parse_header(line)  # a bundled prompt's evidence header, copied into an answer on a line of its own
-    if header is not None:  # written as a raw prompt's header is: the place, without the bundle's symbol, method and score
-        return line[:len(line) - len(indented)] + file_header(header)
+    if header is not None:  # written as a raw prompt's header is: the place, no symbol, method or score
+        return line[:len(line) - len(unindented)] + file_header(header)
     return line
 
 
@@ -83,9 +83,7 @@ def neutral_citations(text: str, evidence: list[Evidence]) -> str:
     by_position = {e.position: e for e in evidence if e.position is not None}
     spans: list[tuple[int, int, str, set[str]]] = []  # start, end, source, the files it points at
     for ref in find_citations(text):
-        start, end = ref.start, ref.end
-        if text[start - 1:start] + text[end:end + 1] in ("()", "``"):  # "(File: x.py:3)", `x.py:3`: one citation
-            start, end = start - 1, end + 1
+        start, end = enclosed(text, ref)
         files = ({by_position[n].file_path or "" for n in ref.labels if n in by_position} if ref.labels
                  else {ref.path or ""})
         source = _source(ref, by_position)

@@ -11,8 +11,10 @@ then the text. Three headers:
   Store.open`.
 
 Answers cite evidence by label (`[Evidence 2]`, `[Evidence 1, 3-4]`, `[E2]`), by file (`File: core/store.py`, with
-`:12` or `(lines 3-9)`) or by a bare `core/store.py:12`; the offline answerer writes `cite`. `read_citations` reads all
-of these back, `strip_citations` and `uncited` take them out of a text.
+`:12` or `(lines 3-9)`) or by a bare `core/store.py:12`; the offline answerer writes `cite`, and `place` and
+`label_name` write what a citation points at (`core/store.py:12-14`, `Evidence 2`). `read_citations` reads all of
+these back, `strip_citations` and `uncited` take them out of a text. Not here: the graders' BEGIN/END sections
+(core/grading/llm_io.py) and the desk's `[source: ...]` (core/review/blind.py), which no prompt reader reads.
 
 Two header readers, on purpose: `read_block_start` is lenient (a prompt's block starts at any line opening with a
 label and a path, whatever follows), `parse_header` is strict (a whole line that is a bundle header and nothing else,
@@ -38,7 +40,8 @@ NO_EVIDENCE = "(no evidence was retrieved)"  # the graders' evidence section whe
 _BLOCK_LABEL_RE = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
 _BLOCK_FILE_RE = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _HEADER_RE = re.compile(r"\[Evidence (?P<label>\d+)\] (?P<path>\S+)(?: :: (?P<symbol>\S+))?"
-                        r"(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?(?: \[(?P<method>[\w-]+), score: (?P<score>-?[\d.]+)\])?")
+                        r"(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?"
+                        r"(?: \[(?P<method>[\w-]+), score: (?P<score>-?[\d.]+)\])?")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
 _LABEL_REF_RE = re.compile(
     r"\[(?:Evidence|E)\s*(\d+(?:\s*(?:[,;&]|and|[-–])\s*(?:(?:Evidence|E)\s*)?\d+)*)\]", re.IGNORECASE)
@@ -230,6 +233,14 @@ def read_citations(text: str, masked: str | None = None) -> list[CitationRef]:
         refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()], path=m.group("path"), first_line=first,
                                 last_line=_int(m.group("b")) or first))
     return sorted(refs, key=lambda r: r.start)
+
+
+def enclosed(text: str, ref: CitationRef) -> tuple[int, int]:
+    """The span of a citation read in `text`, with the parentheses or backticks around it when it has a pair of them:
+    `(File: x.py:3)` and `` `x.py:3` `` are one citation each."""
+    if text[ref.start - 1:ref.start] + text[ref.end:ref.end + 1] in ("()", "``"):
+        return ref.start - 1, ref.end + 1
+    return ref.start, ref.end
 
 
 def strip_citations(text: str) -> str:

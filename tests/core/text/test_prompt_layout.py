@@ -23,6 +23,7 @@ from gradedesk.core.text.prompt_layout import (
     CitationRef,
     Header,
     cite,
+    enclosed,
     evidence_header,
     file_header,
     grader_header,
@@ -89,12 +90,15 @@ def test_every_citation_reads_back_as_written(label, path, line):
     assert read_citations(f"as shown {text}.")[0].text in text
     if label is None:
         assert is_citation(text.strip("()"))
+        [ref] = read_citations(text)
+        assert enclosed(text, ref) == (0, len(text))  # the parentheses cite with it
 
 
-@pytest.mark.parametrize("path,first,last", [("core/store.py", 3, 9), ("a/b-c/d_e.x.py", 12, 12), ("README.md", 7, None)])
+@pytest.mark.parametrize("path,first,last",
+                         [("core/store.py", 3, 9), ("a/b-c/d_e.x.py", 12, 12), ("README.md", 7, None)])
 def test_a_place_reads_back_as_written(path, first, last):
-    [ref] = read_citations(place(path, first, last))
-    assert ref == CitationRef(0, len(place(path, first, last)), place(path, first, last), (), path, first, last or first)
+    written = place(path, first, last)
+    assert read_citations(written) == [CitationRef(0, len(written), written, (), path, first, last or first)]
     assert place(path) == path
 
 
@@ -118,7 +122,8 @@ def hits() -> list[Hit]:
 
 def bundle() -> EvidenceBundle:
     snippets = [EvidenceSnippet(h.chunk_id, h.content_hash, h.text, 1, h.file_path, h.start_line, h.end_line,
-                                h.symbol_name, h.method, h.score, h.rank, f"open_store applies the schema {h.rank}", "definition")
+                                h.symbol_name, h.method, h.score, h.rank, f"open_store applies the schema {h.rank}",
+                                "definition")
                 for h in hits()]
     return EvidenceBundle(QUESTION, "code_lookup", snippets, 0, 1000, ["bm25"], [], created_at="x")
 
@@ -169,7 +174,8 @@ def test_the_graders_evidence_is_written_with_the_grader_header():
     text = format_evidence(evidence())
     starts = [h for line in text.split("\n") if (h := read_block_start(line)) is not None]
     assert starts == [Header(e.position, e.file_path, e.start_line, e.end_line) for e in evidence()]
-    assert text.startswith(grader_header(Header(1, "core/store/connection.py", 40, 43, "open_store")) + "\ndef open_store")
+    first = grader_header(Header(1, "core/store/connection.py", 40, 43, "open_store"))
+    assert text.startswith(f"{first}\ndef open_store")
     assert format_evidence([]) == "(no evidence was retrieved)"
 
 
