@@ -13,8 +13,8 @@ then the text. Three headers:
 Answers cite evidence by label (`[Evidence 2]`, `[Evidence 1, 3-4]`, `[E2]`), by file (`File: core/store.py`, with
 `:12` or `(lines 3-9)`) or by a bare `core/store.py:12`; the offline answerer writes `cite`, and `place` and
 `label_name` write what a citation points at (`core/store.py:12-14`, `Evidence 2`). `read_citations` reads all of
-these back, `strip_citations` and `uncited` take them out of a text. Not here: the graders' BEGIN/END sections
-(core/grading/llm_io.py) and the desk's `[source: ...]` (core/review/blind.py), which no prompt reader reads.
+these back, `strip_citations` and `uncited` take them out of a text. Not here, as no reader parses them: the
+graders' BEGIN/END sections (core/grading/llm_io.py) and the desk's `[source: ...]` (core/review/blind.py).
 
 Two header readers, on purpose: `read_block_start` is lenient (a prompt's block starts at any line opening with a
 label and a path, whatever follows), `parse_header` is strict (a whole line that is a bundle header and nothing else,
