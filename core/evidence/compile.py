@@ -302,9 +302,8 @@ def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000
     """retrieve → compile → bundle, under the repository's tokenizer; with an embedder, vector search joins."""
     from gradedesk.core.index.indexer import resolve_repo
 
-    repo_row = resolve_repo(store, repo)
+    record = resolve_repo(store, repo)
     info = analyse_question(question)
-    vector = embed_question(store, repo_row, embedder, info.text) if embedder else None
-    hits = retrieve(store, info, repo=repo, k=CANDIDATE_HITS, query_vector=vector)
-    tokenizer = repo_row["tokenizer"]
-    return build_bundle(compile_context(info, hits, budget, tokenizer=tokenizer))
+    vector = embed_question(store, record, embedder, info.text) if embedder else None
+    hits = retrieve(store, info, repo=record, k=CANDIDATE_HITS, query_vector=vector)
+    return build_bundle(compile_context(info, hits, budget, tokenizer=record.tokenizer))
