@@ -67,8 +67,8 @@ def baseline_retrieve(store: Store, question: str, repo: str | RepoRecord | None
     windows, bm25 = _windows(store, repo_row)
     terms = plain_tokens(question)
     scores = bm25.scores(terms)
-    top = np.flatnonzero(scores > 0)
-    top = sorted(top.tolist(), key=lambda d: (-scores[d], d))[:k]
+    matched_docs = np.flatnonzero(scores > 0)
+    top = sorted(matched_docs.tolist(), key=lambda d: (-scores[d], d))[:k]
     tok = get_tokenizer(repo_row.tokenizer)
     hits = []
     for rank, d in enumerate(top, start=1):

@@ -227,6 +227,6 @@ def vector_ranked(index: VectorIndex, query: QueryVector, limit: int) -> list[tu
         return []
     scores = index.matrix @ query.vector.astype(np.float32)
     scores[~index.present] = -np.inf
-    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
-    top = sorted((int(d) for d in top if index.present[d]), key=lambda d: (-scores[d], d))
+    nearest = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+    top = sorted((int(d) for d in nearest if index.present[d]), key=lambda d: (-scores[d], d))
     return [(d, float(scores[d]), f"cosine similarity {scores[d]:.3f} ({query.model})") for d in top]

@@ -208,10 +208,10 @@ def stored_postings(store: Store, repo_id: int) -> StoredPostings | None:
 
 def postings_current(store: Store, repo_id: int, analyzer: str) -> bool:
     """Are the stored postings built for the repository's index version by this analyzer?"""
-    return store.conn.execute(
-        "SELECT count(*) FROM search_index WHERE repo_id = ? AND analyzer = ? "
-        "AND index_version = (SELECT index_version FROM repos WHERE id = ?)", (repo_id, analyzer, repo_id)
-    ).fetchone()[0] > 0
+    row = store.conn.execute("SELECT count(*) FROM search_index WHERE repo_id = ? AND analyzer = ? "
+                             "AND index_version = (SELECT index_version FROM repos WHERE id = ?)",
+                             (repo_id, analyzer, repo_id)).fetchone()
+    return bool(row[0])
 
 
 def save_postings(store: Store, repo_id: int, analyzer: str, doc_rowids: bytes, data: bytes) -> None:
