@@ -29,6 +29,8 @@ class BundleRow:
 
 @dataclass(frozen=True, slots=True)
 class SnippetRow:
+    # after position, the fields of core/evidence/bundle.EvidenceSnippet in its order, repeated here because the store
+    # may not import evidence: the writer converts with SnippetRow(position, **asdict(snippet))
     position: int  # 1-based: the [Evidence i] label
     chunk_id: str
     content_hash: str
