@@ -2,8 +2,9 @@
 
 Retrieval returns evidence with provenance, read here as PackItems; a ContextPackPolicy says how they become the text
 sent to a model: the separator, the order (rank, score or source), and whether each block starts with metadata lines.
-An item with no text or only whitespace is left out. A pack is fitted to a character budget and then a token budget by dropping trailing
-blocks (block text is never rewritten). The result records the policy, the budgets and the tokenizer that counted.
+An item with no text or only whitespace is left out. A pack is fitted to a character budget and then a token budget
+by dropping trailing blocks (block text is never rewritten). The result records the policy, the budgets and the
+tokenizer that counted.
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def update_repo(store: Store, repo_id: int, root: str, git_commit: str | None, t
                        "WHERE id = ?", (root, git_commit, tokenizer, utc_now(), index_version, repo_id))
 
 
-# files -----------------------------------------------------------------------------------------------------------------
+# files ----------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class FileState:
     """What the index remembers of a file, to know whether it changed."""
@@ -106,7 +106,7 @@ def insert_file(store: Store, repo_id: int, path: str, size: int, mtime_ns: int,
     return int(cursor.lastrowid or 0)
 
 
-# chunks and references: the indexer's writes ---------------------------------------------------------------------------
+# chunks and references: the indexer's writes --------------------------------------------------------------------------
 def insert_chunks(store: Store, rows: Sequence[ChunkRow], refs: Sequence[RefRow]) -> None:
     """The chunks of the files an index run changed, and their call/import references, in one bulk insert each."""
     store.conn.executemany(
@@ -135,7 +135,7 @@ def chunk_sources(store: Store, chunk_ids: Sequence[str]) -> Iterator[tuple[str,
             f"({','.join('?' * len(batch))})", batch)
 
 
-# chunks: retrieval's reads (hot: plain tuples) -------------------------------------------------------------------------
+# chunks: retrieval's reads (hot: plain tuples) ------------------------------------------------------------------------
 def chunk_locations(store: Store, repo_id: int) -> Iterator[ChunkLocation]:
     """Every chunk of the repository without its text (retrieval's loaded index keeps these per chunk)."""
     return store.conn.execute(
@@ -163,7 +163,7 @@ def chunks_by_file(store: Store, repo_id: int) -> Iterator[tuple[str, int, str]]
         "SELECT file_path, start_line, text FROM chunks WHERE repo_id = ? ORDER BY file_path, start_line", (repo_id,))
 
 
-# symbol_refs: the call graph ---------------------------------------------------------------------------------------------
+# symbol_refs: the call graph ------------------------------------------------------------------------------------------
 def referring_chunks(store: Store, repo_id: int, name: str, kinds: Sequence[str]) -> list[tuple[str, str]]:
     """(chunk_id, ref_kind) of up to 500 chunks that call (or import, by `kinds`) the name."""
     sql = (f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
@@ -179,8 +179,9 @@ def called_names(store: Store, chunk_id: str) -> list[str]:
 
 def calls_in_order(store: Store, chunk_ids: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(chunk_id, called name) of these chunks' calls, in line order."""
-    return store.conn.execute(f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({','.join('?' * len(chunk_ids))}) "
-                              "AND ref_kind = 'call' ORDER BY line", list(chunk_ids))
+    return store.conn.execute(
+        f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({','.join('?' * len(chunk_ids))}) "
+        "AND ref_kind = 'call' ORDER BY line", list(chunk_ids))
 
 
 def imported_names(store: Store, repo_id: int, files: Sequence[str]) -> Iterator[tuple[str, str]]:
