@@ -34,7 +34,8 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
-from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, strip_citations
+from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words
+from gradedesk.core.text.prompt_layout import strip_citations
 
 RULES_ID = "rules/1"
 CODE_WEIGHT = 0.6

@@ -26,7 +26,7 @@ from gradedesk.core.review.claim_desk import ClaimSheet
 
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.block_view import BlockView
-from gradedesk.tui.widgets.claim_view import claim_prompt, evidence_blocks, figures_text
+from gradedesk.tui.widgets.claim_view import claim_evidence_blocks, claim_prompt, figures_text
 from gradedesk.tui.widgets.literal import literal
 from gradedesk.tui.widgets.status_line import StatusLine
 
@@ -125,7 +125,7 @@ class ClaimScreen(Screen):
         if self.sheet is None or index is None:
             return
         view = self.query_one(EvidenceView)
-        blocks, target, row = evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
+        blocks, target, row = claim_evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
         view.set_blocks(blocks)
         top = view.block_line(target) if target is not None else None
         if top is not None:  # the cited snippet's header in view, and its first highlighted line
