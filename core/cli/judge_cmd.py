@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
                                progress=bar, rubric=rubric, max_tokens=args.max_tokens) if provider else None
-        consistency = judge_consistency(store, run_id, provider.model,
+        consistency = judge_consistency(store, run_id, report.model,
                                         rubric_version=report.rubric_version) if report else None
     endpoint_warnings(provider)
     if provider is None:

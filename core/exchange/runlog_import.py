@@ -19,6 +19,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
@@ -127,7 +128,7 @@ def _store_marked(store: Store, answer_id: int, a: LogAnswer, now: str) -> tuple
     machine = humans = 0
     for g in a.graded:
         if g["grader_kind"] == "human":
-            row = {k: g.get(k) for k in HUMAN_FIELDS}
+            row: dict[str, Any] = {k: g.get(k) for k in HUMAN_FIELDS}
             row.update(uuid=str(g.get("uuid") or uuid.uuid4()), answer_id=answer_id, grader=g["grader"],
                        mode=row["mode"] or "blind", judge_visible=int(bool(row["judge_visible"])),
                        is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now)
@@ -176,7 +177,7 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
     report = ImportReport(0, str(p), len(good), 0, 0, 0, problems, shapes=shapes)
     # the desk shows the bundles of the run's one primary budget: keep the log's budget when all its bundles share it
     budgets = {a.bundle_budget for ln in good for a in ln.answers if a.method == "bundle"}
-    budget = budgets.pop() if len(budgets) == 1 and None not in budgets else 0
+    budget = (budgets.pop() if len(budgets) == 1 else None) or 0
     config = {"key": key, "file": str(p), "lines": len(good), "skipped": len(problems), "shapes": shapes}
     rubrics = {ln.question_id: ln.rubric for ln in good if ln.rubric is not None}
     if rubrics:

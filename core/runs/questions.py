@@ -59,8 +59,8 @@ def _check_line(data: object) -> list[tuple[str, str]]:
             problems.append((name, f"must be a string, got {type(value).__name__}"))
         elif name != "gold_answer" and not value.strip():
             problems.append((name, "is empty"))
-        elif name in MAX_CHARS and too_long(value, name):
-            problems.append((name, too_long(value, name)))
+        elif name in MAX_CHARS and (long := too_long(value, name)):
+            problems.append((name, long))
     for name in OPTIONAL_LISTS:
         value = data.get(name)
         if value is None:
@@ -78,7 +78,7 @@ def parse_questions(text_lines: list[str], source: str) -> list[Question]:
     for lineno, data in json_lines(text_lines, source, problems):
         bad = _check_line(data)
         problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
-        if bad:
+        if bad or not isinstance(data, dict):  # not a dict is one of the problems _check_line reports
             continue
         qid = data["id"]
         if qid in first_line:

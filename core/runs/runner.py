@@ -36,6 +36,7 @@ from gradedesk.core.runs.questions import Question, benchmark_name, load_questio
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.store.answers import AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.index import RepoRecord
 from gradedesk.core.store.runs import NewRun, add_run, delete_run, run_by_key
 from gradedesk.core.text.tokens import get_tokenizer
 
@@ -164,7 +165,7 @@ def _pending_rows(store: Store, run_id: int, qpks: dict[str, int], budgets: list
     return {slot: status[slot] for slot in slots}
 
 
-def _prepare(store: Store, spec: RunSpec, repo_row: dict[str, Any], question: Question, qpk: int,
+def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, qpk: int,
              todo: list[tuple[str, int]], embedder: Any = None) -> list[AnswerTask]:
     """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
     from gradedesk.core.evidence.compile import build_bundle, compile_context
@@ -173,8 +174,8 @@ def _prepare(store: Store, spec: RunSpec, repo_row: dict[str, Any], question: Qu
     from gradedesk.core.text.question import analyse_question
 
     info = analyse_question(question.question)
-    vector = embed_question(store, repo_row, embedder, info.text) if embedder else None
-    hits = [h for h in retrieve(store, info, repo=repo_row["name"], k=spec.fetch_k, query_vector=vector)
+    vector = embed_question(store, repo, embedder, info.text) if embedder else None
+    hits = [h for h in retrieve(store, info, repo=repo, k=spec.fetch_k, query_vector=vector)
             if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
     tasks = []
     for method, budget in todo:
@@ -223,11 +224,11 @@ def _paths_inside(path: str, root: str) -> list[str]:
     return found
 
 
-def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo_row: dict[str, Any],
+def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: RepoRecord,
              tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None,
              max_tokens: int | None = ANSWER_MAX_TOKENS, embeddings_model: str | None = None) -> RunSpec:
-    """The run's spec for the repository `repo_row` (core.index.indexer.resolve_repo's record); budgets are counted
-    with `tokenizer`, by default the one the repository was indexed with.
+    """The run's spec for the repository `repo`; budgets are counted with `tokenizer`, by default the one the
+    repository was indexed with.
 
     A questions file inside the indexed repository holds the gold answers: it is excluded from the evidence, or the
     benchmark would retrieve its own answer key.
@@ -237,37 +238,38 @@ def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], re
     model_run = provider.name == "openai-compatible"
     endpoint = endpoint_host(provider.base_url) if model_run else None
     return RunSpec(
-        benchmark=benchmark, repo_id=int(repo_row["id"]), repo_name=repo_row["name"],
-        repo_commit=repo_row.get("git_commit"), provider=provider.name, model=provider.model,
+        benchmark=benchmark, repo_id=repo.id, repo_name=repo.name, repo_commit=repo.git_commit,
+        provider=provider.name, model=provider.model,
         endpoint_host=endpoint, budgets=parse_budgets(budgets),
-        tokenizer=get_tokenizer(tokenizer or repo_row["tokenizer"]).id,
+        tokenizer=get_tokenizer(tokenizer or repo.tokenizer).id,
         candidates_k=CANDIDATE_HITS, prompt_versions=store_prompts(store), label=label,
-        excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
+        excluded_files=_paths_inside(questions_path, repo.root) if questions_path else [],
         max_tokens=max_tokens if model_run else None,
         embeddings_model=embeddings_model,
         system_role="user" if model_run and provider.system_role == "user" else None,
     )
 
 
-def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: list[int] | str = DEFAULT_BUDGETS,
+def run_benchmark(store: Store, questions_path: str, provider: Any, *,
+                  budgets: list[int] | tuple[int, ...] | str = DEFAULT_BUDGETS,
                   repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
                   concurrency: int = 4, progress: Progress | None = None,
                   max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None) -> RunSummary:
     """Answer every question raw and bundled (per budget), resuming the run with the same configuration; with an
     embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors."""
-    if max_tokens < 1:
-        raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     from gradedesk.core.index.indexer import resolve_repo
 
+    if max_tokens < 1:
+        raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     questions = load_questions(questions_path)
     benchmark = benchmark_name(questions_path)
-    repo_row = resolve_repo(store, repo)  # once: every question of the run is asked of this record
-    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo_row, tokenizer, label,
+    record = resolve_repo(store, repo)  # once: every layer of the run is handed this record
+    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), record, tokenizer, label,
                     str(questions_path), max_tokens, embedder.model if embedder else None)
     if embedder:
         from gradedesk.core.retrieval.vectors import embedding_settings
 
-        embedding_settings(store, repo_row, embedder.model)  # no vectors: say so before any call
+        embedding_settings(store, record, embedder.model)  # no vectors: say so before any call
     qpks = store_questions(store, benchmark, questions)
     extra = {"questions_file": str(questions_path), "concurrency": concurrency,
              "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
@@ -288,7 +290,7 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
     by_pk = {qpks[q.id]: q for q in questions}
     try:
         for i, (pk, slots) in enumerate(todo.items(), start=1):
-            tasks.extend(_prepare(store, spec, repo_row, by_pk[pk], pk, slots, embedder))
+            tasks.extend(_prepare(store, spec, record, by_pk[pk], pk, slots, embedder))
             report("retrieve", i, len(todo), 0)
         report("answer", 0, len(tasks), 0)
 
