@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradedesk.core.evidence.bundle import COMPILER_VERSION, SNIPPET_SEPARATOR, EvidenceBundle, EvidenceSnippet, prompt_context, validate
+from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, EvidenceSnippet, prompt_context, validate
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError

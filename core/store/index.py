@@ -36,13 +36,6 @@ class RepoRecord:
     indexed_at: str
     index_version: int  # bumped by every index run that changed chunks; keys retrieval's caches
 
-    # runs/ and cli/run_cmd.py (and tests) still read the record by column name, as they read the row it replaced
-    def __getitem__(self, column: str) -> object:
-        return getattr(self, column)
-
-    def get(self, column: str, default: object = None) -> object:
-        return getattr(self, column, default)
-
 
 _REPO_COLUMNS = "id, name, root, git_commit, tokenizer, indexed_at, index_version"
 

@@ -114,7 +114,7 @@ def test_index_is_cached_per_version(store, tmp_path):
         fh.write("\n\ndef brand_new_helper():\n    return 1\n")
     index_repository(store, root)
     repo2 = resolve_repo(store, None)
-    assert repo2["index_version"] == repo["index_version"] + 1
+    assert repo2.index_version == repo.index_version + 1
     assert retrieve(store, "brand_new_helper", k=1)[0].symbol_name == "brand_new_helper"
     assert load_index(store, repo2) is not load_index(store, repo)
 
