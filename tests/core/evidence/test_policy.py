@@ -29,7 +29,9 @@ def test_join_and_blank_evidence_left_out():
 
 def test_orderings():
     evidence = hits(("low", 1.0, "b.py"), ("high", 9.0, "c.py"), ("mid", 5.0, "a.py"))
-    text = lambda ordering: build_context_pack(evidence, ContextPackPolicy(join_with="|", ordering=ordering)).text
+    def text(ordering):
+        return build_context_pack(evidence, ContextPackPolicy(join_with="|", ordering=ordering)).text
+
     assert text("rank") == "low|high|mid"
     assert text("score") == "high|mid|low"
     assert text("source") == "mid|low|high"
