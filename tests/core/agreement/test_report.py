@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from tests.fixtures.agreement import BOB, FC, PC, TABLE, add_auto, add_human, add_rubric, build
-from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.stats import measures as agree
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store

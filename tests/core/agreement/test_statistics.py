@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.stats import measures as agree
 from gradedesk.core.grading.vocabulary import GRADES
 
 

@@ -1,7 +1,7 @@
 """Agreement statistics between graders: pure functions, no store.
 
 Every person-vs-machine measure here is a function of the confusion matrix (rows: the person, columns: the machine,
-classes in `core.grades.GRADES` order, best first). That makes the bootstrap cheap: resampling n graded pairs with
+classes in the order the caller gives: the grades, best first). That makes the bootstrap cheap: resampling n graded pairs with
 replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each measure is
 computed on B resampled matrices at once (numpy, vectorized over the leading axis).
 
@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+
+from gradedesk.core.stats.records import Record
 
 DEFAULT_BOOT = 2000
 DEFAULT_SEED = 20240601
@@ -32,7 +34,7 @@ NO_ITEMS = "no items graded by both"
 
 
 @dataclass
-class Estimate:
+class Estimate(Record):
     """A statistic with its bootstrap interval, or value None and a reason why it is not defined."""
 
     value: float | None
@@ -41,9 +43,6 @@ class Estimate:
     high: float | None = None
     reason: str | None = None
     more_for_target: int | None = None  # extra graded items for a +/-0.05 interval (see module docstring)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def text(self) -> str:
         """'0.712 [0.601, 0.805]' or 'not defined: <reason>' (plain text for tables)."""
@@ -233,12 +232,6 @@ def estimates(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_B
     """All measures on one matrix, each with an interval from the same seeded resamples."""
     boot_cms = resample_matrices(cm, boot, seed) if boot else None
     return {m.name: estimate(cm, m, boot_cms) for m in measures}
-
-
-def estimates_dict(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
-                   seed: int = DEFAULT_SEED) -> dict[str, dict]:
-    """`estimates` as JSON-ready data."""
-    return {k: v.to_dict() for k, v in estimates(cm, measures, boot, seed).items()}
 
 
 def summary_measures() -> list[Measure]:
