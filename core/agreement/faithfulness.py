@@ -4,20 +4,21 @@ A person's faithfulness of an answer comes from their claim marks (core/grading/
 claims, once every claim of the answer is marked. Each scorer that wrote a faithfulness value for the run (the offline
 scorer, `llm:<model>`; answer_scores, metric faithfulness) is compared with it over the (answer, person) pairs both
 define: Pearson correlation, mean absolute difference and mean difference (scorer minus person), with bootstrap
-intervals over the pairs (core/stats/numeric.py). Citation precision has no scorer to compare with; it is reported per method.
+intervals over the pairs (core/stats/numeric.py). Citation precision has no scorer to compare with; it is reported per
+method.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gradedesk.core.grading.claim_figures import human_by_method, marked_answers
 from gradedesk.core.grading.retrieval_evals import run_scores
 from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate
 from gradedesk.core.stats.numeric import numeric_agreement
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 
 FEW = 20  # pairs below which a bootstrap interval is rough
@@ -31,7 +32,8 @@ class ScorerAgreement(Record):
     n: int
     mean_person: float | None
     mean_scorer: float | None
-    estimates: dict[str, Estimate] = flat()  # pearson, mean_abs_diff, mean_difference (scorer - person)
+    # pearson, mean_abs_diff, mean_difference (scorer - person)
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
 
 
 @dataclass
@@ -47,14 +49,15 @@ def faithfulness_agreement(store: Store, run_id: int, boot: int = DEFAULT_BOOT,
                            seed: int = DEFAULT_SEED) -> Faithfulness:
     """People's faithfulness per method, and each faithfulness scorer against it."""
     marked = marked_answers(store, run_id)
-    people = [m for m in marked if m.figures.complete and m.figures.faithfulness is not None]
+    people = [(m.answer_id, m.grader, m.figures.faithfulness) for m in marked
+              if m.figures.complete and m.figures.faithfulness is not None]
     scores: dict[str, dict[int, float]] = defaultdict(dict)
     for r in run_scores(store, run_id, ("faithfulness",)):
         if r["value"] is not None:
             scores[r["method"]][r["answer_id"]] = r["value"]
     scorers = []
     for scorer, values in sorted(scores.items()):
-        pairs = [(p.figures.faithfulness, values[p.answer_id]) for p in people if p.answer_id in values]
+        pairs = [(faithfulness, values[answer_id]) for answer_id, _, faithfulness in people if answer_id in values]
         est = numeric_agreement([a for a, _ in pairs], [b for _, b in pairs], boot, seed, ("person", scorer))
         scorers.append(ScorerAgreement(scorer, len(pairs), sum(a for a, _ in pairs) / len(pairs) if pairs else None,
                                        sum(b for _, b in pairs) / len(pairs) if pairs else None, est))
@@ -66,4 +69,5 @@ def faithfulness_agreement(store: Store, run_id: int, boot: int = DEFAULT_BOOT,
     partly = sum(not m.figures.complete for m in marked)
     if partly:
         notes.append(f"{partly} answer(s) have claims only partly marked and are left out")
-    return Faithfulness(len(people), sorted({p.grader for p in people}), human_by_method(marked), scorers, notes)
+    return Faithfulness(len(people), sorted({grader for _, grader, _ in people}), human_by_method(marked), scorers,
+                        notes)

@@ -68,7 +68,7 @@ class AlignSettings:
     max_tokens: int = VERDICT_MAX_TOKENS  # of each judge reply
 
 
-# -- the report ---------------------------------------------------------------------------------------------------------
+# -- the report --------------------------------------------------------------------------------------------------------
 
 @dataclass
 class ReportSettings(Record):

@@ -10,12 +10,12 @@ with themselves, and the units of their agreement with each other (Krippendorff'
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.reports import GradeEvent, current_grades, grade_events
 
@@ -79,7 +79,7 @@ class SelfConsistency(Record):
 
     grader: str
     n: int
-    estimates: dict[str, Estimate] = flat()
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
 
 
 def self_consistency(events: dict[tuple[int, str], list[GradeEvent]], boot: int, seed: int) -> list[SelfConsistency]:

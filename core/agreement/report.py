@@ -10,14 +10,15 @@ rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
   re-grading. A run judged under several rubrics gets them side by side on the items all of them graded
   (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
-- Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer length.
+- Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer
+  length.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradedesk.core.agreement.faithfulness import Faithfulness, faithfulness_agreement
 from gradedesk.core.agreement.grade_pairs import (
@@ -35,7 +36,7 @@ from gradedesk.core.agreement.samples import SampleReport, sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import (
@@ -66,7 +67,7 @@ class GroupAgreement(Record):
 
     group: str
     n: int
-    estimates: dict[str, Estimate] = flat()
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
 
 
 def _grouped(pairs: list[Pair], key: Callable[[Pair], str], s: Settings) -> list[GroupAgreement]:
@@ -104,7 +105,7 @@ class Confusion(Record):
 class BinaryAgreement(Record):
     """Agreement on pass / not pass, with the machine's TPR and TNR, and the 2x2 matrix."""
 
-    estimates: dict[str, Estimate] = flat()
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
     labels: list[str]
     matrix: list[list[int]]
 
@@ -205,15 +206,15 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     cm2 = agree.collapse_binary(cm, GRADES.index(PASS_GRADE))
     report = AgreementReport(
         run_id=run_id,
-        machine=Machine(kind, machine_label(kind, models or {grader and grader.model}) if kind else None),
+        machine=Machine(kind, machine_label(kind, models or {grader.model if grader else None}) if kind else None),
         compared_with=grader.text if grader else "the machine grader on the desk when each grade was saved",
         pairs=len(pairs),
         people=sorted({p.grader for p in pairs}),
         settings=ReportSettings(s.boot, s.seed, agree.LEVEL, agree.TARGET_HALF_WIDTH),
         four_level=agree.estimates(cm, agree.pair_measures(), s.boot, s.seed),
         confusion=Confusion("person", "machine", list(GRADES), cm.tolist()),
-        per_class=agree.estimates(cm, agree.class_measures(GRADES, col_name=KIND_NAMES.get(kind or "", "machine grader")),
-                                  s.boot, s.seed),
+        per_class=agree.estimates(
+            cm, agree.class_measures(GRADES, col_name=KIND_NAMES.get(kind or "", "machine grader")), s.boot, s.seed),
         binary=BinaryAgreement(agree.estimates(cm2, agree.pair_measures() + agree.binary_rates(), s.boot, s.seed),
                                [PASS_GRADE, "not " + PASS_GRADE], cm2.tolist()),
         breakdowns={name: _grouped(pairs, key, s) for name, key in BREAKDOWNS.items()},

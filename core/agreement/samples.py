@@ -13,7 +13,7 @@ anchoring (agreement when the judge was shown before the first grade vs blind).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -22,7 +22,7 @@ from gradedesk.core.agreement.grade_pairs import Pair
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.reports import latest_preferences
@@ -50,7 +50,8 @@ class Bootstrap(Protocol):
 def _binary_cells(cells: np.ndarray) -> np.ndarray:
     """Four-level cells (row * 4 + col) as pass/fail cells (row * 2 + col), pass first."""
     rows, cols = cells // _Q, cells % _Q
-    return (rows != _PASS).astype(np.int64) * 2 + (cols != _PASS).astype(np.int64)
+    binary: np.ndarray = (rows != _PASS).astype(np.int64) * 2 + (cols != _PASS).astype(np.int64)
+    return binary
 
 
 def _cell(human: str, machine: str) -> int:
@@ -104,7 +105,7 @@ class ApartSample(Record):
     selection: str | None  # human_grades.selection; None: not recorded
     sample: str
     pairs: int
-    estimates: dict[str, Estimate] = flat()
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
 
 
 def _apart(pairs: list[Pair], s: Bootstrap) -> list[ApartSample]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
@@ -157,7 +157,7 @@ def _quotas(sizes: dict[str, int], total: int) -> dict[str, int]:
 
 
 def split_by_question(items: Sequence[GradedItem], test_share: float, seed: int,
-                      pinned: set[int] = frozenset()) -> Split:
+                      pinned: Set[int] = frozenset()) -> Split:
     """Train and test by question, seeded and stratified by grade; `pinned` questions always go to train."""
     if not 0 < test_share < 1:
         raise UserError(f"--test-share: must be between 0 and 1 (exclusive), got {test_share}")

@@ -150,8 +150,9 @@ def bias_table(report: AgreementReport) -> Table:
 
 
 def quality_table(report: AgreementReport) -> Table:
-    rows: list[list[Any]] = [[q.method, q.budget, q.answers, None if q.mean_tokens_in is None else round(q.mean_tokens_in),
-                              q.machine_pass_rate, q.human_pass_rate] for q in report.quality_by_tokens]
+    rows: list[list[Any]] = [[q.method, q.budget, q.answers,
+                              None if q.mean_tokens_in is None else round(q.mean_tokens_in), q.machine_pass_rate,
+                              q.human_pass_rate] for q in report.quality_by_tokens]
     return Table("Answer quality against prompt tokens (budget sweep)",
                  ["method", "budget", "answers", "mean prompt tokens", "machine pass rate", "person pass rate"], rows)
 
@@ -162,16 +163,18 @@ def samples_table(report: AgreementReport) -> Table:
     sampled = samples.sampled
     rows: list[list[Any]] = [[sampled.sample, sampled.pairs, f"{sampled.kish_effective_n}",
                               *(est_text(sampled.four_level[key]) for key, _ in GROUP_MEASURES)]]
-    rows += [[a.sample, a.pairs, "-", *(est_text(a.estimates[key]) for key, _ in GROUP_MEASURES)] for a in samples.apart]
+    rows += [[a.sample, a.pairs, "-", *(est_text(a.estimates[key]) for key, _ in GROUP_MEASURES)]
+             for a in samples.apart]
     return Table(f"Samples (the tables above use {samples.headline_sample}; "
                  f"{sampled.pending_draws} draw(s) not graded yet)",
                  ["sample", "pairs", "effective n", *(label for _, label in GROUP_MEASURES)], rows)
 
 
 def ppi_table(report: AgreementReport) -> Table:
-    rows: list[list[Any]] = [[r.method, r.judged, r.human_sampled, est_text(r.ppi),
-                              "-" if r.worth_human_grades is None else f"{r.worth_human_grades} (+{r.more_than_graded})"]
-                             for r in report.samples.pass_rates]
+    rows: list[list[Any]] = [
+        [r.method, r.judged, r.human_sampled, est_text(r.ppi),
+         "-" if r.worth_human_grades is None else f"{r.worth_human_grades} (+{r.more_than_graded})"]
+        for r in report.samples.pass_rates]
     return Table("Prediction-powered pass rates (the judge on every answer, corrected by the sampled human grades)",
                  ["method", "judged", "human-graded draws", "pass rate", "worth human grades (+ more than graded)"],
                  rows)

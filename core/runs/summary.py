@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gradedesk.core.errors import UserError
@@ -28,11 +28,11 @@ from gradedesk.core.grading.retrieval_evals import method_label, run_scores
 from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.providers import TRUNCATED
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import (
-    AnswerRow, JudgeCost, MachineGradeRow, RunHeader, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
+    AnswerRow, CallCost, MachineGradeRow, RunHeader, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
     run_header,
 )
 from gradedesk.core.store.runs import resolve_run
@@ -68,7 +68,7 @@ class GradeCounts(Record):
     """Machine grades of some answers by outcome; pass_rate is over usable grades (None when there is none)."""
 
     n: int
-    by_grade: dict[str, int] = flat()  # every grade of GRADES, best first
+    by_grade: dict[str, int] = field(metadata=FLAT)  # every grade of GRADES, best first
     grading_error: int
     pass_rate: float | None
 
@@ -146,24 +146,17 @@ def _score_table(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[Sc
         details = [json.loads(r["detail"] or "{}") for r in rs]
         values = [r["value"] for r in rs if r["value"] is not None]
         out.append(ScoreMean(label, scorer, metric, _mean(values), len(values),
-                             sum(bool(d.get("unlabelled")) for d in details), sum(bool(d.get("error")) for d in details),
+                             sum(bool(d.get("unlabelled")) for d in details),
+                             sum(bool(d.get("error")) for d in details),
                              sum(r["value"] is None and not d.get("unlabelled") and not d.get("error")
                                  for r, d in zip(rs, details))))
     return out
 
 
 @dataclass
-class LlmScoreCost(Record):
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float | None
-    calls: int
-
-
-@dataclass
 class GradingCost(Record):
-    judge: JudgeCost
-    llm_scores: LlmScoreCost
+    judge: CallCost
+    llm_scores: CallCost
     cost_usd: float | None  # None: no cost known at all
     tokens: int
 
@@ -172,9 +165,8 @@ def _grading_cost(store: Store, run_id: int) -> GradingCost:
     judge = judge_cost(store, run_id)
     details = [json.loads(d or "{}") for d in llm_score_details(store, run_id)]
     costs = [d["cost_usd"] for d in details if d.get("cost_usd") is not None]
-    llm_scores = LlmScoreCost(sum(d.get("tokens_in") or 0 for d in details),
-                              sum(d.get("tokens_out") or 0 for d in details), sum(costs) if costs else None,
-                              len(details))
+    llm_scores = CallCost(sum(d.get("tokens_in") or 0 for d in details), sum(d.get("tokens_out") or 0 for d in details),
+                          sum(costs) if costs else None, len(details))
     total = None if judge.cost_usd is None and llm_scores.cost_usd is None else \
         (judge.cost_usd or 0.0) + (llm_scores.cost_usd or 0.0)
     return GradingCost(judge, llm_scores, total,
@@ -194,7 +186,7 @@ class GraderInfo(Record):
 class GradeRow(Record):
     grader: str
     method: str
-    counts: GradeCounts = flat()
+    counts: GradeCounts = field(metadata=FLAT)
     ungraded: int  # answered, not graded by this grader
 
 
@@ -203,7 +195,7 @@ class CategoryRow(Record):
     grader: str
     category: str
     method: str
-    counts: GradeCounts = flat()
+    counts: GradeCounts = field(metadata=FLAT)
 
 
 @dataclass

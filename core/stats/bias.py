@@ -15,7 +15,7 @@ core/agreement/machine_bias.py gives the grades.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from gradedesk.core.stats.measures import (
     DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Estimate, Measure, collapse_binary, confusion_matrix, estimates,
     summary_measures,
 )
-from gradedesk.core.stats.records import Record, flat
+from gradedesk.core.stats.records import FLAT, Record
 
 TERCILES = ("shortest third", "middle third", "longest third")
 
@@ -88,7 +88,8 @@ class Tercile(Record):
     n: int
     min_length: int | None
     max_length: int | None
-    figures: dict[str, Estimate] = flat()  # percent_agreement, cohen_kappa, gwet_ac1, person_ and judge_pass_rate
+    # percent_agreement, cohen_kappa, gwet_ac1, person_pass_rate, judge_pass_rate
+    figures: dict[str, Estimate] = field(metadata=FLAT)
 
 
 def tercile_figures(items: Sequence[LengthItem], classes: Sequence[str], positive: int, boot: int = DEFAULT_BOOT,

@@ -1,9 +1,9 @@
 """Agreement statistics between graders: pure functions, no store.
 
 Every person-vs-machine measure here is a function of the confusion matrix (rows: the person, columns: the machine,
-classes in the order the caller gives: the grades, best first). That makes the bootstrap cheap: resampling n graded pairs with
-replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each measure is
-computed on B resampled matrices at once (numpy, vectorized over the leading axis).
+classes in the order the caller gives: the grades, best first). That makes the bootstrap cheap: resampling n graded
+pairs with replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each
+measure is computed on B resampled matrices at once (numpy, vectorized over the leading axis).
 
 A measure that is not defined for some data (no items, one class only, a person who never passed anything) gives an
 `Estimate` whose value is None and whose `reason` says why: never a NaN, never a crash. NaN is used only inside the

@@ -8,7 +8,7 @@ has value None and a reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-STATISTICS = {
+STATISTICS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "pearson": _pearson,
     "mean_abs_diff": lambda x, y: np.abs(y - x).mean(-1),
     "mean_difference": lambda x, y: (y - x).mean(-1),  # scorer minus person: > 0, the scorer is more generous

@@ -70,7 +70,8 @@ def paired_grader_estimates(table: np.ndarray, measures: Sequence[Measure], boot
                 reason = "; ".join(f"{side}: {e.reason}" for side, e in zip(names, (ea, eb)) if e.value is None)
             diff = Estimate(None, n, reason=reason)
         else:
-            values = m.fn(boot_b) - m.fn(boot_a) if boot_a is not None and len(boot_a) else np.array([])
+            values = m.fn(boot_b) - m.fn(boot_a) if boot_a is not None and boot_b is not None and len(boot_a) \
+                else np.array([])
             diff = finish(eb.value - ea.value, n, values, "")
         out[m.name] = PairedEstimate(ea, eb, diff)
     return out

@@ -2,9 +2,9 @@
 
 Code reads a record's attributes. Its JSON form, `to_dict()`, is what `--json` prints and the store keeps: each field
 under its own name, in declaration order; nested dataclasses (records, or the store's rows), lists and dicts converted
-the same way. A field declared with `flat()` spreads its entries into the parent instead (a group's estimates sit
-beside its name and size, as `{"group": ..., "n": ..., "cohen_kappa": {...}}`). `record["field"]` reads the JSON form
-of one field: the shape scripts and tests check.
+the same way. A field declared with `field(metadata=FLAT)` spreads its entries into the parent instead (a group's
+estimates sit beside its name and size, as `{"group": ..., "n": ..., "cohen_kappa": {...}}`). `record["field"]` reads
+the JSON form of one field: the shape scripts and tests check.
 """
 
 from __future__ import annotations
@@ -13,11 +13,7 @@ import dataclasses
 from typing import Any
 
 _FLAT = "flatten"
-
-
-def flat(**kwargs: Any) -> Any:
-    """A dataclass field whose JSON form (a dict) spreads into its parent's."""
-    return dataclasses.field(metadata={_FLAT: True}, **kwargs)
+FLAT = {_FLAT: True}  # dataclasses.field(metadata=FLAT): the field's JSON form (a dict) spreads into its parent
 
 
 def json_form(value: Any) -> Any:

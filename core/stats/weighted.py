@@ -46,8 +46,9 @@ def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: in
     return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
 
 
-def weighted_estimates(cells: Sequence[int], weights: Sequence[float], q: int, measures: Sequence[Measure],
-                       boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
+def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray, q: int,
+                       measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
+                       seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
     """Each measure on the Hajek-weighted matrix of the draws, with a weighted bootstrap interval."""
     cells_a, weights_a = np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=float)
     if cells_a.size == 0:

@@ -1,7 +1,7 @@
 """The read-only joins behind the figures: `gradedesk agree`'s report (people's grades beside the machine grades,
-every answer's verdict, grade events, judge grades per rubric version, rubric flags, preferences), the people's
-figures (alignment items, judge verdicts and their cost) and `gradedesk summary` (a run's answers, machine grades and
-grading cost).
+every answer's verdict, grade events, judge grades per rubric version, rubric flags, preferences), judge alignment
+(people's graded answers, the judge's verdicts and their cost) and `gradedesk summary` (a run's answers, machine grades
+and grading cost).
 
 It owns no table: it reads answers, questions, runs, auto_grades and the machine_grades view, human_grades and the
 current_human_grades view, human_preferences, answer_scores and rubrics as the reports join them. Queries that read a
@@ -202,7 +202,7 @@ def answer_texts(store: Store, answer_ids: Iterable[int]) -> Iterator[tuple[int,
     ids = sorted(set(answer_ids))
     for start in range(0, len(ids), CHUNK):
         part = ids[start:start + CHUNK]
-        for r in store.query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", part):
+        for r in store.query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
             yield r["id"], r["text"]
 
 
@@ -255,10 +255,11 @@ class RubricText:
 
 def rubric_texts(store: Store) -> list[RubricText]:
     """Every stored rubric version, oldest first."""
-    return [RubricText(**r) for r in store.query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
+    return [RubricText(**r)
+            for r in store.query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
 
 
-# -- judge alignment: people's grades, the judge's verdicts --------------------------------------------------------------
+# -- judge alignment: people's grades, the judge's verdicts ------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class PersonGradedAnswer:
@@ -315,7 +316,7 @@ def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int
     return (total if known else None), unknown
 
 
-# -- summary: a run's answers, machine grades and grading cost ----------------------------------------------------------
+# -- summary: a run's answers, machine grades and grading cost ---------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class RunHeader:
@@ -332,8 +333,8 @@ class RunHeader:
 
 def run_header(store: Store, run_id: int) -> RunHeader | None:
     """What a run was (when, from where, which provider and model), None when there is no such run."""
-    rows = store.query("SELECT id, created_at, source, label, provider, model, endpoint_host, benchmark, primary_budget "
-                       "FROM runs WHERE id = ?", (run_id,))
+    rows = store.query("SELECT id, created_at, source, label, provider, model, endpoint_host, benchmark, "
+                       "primary_budget FROM runs WHERE id = ?", (run_id,))
     return RunHeader(**rows[0]) if rows else None
 
 
@@ -380,16 +381,18 @@ def answer_rows(store: Store, run_id: int) -> list[AnswerRow]:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeCost:
+class CallCost:
+    """What some model calls cost: tokens, dollars (None: no price known) and how many calls."""
+
     tokens_in: int
     tokens_out: int
     cost_usd: float | None
     calls: int
 
 
-def judge_cost(store: Store, run_id: int) -> JudgeCost:
+def judge_cost(store: Store, run_id: int) -> CallCost:
     """Tokens, cost and calls of every judge grade of the run (every repeat)."""
-    return JudgeCost(**store.query(
+    return CallCost(**store.query(
         "SELECT coalesce(sum(g.tokens_in), 0) AS tokens_in, coalesce(sum(g.tokens_out), 0) AS tokens_out, "
         "sum(g.cost_usd) AS cost_usd, count(*) AS calls FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ? AND g.grader_kind = 'judge'", (run_id,))[0])
@@ -397,5 +400,6 @@ def judge_cost(store: Store, run_id: int) -> JudgeCost:
 
 def llm_score_details(store: Store, run_id: int) -> list[str | None]:
     """The detail (JSON text) of every score an LLM scorer gave an answer of the run."""
-    return [r["detail"] for r in store.query("SELECT s.detail FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
-                                             "WHERE a.run_id = ? AND s.method LIKE 'llm:%'", (run_id,))]
+    return [r["detail"] for r in store.query(
+        "SELECT s.detail FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
+        "WHERE a.run_id = ? AND s.method LIKE 'llm:%'", (run_id,))]

@@ -1,4 +1,4 @@
-"""core/agreement/weighted.py: inverse-probability weighted agreement and prediction-powered pass rates."""
+"""core/stats/weighted.py: inverse-probability weighted agreement and prediction-powered pass rates."""
 
 from __future__ import annotations
 
