@@ -95,7 +95,8 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def _total(cm: np.ndarray) -> np.ndarray:
-    return cm.sum((-2, -1))
+    total: np.ndarray = cm.sum((-2, -1))  # numpy's stubs type reductions as Any
+    return total
 
 
 def _percent(cm: np.ndarray) -> np.ndarray:
@@ -106,12 +107,14 @@ def disagreement_weights(q: int, weights: str | None) -> np.ndarray:
     """Cost of each (i, j) disagreement: 0/1 (unweighted), |i-j|/(q-1) (linear) or ((i-j)/(q-1))^2 (quadratic)."""
     i, j = np.indices((q, q))
     if weights is None:
-        return (i != j).astype(float)
-    d = np.abs(i - j) / (q - 1)
+        unweighted: np.ndarray = (i != j).astype(float)
+        return unweighted
+    d: np.ndarray = np.abs(i - j) / (q - 1)
     if weights == "linear":
         return d
     if weights == "quadratic":
-        return d**2
+        squared: np.ndarray = d**2
+        return squared
     raise ValueError(f"weights: {weights!r} is not linear, quadratic or None")
 
 
@@ -308,7 +311,8 @@ def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.
     youden = tpr + tnr - 1
     out = np.full(np.broadcast(observed, youden).shape, np.nan)
     np.divide(observed + tnr - 1, youden, out=out, where=youden > 0)
-    return np.clip(out, 0.0, 1.0)
+    clipped: np.ndarray = np.clip(out, 0.0, 1.0)
+    return clipped
 
 
 def _calibration_reason(calib: np.ndarray) -> str | None:
