@@ -48,7 +48,8 @@ from gradedesk.core.stats.paired_graders import paired_grader_estimates, paired_
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.alignments import AlignmentItem, record_alignment
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import judge_verdicts, run_header, verdict_cost
+from gradedesk.core.store.reports import judge_verdicts, verdict_cost
+from gradedesk.core.store.runs import run_row
 
 TARGET = 0.80  # the evals lesson: below 80% agreement the rubric needs work
 FEW_ITEMS = 20
@@ -290,9 +291,8 @@ def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: Alig
     measures = _measures(people, [base_test[i.answer_id] for i in compared],
                          [new_test[i.answer_id] for i in compared], s)
     cost, unknown = verdict_cost(store, model, [(base_version, train_ids | test_ids), (new_version, test_ids)])
-    header = run_header(store, run_id)
     warnings = []
-    if header is not None and model == header.model:
+    if model == run_row(store, run_id).model:
         warnings.append(f"the judge model {model} also wrote the answers: self-evaluation bias; prefer another model")
     unusable, truncated = sum(r.grading_errors for r in reports), sum(r.truncated for r in reports)
     if not compared:

@@ -19,7 +19,8 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import PairRow, answer_verdicts, human_pass_rates, run_primary_budget
+from gradedesk.core.store.reports import PairRow, answer_verdicts, human_pass_rates
+from gradedesk.core.store.runs import run_row
 
 
 @dataclass
@@ -44,7 +45,7 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
     The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]]. A machine grade
     that is a grading_error (stored as `unsupported`) is not judged: it is no verdict, pass or fail.
     """
-    primary = run_primary_budget(store, run_id)
+    primary = run_row(store, run_id).primary_budget
     arms: dict[tuple[str, int], Arm] = {}
     by_question: dict[int, list[bool | None]] = {}
     rows = (answer_verdicts(store, run_id, choice.kind, choice.model) if choice

@@ -1,5 +1,5 @@
-"""Run summaries and run comparisons (the CLI prints tables or JSON from them): a summary is a typed `RunSummary`
-whose `to_dict()` is what `summary --json` prints; a comparison is JSON-ready data.
+"""Run summaries (the CLI prints tables or JSON from them): a typed `RunSummary` whose `to_dict()` is what
+`summary --json` prints. Its per-method counts and labels serve run comparisons too (compare.py).
 
 A summary covers one run: answers, tokens and cost per method (raw, bundle@<budget>); grades per grader and method, and
 per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
@@ -20,7 +20,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradedesk.core.errors import UserError
 from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
@@ -32,15 +31,14 @@ from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import (
-    AnswerRow, CallCost, MachineGradeRow, RunHeader, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
-    run_header,
+    AnswerRow, CallCost, MachineGradeRow, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
 )
-from gradedesk.core.store.runs import resolve_run
+from gradedesk.core.store.runs import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
 
 
-def _method_order(label: str) -> tuple[int, int]:
+def method_order(label: str) -> tuple[int, int]:
     return (0, 0) if label == "raw" else (1, int(label.split("@", 1)[1]))
 
 
@@ -56,11 +54,24 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _run_row(store: Store, run_id: int) -> RunHeader:
-    header = run_header(store, run_id)
-    if header is None:
-        raise UserError(f"run {run_id}: no such run (see `gradedesk runs`)")
-    return header
+@dataclass
+class RunHeader(Record):
+    """What the run was: when, from where, which provider and model, which benchmark and primary budget."""
+
+    id: int
+    created_at: str
+    source: str
+    label: str | None
+    provider: str
+    model: str | None
+    endpoint_host: str | None
+    benchmark: str | None
+    primary_budget: int | None
+
+    @classmethod
+    def of(cls, run: RunRow) -> RunHeader:
+        return cls(run.id, run.created_at, run.source, run.label, run.provider, run.model, run.endpoint_host,
+                   run.benchmark, run.primary_budget)
 
 
 @dataclass
@@ -73,14 +84,14 @@ class GradeCounts(Record):
     pass_rate: float | None
 
 
-def _counts(rows: list[MachineGradeRow]) -> GradeCounts:
+def grade_counts(rows: list[MachineGradeRow]) -> GradeCounts:
     c = Counter(GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade for r in rows)
     usable = len(rows) - c[GRADING_ERROR]
     return GradeCounts(len(rows), {g: c[g] for g in GRADES}, c[GRADING_ERROR],
                        c[PASS_GRADE] / usable if usable else None)
 
 
-def _grader_key(r: MachineGradeRow) -> GraderKey:
+def grader_key(r: MachineGradeRow) -> GraderKey:
     return (r.grader_kind, r.grader_model, r.rubric_version)
 
 
@@ -102,12 +113,12 @@ class AnswerFigures(Record):
     mean_latency_ms: float | None
 
 
-def _answer_table(answers: list[AnswerRow]) -> list[AnswerFigures]:
+def answer_figures(answers: list[AnswerRow]) -> list[AnswerFigures]:
     groups: dict[str, list[AnswerRow]] = defaultdict(list)
     for a in answers:
         groups[method_label(a.method, a.budget)].append(a)
     out = []
-    for label in sorted(groups, key=_method_order):
+    for label in sorted(groups, key=method_order):
         rows = groups[label]
         ok = [a for a in rows if a.status == "ok"]
         costs = [a.cost_usd for a in ok if a.cost_usd is not None]
@@ -134,14 +145,14 @@ class ScoreMean(Record):
     undefined: int
 
 
-def _score_table(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[ScoreMean]:
+def score_means(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[ScoreMean]:
     """Mean of each metric per answer method and scorer method; unlabelled / undefined / errors counted apart."""
     rows = run_scores(store, run_id, metrics)
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[(method_label(r["answer_method"], r["budget"]), r["method"], r["metric"])].append(r)
     out = []
-    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (_method_order(kv[0][0]), kv[0][1],
+    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (method_order(kv[0][0]), kv[0][1],
                                                                               metrics.index(kv[0][2]))):
         details = [json.loads(r["detail"] or "{}") for r in rs]
         values = [r["value"] for r in rs if r["value"] is not None]
@@ -240,12 +251,12 @@ class RunSummary(Record):
 
 def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
-    info = _run_row(store, run_id)
-    answer_table = _answer_table(answer_rows(store, run_id))
+    info = run_row(store, run_id)
+    answer_table = answer_figures(answer_rows(store, run_id))
     answered = {a.method: a.ok for a in answer_table}
     by_grader: dict[GraderKey, list[MachineGradeRow]] = defaultdict(list)
     for r in machine_grade_rows(store, run_id):
-        by_grader[_grader_key(r)].append(r)
+        by_grader[grader_key(r)].append(r)
     graders: list[GraderInfo] = []
     grade_table: list[GradeRow] = []
     category_table: list[CategoryRow] = []
@@ -264,14 +275,14 @@ def summarize(store: Store, run: str | int) -> RunSummary:
             per_cat[(r.category, label)].append(r)
             if r.failure_label:
                 label_table.append((name, label, r.failure_label))
-        for label in sorted(per_method, key=_method_order):
-            counts = _counts(per_method[label])
+        for label in sorted(per_method, key=method_order):
+            counts = grade_counts(per_method[label])
             grade_table.append(GradeRow(name, label, counts, max(0, answered.get(label, 0) - counts.n)))
-        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], _method_order(k[1]))):
-            category_table.append(CategoryRow(name, cat, label, _counts(per_cat[(cat, label)])))
+        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], method_order(k[1]))):
+            category_table.append(CategoryRow(name, cat, label, grade_counts(per_cat[(cat, label)])))
     labels = Counter(label_table)
     failure_table = [FailureCount(g, m, lab, n)
-                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], _method_order(kv[0][1]),
+                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], method_order(kv[0][1]),
                                                                                    -kv[1], kv[0][2]))]
     answering_costs = [a.cost_usd for a in answer_table if a.cost_usd is not None]
     answering = AnsweringCost(sum(a.tokens_in + a.tokens_out for a in answer_table),
@@ -286,9 +297,9 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
     return RunSummary(
-        run=info, answers=answer_table, graders=graders, grades=grade_table, by_category=category_table,
-        failure_labels=failure_table, retrieval=_score_table(store, run_id, RETRIEVAL_METRICS),
-        answer_scores=_score_table(store, run_id, SCORE_METRICS), claims=claims,
+        run=RunHeader.of(info), answers=answer_table, graders=graders, grades=grade_table, by_category=category_table,
+        failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS),
+        answer_scores=score_means(store, run_id, SCORE_METRICS), claims=claims,
         cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)
                   if grading.cost_usd is not None and answering.cost_usd else None),
         consistency=consistency if consistency["answers_repeated"] else None,
@@ -324,87 +335,4 @@ def _warnings(graders: list[GraderInfo], grade_table: list[GradeRow], answer_tab
     if consistency["changed"]:
         out.append(f"the judge changed its grade on {len(consistency['changed'])} of "
                    f"{consistency['answers_repeated']} repeated answer(s)")
-    return out
-
-
-# compare ----------------------------------------------------------------------------------------------------------------
-def _pick_grader(store: Store, a: int, b: int, grader: str | None) -> GraderKey:
-    """The grader both runs were graded by: the one named, else a judge, else an imported grader, else rules."""
-    keys = {}
-    for run_id in (a, b):
-        keys[run_id] = Counter(_grader_key(r) for r in machine_grade_rows(store, run_id))
-    common = [k for k in keys[a] if k in keys[b]]
-    if grader:
-        common = [k for k in common if grader in (k[1], k[0], grader_label(*k))]
-    if not common:
-        what = f" by {grader!r}" if grader else ""
-        raise UserError(f"runs {a} and {b} have no grader in common{what}: grade both the same way "
-                        f"(`gradedesk judge RUN --model M` or `gradedesk grade-offline RUN`)")
-    rank = {"judge": 0, "imported": 1, "rule": 2}
-    return min(common, key=lambda k: (rank.get(k[0], 3), -(keys[a][k] + keys[b][k])))
-
-
-def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None = None) -> dict[str, Any]:
-    """What changed from run A to run B, matched by (question id, method, budget), per category and per question."""
-    a, b = resolve_run(store, str(run_a)), resolve_run(store, str(run_b))
-    _run_row(store, a), _run_row(store, b)
-    key = _pick_grader(store, a, b, grader)
-    grades = {}
-    for run_id in (a, b):
-        grades[run_id] = {(r.question_id, method_label(r.method, r.budget)): r
-                          for r in machine_grade_rows(store, run_id) if _grader_key(r) == key}
-    matched = sorted(set(grades[a]) & set(grades[b]), key=lambda k: (k[0], _method_order(k[1])))
-
-    def outcome(r: MachineGradeRow) -> str:
-        return GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade
-
-    per_cat: dict[tuple[str, str], tuple[list[MachineGradeRow], list[MachineGradeRow]]] = defaultdict(lambda: ([], []))
-    questions = []
-    for k in matched:
-        ra, rb = grades[a][k], grades[b][k]
-        per_cat[(rb.category, k[1])][0].append(ra)
-        per_cat[(rb.category, k[1])][1].append(rb)
-        ga, gb = outcome(ra), outcome(rb)
-        if ga != gb:
-            direction = "changed"
-            if GRADING_ERROR not in (ga, gb):
-                direction = "better" if GRADES.index(gb) < GRADES.index(ga) else "worse"
-            questions.append({"question_id": k[0], "category": rb.category, "method": k[1], "grade_a": ga,
-                              "grade_b": gb, "direction": direction})
-    categories = []
-    for (cat, label) in sorted(per_cat, key=lambda k: (k[0], _method_order(k[1]))):
-        ca, cb = _counts(per_cat[(cat, label)][0]), _counts(per_cat[(cat, label)][1])
-        delta = None if ca.pass_rate is None or cb.pass_rate is None else cb.pass_rate - ca.pass_rate
-        categories.append({"category": cat, "method": label, "n": ca.n, "pass_rate_a": ca.pass_rate,
-                           "pass_rate_b": cb.pass_rate, "delta": delta})
-    return {
-        "run_a": a, "run_b": b, "grader": grader_label(*key), "matched": len(matched),
-        "methods": _method_deltas(store, a, b, grades),
-        "only_in_a": len(set(grades[a]) - set(grades[b])), "only_in_b": len(set(grades[b]) - set(grades[a])),
-        "categories": categories, "changed": questions,
-        "better": sum(q["direction"] == "better" for q in questions),
-        "worse": sum(q["direction"] == "worse" for q in questions),
-    }
-
-
-def _method_deltas(store: Store, a: int, b: int,
-                   grades: dict[int, dict[tuple[str, str], MachineGradeRow]]) -> list[dict[str, Any]]:
-    """Per method: pass rate, mean context precision and mean input tokens in A and in B."""
-    sides = {}
-    for run_id in (a, b):
-        per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
-        for (_, label), r in grades[run_id].items():
-            per_method[label].append(r)
-        precision = {x.method: x.mean for x in _score_table(store, run_id, ("context_precision",))}
-        tokens = {x.method: x.mean_tokens_in for x in _answer_table(answer_rows(store, run_id))}
-        sides[run_id] = {label: {"pass_rate": _counts(per_method[label]).pass_rate if label in per_method else None,
-                                 "context_precision": precision.get(label), "mean_tokens_in": tokens.get(label)}
-                         for label in set(per_method) | set(precision) | set(tokens)}
-    out = []
-    for label in sorted(set(sides[a]) | set(sides[b]), key=_method_order):
-        row: dict[str, Any] = {"method": label}
-        for field_name in ("pass_rate", "context_precision", "mean_tokens_in"):
-            va, vb = sides[a].get(label, {}).get(field_name), sides[b].get(label, {}).get(field_name)
-            row.update({f"{field_name}_a": va, f"{field_name}_b": vb})
-        out.append(row)
     return out

@@ -5,8 +5,8 @@ and grading cost).
 
 It owns no table: it reads answers, questions, runs, auto_grades and the machine_grades view, human_grades and the
 current_human_grades view, human_preferences, answer_scores and rubrics as the reports join them. Queries that read a
-single table of another family (rubric versions, judge verdicts and their cost, answer texts, a run's header) are here
-until their family's module takes them. The queries `agree` runs over every answer or grade of a run keep their SQL
+single table of another family (rubric versions, judge verdicts and their cost, answer texts) are here until their
+family's module takes them. The queries `agree` runs over every answer or grade of a run keep their SQL
 text (benchmarks/agree_scale.py times them at scale).
 """
 
@@ -120,12 +120,6 @@ def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[s
         "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
         (pass_grade, run_id))}
-
-
-def run_primary_budget(store: Store, run_id: int) -> int | None:
-    """The budget of the bundled answer the desk shows beside raw (None for older or imported runs)."""
-    budget: int | None = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
-    return budget
 
 
 def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
@@ -317,26 +311,6 @@ def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int
 
 
 # -- summary: a run's answers, machine grades and grading cost ---------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class RunHeader:
-    id: int
-    created_at: str
-    source: str
-    label: str | None
-    provider: str
-    model: str | None
-    endpoint_host: str | None
-    benchmark: str | None
-    primary_budget: int | None
-
-
-def run_header(store: Store, run_id: int) -> RunHeader | None:
-    """What a run was (when, from where, which provider and model), None when there is no such run."""
-    rows = store.query("SELECT id, created_at, source, label, provider, model, endpoint_host, benchmark, "
-                       "primary_budget FROM runs WHERE id = ?", (run_id,))
-    return RunHeader(**rows[0]) if rows else None
-
 
 @dataclass(frozen=True, slots=True)
 class MachineGradeRow:
