@@ -1,4 +1,4 @@
-"""core/agreement.py on a real store: pairs, breakdowns, switch rate, self-consistency, rubric flags, corrected rates."""
+"""core/agreement/report.py on a real store: pairs, breakdowns, switch rate, self-consistency, rubric flags, corrected rates."""
 
 from __future__ import annotations
 

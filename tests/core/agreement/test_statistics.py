@@ -1,4 +1,4 @@
-"""core/agree.py against reference values: scikit-learn (kappa), krippendorff (alpha), hand-computed AC1 and
+"""core/stats/ against reference values: scikit-learn (kappa), krippendorff (alpha), hand-computed AC1 and
 Rogan-Gladen, and the edge cases that must give a value or a reason, never NaN."""
 
 from __future__ import annotations
