@@ -43,7 +43,8 @@ def _terms(text: str) -> set[str]:
 
 def _parse_context(text: str) -> tuple[str, list[_Line]]:
     """Question, and candidate lines with their citations."""
-    question, lines = "", []
+    question = ""
+    lines: list[_Line] = []
     header, block, offset = None, 0, 0
     for raw in text.splitlines():
         if not question and (asked := parse_question(raw)) is not None:

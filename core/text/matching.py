@@ -215,6 +215,7 @@ def _blocks(text: str) -> list[list]:
         start, end = m.start(), m.start() + len(line)
         indent = len(line) - len(line.lstrip())
         if fence:
+            assert current is not None  # a fence opens together with its code block
             current[2] = end
             if line.strip().startswith(fence):
                 current, fence = None, None

@@ -127,7 +127,9 @@ class ClaimScreen(Screen):
         view = self.query_one(EvidenceView)
         blocks, target, row = claim_evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
         view.set_blocks(blocks)
-        top = view.block_line(target) if target is not None else None
+        if target is None:
+            return
+        top = view.block_line(target)
         if top is not None:  # the cited snippet's header in view, and its first highlighted line
             header = view.block_line(target - 1) or 0
             y = header if top + row - header < view.size.height - 2 else top + row - 2
@@ -135,6 +137,7 @@ class ClaimScreen(Screen):
 
     def _set_marks(self, marks: dict[int, str]) -> None:
         sheet = self.sheet
+        assert sheet is not None  # marks come back only from actions on an opened sheet
         was_due = sheet.state.scorers_due
         changed = [c for c in sheet.claims if sheet.marks.get(c.index) != marks.get(c.index)]
         sheet.marks = marks

@@ -148,14 +148,14 @@ def snippet_text(s: Evidence, *, highlight: bool = True) -> Text:
     return Text("  text not recorded", style="dim italic")  # a run log that named only the files it used
 
 
-def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[RenderableType]:
+def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[Text]:
     """What is shown above a piece of evidence: label, location, symbol, and unless `neutral` how it was chosen."""
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
         head.append(" :: ")
         head.append_text(literal(s.symbol_name, "bold"))
-    parts: list[RenderableType] = [head]
+    parts: list[Text] = [head]
     if not neutral:
         meta = []
         if s.retrieval_method:

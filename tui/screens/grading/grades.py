@@ -67,7 +67,7 @@ def label(screen: GradingScreen) -> None:
 
 def scores(screen: GradingScreen) -> None:
     if (a := screen.focused_answer()) is not None:
-        current = a.human.scores if a.human else {d: None for d in DIMENSIONS}
+        current: dict[str, int | None] = a.human.scores if a.human else {d: None for d in DIMENSIONS}
         _ask(screen, ScoresModal(current), lambda chosen: GradeChange(scores=chosen))
 
 

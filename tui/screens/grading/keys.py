@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
@@ -83,4 +83,4 @@ KEYS: tuple[Key, ...] = (
 )
 
 BY_ID: dict[str, Key] = {k.id: k for k in KEYS}
-BINDINGS: list[Binding] = [k.binding() for k in KEYS]
+BINDINGS: list[BindingType] = [k.binding() for k in KEYS]

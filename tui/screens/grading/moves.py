@@ -19,6 +19,7 @@ from gradedesk.core.review.item import Item
 from gradedesk.core.review.queue import Filters
 from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.runs import RunInfo
 
 from gradedesk.tui.screens.palette import PaletteCommand
 from gradedesk.tui.widgets.answer_pane import AnswerPane
@@ -29,15 +30,15 @@ if TYPE_CHECKING:
 
 # Between items -------------------------------------------------------------------------------------------------------
 
-def _in_order(screen: GradingScreen, filters: Filters, forward: bool, wrap: bool) -> Callable[[Store], int | None]:
-    run, grader, cur = screen.run, screen.desk.config.grader, screen.item.question_pk if screen.item else None
+def _in_order(screen: GradingScreen, run: RunInfo, filters: Filters, forward: bool,
+              wrap: bool) -> Callable[[Store], int | None]:
+    grader, cur = screen.desk.config.grader, screen.item.question_pk if screen.item else None
     rubric = screen.judge_rubric
     return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap, rubric)
 
 
-def _in_list(screen: GradingScreen, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
-    run, grader, recheck, start, pks = (screen.run, screen.desk.config.grader, screen.recheck, screen.order_index,
-                                        list(screen.order_list))
+def _in_list(screen: GradingScreen, run: RunInfo, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
+    grader, recheck, start, pks = screen.desk.config.grader, screen.recheck, screen.order_index, list(screen.order_list)
     rubric = screen.judge_rubric
     return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck,
                                               judge_rubric=rubric)
@@ -46,6 +47,8 @@ def _in_list(screen: GradingScreen, wanted: Callable[[Item], bool]) -> Callable[
 def draw(screen: GradingScreen) -> None:
     """The sampler's next draw (core/review/sampler.py): stored with its probability, graded ones count again."""
     run, grader, rubric, drawn = screen.run, screen.desk.config.grader, screen.judge_rubric, {}
+    if run is None:  # the run is still opening (load would do nothing)
+        return
 
     def find(store: Store) -> int | None:
         d = draw_next(store, run, grader, judge_rubric=rubric)
@@ -72,7 +75,9 @@ def step(screen: GradingScreen, step: int) -> None:
         screen.order_index = index
         screen.show_question(screen.order_list[index], how=None)
         return
-    screen.load(_in_order(screen, screen.filters, step > 0, wrap=False),
+    if screen.run is None:  # the run is still opening (load would do nothing)
+        return
+    screen.load(_in_order(screen, screen.run, screen.filters, step > 0, wrap=False),
                 empty="no more items" if step > 0 else "no earlier items")
 
 
@@ -80,18 +85,23 @@ def next_ungraded(screen: GradingScreen) -> None:
     if screen.order == "most_useful":
         draw(screen)
         return
-    if screen.order != "question":
-        screen.load(_in_list(screen, lambda item: not item.fully_graded), empty="everything in this list is graded")
+    if screen.run is None:  # the run is still opening (load would do nothing)
         return
-    screen.load(_in_order(screen, replace(screen.filters, status="ungraded"), True, wrap=True),
+    if screen.order != "question":
+        screen.load(_in_list(screen, screen.run, lambda item: not item.fully_graded),
+                    empty="everything in this list is graded")
+        return
+    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="ungraded"), True, wrap=True),
                 empty="no ungraded item left (with these filters)")
 
 
 def next_disagreement(screen: GradingScreen) -> None:
-    if screen.order != "question":
-        screen.load(_in_list(screen, session.disagrees), empty="no disagreement in this list")
+    if screen.run is None:  # the run is still opening (load would do nothing)
         return
-    screen.load(_in_order(screen, replace(screen.filters, status="disagreeing"), True, wrap=True),
+    if screen.order != "question":
+        screen.load(_in_list(screen, screen.run, session.disagrees), empty="no disagreement in this list")
+        return
+    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="disagreeing"), True, wrap=True),
                 empty="no disagreement with the judge (with these filters)")
 
 

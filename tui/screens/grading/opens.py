@@ -27,6 +27,8 @@ def jump(screen: GradingScreen) -> None:
         if not text or not text.strip():
             return
         run = screen.run
+        if run is None:  # the run is still opening (load would do nothing)
+            return
         screen.load(lambda store: review.find_question(store, run, text), empty=f"no question {text.strip()!r}",
                     how="jump")
     screen.app.push_screen(TextModal("Jump to question id", placeholder="e.g. q-tokens or 42",

@@ -8,6 +8,7 @@ Functions of the screen (tui/screens/grading/screen.py), which holds the setting
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from gradedesk.tui.screens.palette import PaletteCommand
@@ -45,7 +46,7 @@ def judge_rubric_commands(screen: GradingScreen) -> list[PaletteCommand]:
     if len(versions) < 2 and screen.judge_rubric is None:
         return []
     out = [PaletteCommand(f"Judge verdict under rubric {v}", "show what the judge said under this rubric version",
-                          lambda v=v: set_judge_rubric(screen, v)) for v in versions if v != screen.judge_rubric]
+                          functools.partial(set_judge_rubric, screen, v)) for v in versions if v != screen.judge_rubric]
     if screen.judge_rubric is not None:
         out.append(PaletteCommand("Judge verdict: the newest", "as agree shows it",
                                   lambda: set_judge_rubric(screen, None)))

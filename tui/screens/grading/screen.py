@@ -365,6 +365,8 @@ class GradingScreen(Screen):
         self.order = "question"
         self.render_topbar()
         run, grader, rubric = self.run, self.desk.config.grader, self.judge_rubric
+        if run is None:  # the run is still opening (load would do nothing)
+            return
         self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
                   empty=f"no item matches filters: {filters.describe()}")
 
