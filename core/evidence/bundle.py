@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
@@ -24,7 +24,7 @@ EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context"
 
 
 def utc_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -205,8 +205,8 @@ def validate(bundle: EvidenceBundle) -> list[Violation]:
     hashed: dict[str, tuple[int, str]] = {}  # the producer's content_hash -> (first snippet, its normalized text)
     for i, s in enumerate(bundle.snippets, start=1):
 
-        def bad(rule: str, message: str) -> None:
-            out.append(Violation(rule, message, i, s.chunk_id))
+        def bad(rule: str, message: str, i: int = i, chunk_id: str | None = s.chunk_id) -> None:
+            out.append(Violation(rule, message, i, chunk_id))
 
         if not (s.file_path or "").strip():
             bad("provenance", "file_path is missing")

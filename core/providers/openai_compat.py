@@ -261,7 +261,7 @@ class OpenAICompatibleProvider:
         try:
             page = await asyncio.wait_for(client.models.list(), min(self.timeout, MODEL_LIST_TIMEOUT))
             ids = sorted({str(m.id) for m in page.data})
-        except Exception:  # noqa: BLE001 - the list only helps the message; any failure leaves it out
+        except Exception:  # the list only helps the message; any failure leaves it out
             return ""
         if not ids:
             return ""

@@ -89,7 +89,7 @@ def normalize_id(name: str) -> str:
     return _ID_PREFIX + name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(tokenizer_id: str) -> Tokenizer:
     import tiktoken
 

@@ -102,7 +102,7 @@ def test_corrected_pass_rates(report):
     arms = {(a["method"], a["budget"]): a for a in corr["arms"]}
     assert set(arms) == {("raw", 0), ("bundle", 1000), ("bundle", 2000)}
     assert arms[("raw", 0)]["judge_passed"] == 2 and arms[("bundle", 2000)]["judge_passed"] == 4
-    for key, arm in arms.items():
+    for arm in arms.values():
         c = arm["corrected"]
         if tpr + tnr > 1:
             assert c["value"] == pytest.approx(float(agree.rogan_gladen(arm["observed_rate"], tpr, tnr)))
