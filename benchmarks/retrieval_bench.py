@@ -34,6 +34,10 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gradedesk.core.store.index import RepoRecord
 
 HERE = Path(__file__).resolve().parent
 BUDGETS = (1000, 2000, 4000)
@@ -48,7 +52,7 @@ def baseline_files(store, question: str, budget: int, tokenizer: str, excluded: 
     """Files in the baseline's context: windows in rank order as `File:` blocks while the exact total fits."""
     from gradedesk.core.runs.prompts import raw_block
     from gradedesk.core.retrieval.baseline import baseline_retrieve
-    from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR
+    from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
     from gradedesk.core.text.tokens import get_tokenizer
 
     tok = get_tokenizer(tokenizer)
@@ -186,7 +190,7 @@ def main() -> int:
 
     print(f"file recall over {len(questions)} labelled questions ({Path(args.questions).name}):")
     print("budget  bundles  baseline (BM25, 40-line windows)")
-    tokenizer = repo["tokenizer"]
+    tokenizer = repo.tokenizer
     questions_file = Path(args.questions).resolve()
     excluded = {questions_file.relative_to(root).as_posix()} if questions_file.is_relative_to(root) else set()
     for budget in BUDGETS:
@@ -285,8 +289,8 @@ def natural(args: argparse.Namespace) -> int:
     return 0
 
 
-def _natural_recall(store, repo: dict, share: str, questions: list, vectors: dict) -> None:
-    tokenizer, name = repo["tokenizer"], repo["name"]
+def _natural_recall(store, repo: RepoRecord, share: str, questions: list, vectors: dict) -> None:
+    tokenizer, name = repo.tokenizer, repo.name
     print(f"{share}: {len(questions)} labelled questions; file recall")
     print("budget  bundles  +vectors  baseline (BM25, 40-line windows)")
     for budget in BUDGETS:
@@ -317,26 +321,26 @@ def _natural_recall(store, repo: dict, share: str, questions: list, vectors: dic
     print(line)
 
 
-def _project_name_files(store, repo: dict, question) -> set[str]:
+def _project_name_files(store, repo: RepoRecord, question) -> set[str]:
     """Labels that stand for the project's own name: the gold answer says "Reflex" (the framework) and the labeller
     took it for the one class of that name (reflex/constants/base.py). A file counts when the project-named class is
     the only labelled symbol defined in it."""
-    named = [s for s in question.expected_symbols or [] if s.lower() == repo["name"].lower()]
+    named = [s for s in question.expected_symbols or [] if s.lower() == repo.name.lower()]
     if not named:
         return set()
     defined: dict[str, set[str]] = {}
     marks = ",".join("?" * len(question.expected_symbols))
     for path, symbol in store.conn.execute(
             f"SELECT DISTINCT file_path, symbol_name FROM chunks WHERE repo_id = ? AND kind = 'class' "
-            f"AND symbol_name IN ({marks})", (repo["id"], *question.expected_symbols)):
+            f"AND symbol_name IN ({marks})", (repo.id, *question.expected_symbols)):
         defined.setdefault(path, set()).add(symbol)
     return {path for path, symbols in defined.items()
             if path in question.expected_files and symbols == set(named)}
 
 
-def _label_audit(store, repo: dict, questions: list, vectors: dict) -> None:
+def _label_audit(store, repo: RepoRecord, questions: list, vectors: dict) -> None:
     """The labels no retrieval should be asked to find, and the whole set's 4k recall without them."""
-    name = repo["name"]
+    name = repo.name
     noise = {q.id: _project_name_files(store, repo, q) for q in questions}
     affected = [q for q in questions if noise[q.id]]
     if not affected:
@@ -346,22 +350,22 @@ def _label_audit(store, repo: dict, questions: list, vectors: dict) -> None:
           f"the class of that name): {len(affected)} question{'s' if len(affected) > 1 else ''}, {weight:.3f} of the whole set's recall")
     rest = [(q, [f for f in q.expected_files if f not in noise[q.id]]) for q in questions]
     rest = [(q, files) for q, files in rest if files]
-    ours = [recall(files, bundle_files(store, q.question, name, 4000, repo["tokenizer"], set())) for q, files in rest]
+    ours = [recall(files, bundle_files(store, q.question, name, 4000, repo.tokenizer, set())) for q, files in rest]
     line = f"whole set at 4000 tokens without those labels ({len(rest)} questions): bundles {statistics.mean(ours):.3f}"
     if vectors:
-        both = [recall(files, bundle_files(store, q.question, name, 4000, repo["tokenizer"], set(), vectors[q.id]))
+        both = [recall(files, bundle_files(store, q.question, name, 4000, repo.tokenizer, set(), vectors[q.id]))
                 for q, files in rest]
         line += f", with vectors {statistics.mean(both):.3f}"
     print(line)
 
 
-def _natural_latency(store, repo: dict, questions: list, vectors: dict, embed_ms: list[float]) -> None:
+def _natural_latency(store, repo: RepoRecord, questions: list, vectors: dict, embed_ms: list[float]) -> None:
     from gradedesk.core.evidence.compile import ask
 
     plain, fused = [], []
     for q in questions:
         t = time.perf_counter()
-        ask(store, q.question, repo=repo["name"], budget=4000)
+        ask(store, q.question, repo=repo.name, budget=4000)
         plain.append((time.perf_counter() - t) * 1000)
     line = f"ask at 4000 tokens: p50 {statistics.median(plain):.1f} ms"
     if vectors:
@@ -372,8 +376,8 @@ def _natural_latency(store, repo: dict, questions: list, vectors: dict, embed_ms
         for q in questions:  # ask's steps with the question's vector already made: the embedding call is apart
             t = time.perf_counter()
             info = analyse_question(q.question)
-            hits = retrieve(store, info, repo=repo["name"], k=CANDIDATE_HITS, query_vector=vectors[q.id])
-            build_bundle(compile_context(info, hits, 4000, repo["tokenizer"]))
+            hits = retrieve(store, info, repo=repo.name, k=CANDIDATE_HITS, query_vector=vectors[q.id])
+            build_bundle(compile_context(info, hits, 4000, repo.tokenizer))
             fused.append((time.perf_counter() - t) * 1000)
         line += (f"; with vectors p50 {statistics.median(fused):.1f} ms plus the query embedding, "
                  f"p50 {statistics.median(embed_ms):.0f} ms")
@@ -382,7 +386,7 @@ def _natural_latency(store, repo: dict, questions: list, vectors: dict, embed_ms
         _vector_scan(store, repo, list(vectors.values()))
 
 
-def _vector_scan(store, repo: dict, queries: list) -> None:
+def _vector_scan(store, repo: RepoRecord, queries: list) -> None:
     """The vector search alone: the numpy scan over every chunk's vector that retrieve runs, per question."""
     from gradedesk.core.retrieval.hybrid import CANDIDATES, load_index
     from gradedesk.core.retrieval.vectors import load_vectors, vector_ranked

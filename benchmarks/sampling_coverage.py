@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from gradedesk.core.agreement.statistics import estimates, pair_measures
-from gradedesk.core.agreement.weighted import kish_effective_n, weighted_estimates
+from gradedesk.core.stats.measures import estimates, pair_measures
+from gradedesk.core.stats.weighted import kish_effective_n, weighted_estimates
 from gradedesk.core.review.sampler import draw, draw_probabilities, uncertainty
 
 GRADES = 2  # pass / fail: enough to show the bias, and the same arithmetic as four levels

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the chat stand-in lives in tests/fixtures
 
-from tests.fixtures.chat_server import ChatServer  # noqa: E402
+from tests.fixtures.chat_server import ChatServer
 
-from gradedesk.core.providers import OpenAICompatibleProvider, ProviderError, run_bounded  # noqa: E402
+from gradedesk.core.providers import OpenAICompatibleProvider, ProviderError, run_bounded
 
 MESSAGES = [{"role": "system", "content": "Answer from the evidence."},
             {"role": "user", "content": "Question: what does open_store do?\n\nContext:\n\nFile: core/store.py"}]

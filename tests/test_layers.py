@@ -1,5 +1,6 @@
-"""The layers hold (an import-linter contract in pyproject.toml, proven to break when a lower layer imports a higher
-one); core/ never loads textual; --help and --version stay fast (no textual, numpy, sqlite_utils or openai)."""
+"""The layers hold (import-linter contracts in pyproject.toml, each rule proven to break on a copy that violates it:
+a lower layer importing a higher one, independent siblings importing each other, SQLite opened outside core/store/);
+core/ never loads textual; --help and --version stay fast (no textual, numpy, sqlite_utils or openai)."""
 
 from __future__ import annotations
 
@@ -58,12 +59,30 @@ def test_the_layer_contract_is_kept():
     assert "gradedesk layers KEPT" in out.stdout and "core never imports textual KEPT" in out.stdout
 
 
+LAYERS = "gradedesk layers"
+
+
 @pytest.mark.parametrize(("module", "line", "broken"), [
-    ("core/text/hashing.py", "from gradedesk.core.grading import judge", "gradedesk layers"),  # a lower layer, upward
-    ("core/store/runs.py", "from gradedesk.tui import app", "gradedesk layers"),
+    # a lower layer, upward
+    ("core/text/hashing.py", "from gradedesk.core.grading import judge", LAYERS),
+    ("core/store/runs.py", "from gradedesk.tui import app", LAYERS),
+    # ordered where the code is ordered: agreement sits on grading, grading on evidence, evidence on retrieval
+    ("core/grading/rules.py", "from gradedesk.core.agreement import report", LAYERS),
+    ("core/evidence/stored.py", "from gradedesk.core.grading import judge", LAYERS),
+    ("core/retrieval/graph.py", "from gradedesk.core.evidence import bundle", LAYERS),
+    ("core/config.py", "from gradedesk.core import limits", LAYERS),  # limits has its place: above config
+    # `|`: independent siblings may not import each other
+    ("core/runs/questions.py", "from gradedesk.core.review import queue", LAYERS),
+    ("core/agreement/report.py", "from gradedesk.core.runs import runner", LAYERS),
+    ("core/retrieval/graph.py", "from gradedesk.core.providers import chat", LAYERS),
+    ("core/store/questions.py", "from gradedesk.core.text import tokens", LAYERS),
+    ("core/jsonl.py", "from gradedesk.core import progress", LAYERS),
+    # only core/store/ opens SQLite, at import time or inside a function
+    ("core/cli/runs_cmd.py", "import sqlite3", "only the store opens SQLite"),
+    ("tui/app.py", "    import sqlite_utils  # inside a function still counts", "only the store opens SQLite"),
     ("core/grading/rules.py", "    import textual  # inside a function still counts", "core never imports textual"),
 ])
-def test_the_contract_breaks_when_a_lower_layer_imports_a_higher_one(tmp_path, module, line, broken):
+def test_each_rule_of_the_contract_breaks_on_a_copy_that_violates_it(tmp_path, module, line, broken):
     copy = tmp_path / "gradedesk"
     for folder in ("core", "tui"):
         shutil.copytree(REPO_ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
@@ -160,7 +159,7 @@ class DeskApp(App):
         for status in self.screen.query(StatusLine):  # none when a modal or another screen is on top
             status.show_message(text, error=error)
         if error:
-            self.notify(Text(text), title="error", severity="error", markup=False)
+            self.notify(text, title="error", severity="error", markup=False)
 
     def on_quit(self, flush: Callable[[], None]) -> None:
         self._flushes.append(flush)

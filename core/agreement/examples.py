@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from gradedesk.core.agreement.split import GradedItem, excerpt
 from gradedesk.core.grading.retrieval_evals import method_label
@@ -35,7 +35,7 @@ def _ordered(items: list[GradedItem], base: dict[int, str], rng: random.Random) 
 
 
 def choose_examples(train: Sequence[GradedItem], base: dict[int, str], seed: int, k: int | None = None,
-                    exclude: set[int] = frozenset()) -> list[GradedItem]:
+                    exclude: Set[int] = frozenset()) -> list[GradedItem]:
     """Up to k train items (default two per grade level present) to become examples.
 
     base: the base rubric judge's grade of each train answer it graded usably (answer_id -> grade); exclude: answer

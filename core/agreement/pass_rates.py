@@ -13,11 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradedesk.core.agreement import statistics as agree
-from gradedesk.core.agreement.pairs import GraderChoice, Pair, pairs_matrix
+from gradedesk.core.agreement.grade_pairs import GraderChoice, Pair, pairs_matrix
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
-from gradedesk.core.store.machine_grades import verdict_sql
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.reports import PairRow, answer_verdicts, human_pass_rates
+from gradedesk.core.store.runs import run_row
 
 
 @dataclass
@@ -42,15 +45,11 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
     The paired table is [[raw pass & bundle pass, raw pass & bundle fail], [raw fail & ..., ...]]. A machine grade
     that is a grading_error (stored as `unsupported`) is not judged: it is no verdict, pass or fail.
     """
-    primary = store.scalar("SELECT primary_budget FROM runs WHERE id = ?", (run_id,))
+    primary = run_row(store, run_id).primary_budget
     arms: dict[tuple[str, int], Arm] = {}
     by_question: dict[int, list[bool | None]] = {}
-    machine = (f"auto_grades m ON m.id = {choice.pick_sql('a.id')}" if choice
-               else "machine_grades m ON m.answer_id = a.id")
-    rows = store.conn.execute(
-        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, {verdict_sql('m')}, m.grader_kind "
-        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
-        {"run": run_id, **(choice.params if choice else {})})
+    rows = (answer_verdicts(store, run_id, choice.kind, choice.model) if choice
+            else answer_verdicts(store, run_id))
     for question_pk, method, budget, tokens_in, grade, grader_kind in rows:
         arm = arms.get((method, budget))
         if arm is None:
@@ -80,45 +79,78 @@ def judged_shown(arms: list[Arm], primary: int | None) -> dict[str, tuple[int, i
     return {method: (sum(a.judged for a in group), sum(a.passed for a in group)) for method, group in shown.items()}
 
 
+@dataclass
+class ArmPassRate(Record):
+    method: str
+    budget: int
+    judged: int
+    judge_passed: int
+    observed_rate: float
+    corrected: Estimate
+
+
+@dataclass
+class Calibration(Record):
+    """The machine grader's error rates against the people, on the person-graded answers."""
+
+    n: int
+    tpr: Estimate
+    tnr: Estimate
+
+
+@dataclass
+class BundleMinusRaw(Record):
+    budget: int | None  # the bundled answer compared with raw: the run's primary budget
+    paired_questions: int
+    estimate: Estimate
+
+
+@dataclass
+class CorrectedPassRates(Record):
+    calibration: Calibration
+    arms: list[ArmPassRate]
+    bundle_minus_raw: BundleMinusRaw
+
+
 def corrected_pass_rates(arms: list[Arm], paired: np.ndarray, primary: int | None, pairs: list[Pair],
-                         boot: int, seed: int) -> dict:
+                         boot: int, seed: int) -> CorrectedPassRates:
     """Each arm's machine pass rate corrected by the machine grader's TPR/TNR against the people, and bundle - raw."""
     cm2 = agree.collapse_binary(pairs_matrix(pairs), GRADES.index(PASS_GRADE))
-    out_arms = []
-    for arm in arms:
-        if not arm.judged:
-            continue
-        est = agree.corrected_pass_rate(cm2, arm.passed, arm.judged, boot, seed)
-        out_arms.append({"method": arm.method, "budget": arm.budget, "judged": arm.judged,
-                         "judge_passed": arm.passed, "observed_rate": arm.passed / arm.judged,
-                         "corrected": est.to_dict()})
+    out_arms = [ArmPassRate(arm.method, arm.budget, arm.judged, arm.passed, arm.passed / arm.judged,
+                            agree.corrected_pass_rate(cm2, arm.passed, arm.judged, boot, seed))
+                for arm in arms if arm.judged]
     diff = agree.corrected_difference(cm2, paired, boot, seed)
     tpr, tnr = (agree.estimate(cm2, m) for m in agree.binary_rates())
-    return {
-        "calibration": {"n": int(cm2.sum()), "tpr": tpr.to_dict(), "tnr": tnr.to_dict()},
-        "arms": out_arms,
-        "bundle_minus_raw": {"budget": primary, "paired_questions": int(paired.sum()), "estimate": diff.to_dict()},
-    }
+    return CorrectedPassRates(Calibration(int(cm2.sum()), tpr, tnr), out_arms,
+                              BundleMinusRaw(primary, int(paired.sum()), diff))
 
 
-def quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[dict]:
+@dataclass
+class TokenQuality(Record):
+    """One (method, budget) of the budget sweep: its answers, mean prompt tokens and pass rates."""
+
+    method: str
+    budget: int
+    answers: int
+    mean_tokens_in: float | None
+    machine_pass_rate: float | None
+    human_pass_rate: float | None
+
+
+def quality_by_tokens(store: Store, run_id: int, arms: list[Arm]) -> list[TokenQuality]:
     """Per (method, budget): mean prompt tokens and pass rates, the data of the budget-sweep plot."""
-    human = {(r["method"], r["budget"]): r["rate"] for r in store.query(
-        "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
-        (PASS_GRADE, run_id))}
-    return [{"method": a.method, "budget": a.budget, "answers": a.answers,
-             "mean_tokens_in": a.tokens / a.counted if a.counted else None,
-             "machine_pass_rate": a.passed / a.judged if a.judged else None,
-             "human_pass_rate": human.get((a.method, a.budget))} for a in arms]
+    human = human_pass_rates(store, run_id, PASS_GRADE)
+    return [TokenQuality(a.method, a.budget, a.answers, a.tokens / a.counted if a.counted else None,
+                         a.passed / a.judged if a.judged else None, human.get((a.method, a.budget))) for a in arms]
 
 
-def arms_grader(choice: GraderChoice | None, chosen: list[dict]) -> GraderChoice | None:
+def arms_grader(choice: GraderChoice | None, chosen: list[PairRow]) -> GraderChoice | None:
     """Whose pass rates the corrected rates correct: the chosen grader, or the one grader on the desk for every pair."""
     if choice is not None:
         return choice
-    on_desk = {(r["grader_kind"], r["grader_model"]) for r in chosen}
-    if len(on_desk) == 1 and any(r["recorded"] for r in chosen):
+    on_desk = {(r.grader_kind, r.grader_model) for r in chosen}
+    if len(on_desk) == 1 and any(r.recorded for r in chosen):
         kind, model = on_desk.pop()
-        return GraderChoice(kind, model)
+        if kind is not None:
+            return GraderChoice(kind, model)
     return None

@@ -10,55 +10,57 @@ with themselves, and the units of their agreement with each other (Krippendorff'
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
-from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.reports import GradeEvent, current_grades, grade_events
 
 
 def people_alpha_units(store: Store, run_id: int) -> list[list[int]]:
     """Every answer's current grades by all people (with or without a machine grade)."""
-    rows = store.query(
-        "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))
     units: dict[int, list[int]] = defaultdict(list)
-    for r in rows:
-        units[r["answer_id"]].append(grade_rank(r["grade"]))
+    for answer_id, grade in current_grades(store, run_id):
+        units[answer_id].append(grade_rank(grade))
     return list(units.values())
 
 
-def effective_sets(store: Store, run_id: int) -> dict[tuple[int, str], list[dict]]:
+def effective_sets(store: Store, run_id: int) -> dict[tuple[int, str], list[GradeEvent]]:
     """Each (answer, person)'s 'set' events that no undo took back, oldest first."""
-    rows = store.query(
-        """
-        SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision
-        FROM human_grades h JOIN answers a ON a.id = h.answer_id
-        WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
-        ORDER BY h.id
-        """,
-        (run_id,),
-    )
-    events: dict[tuple[int, str], list[dict]] = defaultdict(list)
-    for r in rows:
-        events[(r["answer_id"], r["grader"])].append(r)
+    events: dict[tuple[int, str], list[GradeEvent]] = defaultdict(list)
+    for e in grade_events(store, run_id):
+        events[(e.answer_id, e.grader)].append(e)
     return events
 
 
-def switches(events: dict[tuple[int, str], list[dict]], machine: dict[int, str], boot: int, seed: int) -> dict:
+@dataclass
+class SwitchRate(Record):
+    eligible: int  # answers graded blind before their machine grade was shown
+    switched: int
+    toward_machine: int
+    away_from_machine: int
+    sideways: int
+    rate: Estimate
+
+
+def switches(events: dict[tuple[int, str], list[GradeEvent]], machine: dict[int, str], boot: int,
+             seed: int) -> SwitchRate:
     """The switch rate after the machine grade was revealed (`machine`: answer id -> its machine grade)."""
     eligible = toward = away = sideways = 0
     for (answer_id, _grader), evs in events.items():
-        blind = next((e for e in evs if e["mode"] == "blind" and not e["judge_visible"]), None)
+        blind = next((e for e in evs if e.mode == "blind" and not e.judge_visible), None)
         if blind is None or answer_id not in machine:
             continue
         eligible += 1
-        revisions = [e for e in evs if e["is_revision"] and e is not blind]
-        if not revisions or revisions[-1]["grade"] == blind["grade"]:
+        revisions = [e for e in evs if e.is_revision and e is not blind]
+        if not revisions or revisions[-1].grade == blind.grade:
             continue
         target = grade_rank(machine[answer_id])
-        before = abs(grade_rank(blind["grade"]) - target)
-        after = abs(grade_rank(revisions[-1]["grade"]) - target)
+        before = abs(grade_rank(blind.grade) - target)
+        after = abs(grade_rank(revisions[-1].grade) - target)
         if after < before:
             toward += 1
         elif after > before:
@@ -68,24 +70,31 @@ def switches(events: dict[tuple[int, str], list[dict]], machine: dict[int, str],
     switched = toward + away + sideways
     rate = agree.proportion(switched, eligible, "no answer was graded blind before its machine grade was shown",
                             boot, seed)
-    return {"eligible": eligible, "switched": switched, "toward_machine": toward, "away_from_machine": away,
-            "sideways": sideways, "rate": rate.to_dict()}
+    return SwitchRate(eligible, switched, toward, away, sideways, rate)
 
 
-def self_consistency(events: dict[tuple[int, str], list[dict]], boot: int, seed: int) -> list[dict]:
+@dataclass
+class SelfConsistency(Record):
+    """One person's recheck grades against their own earlier grades."""
+
+    grader: str
+    n: int
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
+
+
+def self_consistency(events: dict[tuple[int, str], list[GradeEvent]], boot: int, seed: int) -> list[SelfConsistency]:
     """Per person: agreement of their recheck grades with their own earlier grades."""
     per_person: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     for (_answer, grader), evs in events.items():
         earlier = None
         for e in evs:
-            if e["mode"] != "recheck":
-                earlier = e["grade"]
+            if e.mode != "recheck":
+                earlier = e.grade
             elif earlier is not None:
                 per_person[grader][0].append(earlier)
-                per_person[grader][1].append(e["grade"])
+                per_person[grader][1].append(e.grade)
     out = []
     for grader, (first, again) in sorted(per_person.items()):
         cm = agree.confusion_matrix(first, again, GRADES)
-        out.append({"grader": grader, "n": len(first),
-                    **agree.estimates_dict(cm, agree.summary_measures(), boot, seed)})
+        out.append(SelfConsistency(grader, len(first), agree.estimates(cm, agree.summary_measures(), boot, seed)))
     return out

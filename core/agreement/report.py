@@ -1,38 +1,47 @@
 """The agreement report of one run: person vs machine grader, and what the grades say about raw vs bundled.
 
 Reads the store (current human grades, the `machine_grades` view, human grade events, answers, questions, rubrics) and
-computes everything with the pure statistics in statistics.py. Its parts: the pairs compared and whom they are
-compared with (pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
+computes everything with the pure statistics of core/stats. Its parts: the pairs compared and whom they are
+compared with (grade_pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
 self-consistency and alpha (people.py), the samples (samples.py), judge rubric versions and bias probes
-(rubric_versions.py, bias.py), faithfulness (faithfulness.py). Here: the headline, the breakdowns, the rubrics
-section and the notes.
+(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py). Here: the headline, the breakdowns, the
+rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_dict()` is what `agree --json` prints).
 
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
   re-grading. A run judged under several rubrics gets them side by side on the items all of them graded
   (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
-- Bias probes of the machine grader (bias.py): its pass rate against the people's, and agreement by answer length.
+- Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer
+  length.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from gradedesk.core.agreement import statistics as agree
-from gradedesk.core.agreement.faithfulness import faithfulness_agreement
-from gradedesk.core.agreement.pairs import (
+from gradedesk.core.agreement.faithfulness import Faithfulness, faithfulness_agreement
+from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
 )
+from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
 from gradedesk.core.agreement.pass_rates import (
-    arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
+    CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
-from gradedesk.core.agreement.people import effective_sets, people_alpha_units, self_consistency, switches
-from gradedesk.core.agreement.rubric_versions import judge_versions, machine_bias
-from gradedesk.core.agreement.samples import sample_report
+from gradedesk.core.agreement.people import (
+    SelfConsistency, SwitchRate, effective_sets, people_alpha_units, self_consistency, switches,
+)
+from gradedesk.core.agreement.rubric_versions import JudgeVersions, judge_versions
+from gradedesk.core.agreement.samples import SampleReport, sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
+from gradedesk.core.store.reports import (
+    FlaggedGrade, grades_under_other_rubric, machine_graders, machine_grades_under_other_rubric, newest_rubric_version,
+)
 
 FEW_PAIRS = 20  # below this, percentile-bootstrap intervals are too narrow to trust
 
@@ -51,68 +60,122 @@ class Settings:
     seed: int = agree.DEFAULT_SEED
 
 
-def _grouped(pairs: list[Pair], key: Callable[[Pair], str], s: Settings) -> list[dict]:
+@dataclass
+class GroupAgreement(Record):
+    """Agreement on one group of pairs (a category, a method, a person, a rubric version): percent agreement, Cohen's
+    kappa and AC1."""
+
+    group: str
+    n: int
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
+
+
+def _grouped(pairs: list[Pair], key: Callable[[Pair], str], s: Settings) -> list[GroupAgreement]:
     groups: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         groups[key(p)].append(p)
-    return [{"group": name, "n": len(members),
-             **agree.estimates_dict(pairs_matrix(members), agree.summary_measures(), s.boot, s.seed)}
+    return [GroupAgreement(name, len(members),
+                           agree.estimates(pairs_matrix(members), agree.summary_measures(), s.boot, s.seed))
             for name, members in sorted(groups.items())]
 
 
-def _headline(pairs: list[Pair], s: Settings, machine_name: str) -> dict:
-    cm = pairs_matrix(pairs)
-    cm2 = agree.collapse_binary(cm, GRADES.index(PASS_GRADE))
-    return {
-        "four_level": agree.estimates_dict(cm, agree.pair_measures(), s.boot, s.seed),
-        "confusion": {"rows": "person", "columns": "machine", "labels": list(GRADES), "matrix": cm.tolist()},
-        "per_class": agree.estimates_dict(cm, agree.class_measures(GRADES, col_name=machine_name), s.boot, s.seed),
-        "binary": {
-            **agree.estimates_dict(cm2, agree.pair_measures() + agree.binary_rates(), s.boot, s.seed),
-            "labels": [PASS_GRADE, "not " + PASS_GRADE], "matrix": cm2.tolist(),
-        },
-    }
+@dataclass
+class Machine(Record):
+    kind: str | None  # judge | imported | rule; None: no machine grader
+    label: str | None  # 'judge (gpt-x)': what the people were compared with
 
 
-def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> dict:
-    current = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
+@dataclass
+class ReportSettings(Record):
+    bootstrap: int
+    seed: int
+    level: float
+    target_half_width: float
+
+
+@dataclass
+class Confusion(Record):
+    rows: str  # whose grades the rows are
+    columns: str
+    labels: list[str]
+    matrix: list[list[int]]
+
+
+@dataclass
+class BinaryAgreement(Record):
+    """Agreement on pass / not pass, with the machine's TPR and TNR, and the 2x2 matrix."""
+
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
+    labels: list[str]
+    matrix: list[list[int]]
+
+
+@dataclass
+class Rubrics(Record):
+    current: str | None  # the newest rubric version in the store
+    per_version: list[GroupAgreement]
+    flagged_for_regrading: list[FlaggedGrade]
+    machine_grades_under_older_rubric: int
+
+
+@dataclass
+class AgreementReport(Record):
+    """Everything `gradedesk agree` prints and the desk's agreement screen shows (fields in `--json` order)."""
+
+    run_id: int
+    machine: Machine
+    compared_with: str
+    pairs: int
+    people: list[str]
+    settings: ReportSettings
+    four_level: dict[str, Estimate]
+    confusion: Confusion
+    per_class: dict[str, Estimate]
+    binary: BinaryAgreement
+    breakdowns: dict[str, list[GroupAgreement]]
+    people_agreement: list[GroupAgreement]
+    krippendorff_alpha: Estimate
+    corrected_pass_rates: CorrectedPassRates | None
+    switch_rate: SwitchRate
+    self_consistency: list[SelfConsistency]
+    rubrics: Rubrics
+    judge_rubrics: JudgeVersions
+    bias: MachineBias
+    quality_by_tokens: list[TokenQuality]
+    samples: SampleReport
+    faithfulness: Faithfulness
+    notes: list[str]
+    stale_grades: dict[str, int]
+
+
+def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
+    current = newest_rubric_version(store)
     per_version = _grouped(pairs, lambda p: p.rubric_version or "(unversioned)", s)
-    flagged, machine_older = [], 0
+    flagged: list[FlaggedGrade] = []
+    machine_older = 0
     if current is not None:
-        machine_older = store.scalar(
-            "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-            "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, current))
-        flagged = store.query(
-            """
-            SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
-            FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
-            WHERE a.run_id = ? AND h.rubric_version IS NOT NULL AND h.rubric_version != ?
-            ORDER BY h.answer_id, h.grader
-            """,
-            (run_id, current),
-        )
-    return {"current": current, "per_version": per_version, "flagged_for_regrading": flagged,
-            "machine_grades_under_older_rubric": machine_older}
+        machine_older = machine_grades_under_other_rubric(store, run_id, current)
+        flagged = grades_under_other_rubric(store, run_id, current)
+    return Rubrics(current, per_version, flagged, machine_older)
 
 
 def agreement_report(store: Store, run_id: int, settings: Settings | None = None,
-                     grader: GraderChoice | None = None) -> dict:
-    """Everything `gradedesk agree` prints and the desk's agreement screen shows, as JSON-ready data. `grader`: whom
-    every grade is compared with (default: the machine grader on the desk when it was saved)."""
+                     grader: GraderChoice | None = None) -> AgreementReport:
+    """Everything `gradedesk agree` prints and the desk's agreement screen shows. `grader`: whom every grade is
+    compared with (default: the machine grader on the desk when it was saved)."""
     s = settings or Settings()
     rows = load_pairs(store, run_id, grader)
-    graders = rows or store.query(  # nobody graded yet: still name the run's machine grader and its pass rates
-        "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "WHERE a.run_id = ?", (run_id,))
+    # nobody graded yet: still name the run's machine grader and its pass rates
+    graders = [(r.grader_kind, r.grader_model) for r in rows] or machine_graders(store, run_id)
     kind = grader.kind if grader else choose_kind(graders)
-    chosen = [r for r in rows if r["grader_kind"] == kind and r["machine"] is not None] if kind else []
+    chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
     pairs = [pair_from_row(r) for r in chosen]
     notes = []
-    unusable = sum(1 for r in rows if r["unusable"])
+    unusable = sum(1 for r in rows if r.unusable)
     if unusable:
         notes.append(f"{unusable} person grade(s) are on answers whose machine grade is a grading_error (its reply "
                      f"could not be used) and are not compared")
-    ungraded_by_machine = sum(1 for r in rows if r["machine"] is None and not r["unusable"])
+    ungraded_by_machine = sum(1 for r in rows if r.machine is None and not r.unusable)
     if ungraded_by_machine and grader:
         notes.append(f"{ungraded_by_machine} person grade(s) have no grade by {grader.text} and are not compared")
     elif ungraded_by_machine:
@@ -120,14 +183,14 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     other = len(rows) - ungraded_by_machine - unusable - len(chosen)
     if other:
         notes.append(f"{other} person grade(s) are on answers graded by another kind of machine grader than "
-                     f"{KIND_NAMES.get(kind, kind)} and are left out")
+                     f"{KIND_NAMES.get(kind or '', kind)} and are left out")
     open_grades = sum(1 for p in pairs if p.mode != "blind")
     if open_grades:
         notes.append(f"{open_grades} of {len(pairs)} compared grades were saved with the machine grade in view "
                      "(mode open); see the breakdown by mode")
     if kind == "rule":
         notes.append("no LLM judge graded this run: people are compared with the offline rule grader")
-    if grader is None and any(r["recorded"] for r in chosen):
+    if grader is None and any(r.recorded for r in chosen):
         notes.append("each grade is compared with the machine grader on the desk when it was saved; "
                      "--grader judge:MODEL|rules|imported:NAME compares all with one")
     stale = stale_grade_counts(store, run_id)
@@ -137,41 +200,48 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     events = effective_sets(store, run_id)
     arms, paired, primary = scan_answers(store, run_id, kind, arms_grader(grader, chosen))
     machine = {p.answer_id: p.machine for p in pairs}
-    models = {r["grader_model"] for r in (chosen if grader else graders) if r["grader_kind"] == kind}
-    report = {
-        "run_id": run_id,
-        "machine": {"kind": kind, "label": machine_label(kind, models or {grader and grader.model}) if kind else None},
-        "compared_with": grader.text if grader else "the machine grader on the desk when each grade was saved",
-        "pairs": len(pairs),
-        "people": sorted({p.grader for p in pairs}),
-        "settings": {"bootstrap": s.boot, "seed": s.seed, "level": agree.LEVEL,
-                     "target_half_width": agree.TARGET_HALF_WIDTH},
-        **_headline(pairs, s, KIND_NAMES.get(kind, "machine grader")),
-        "breakdowns": {name: _grouped(pairs, key, s) for name, key in BREAKDOWNS.items()},
-        "people_agreement": _grouped(pairs, lambda p: p.grader, s),
-        "krippendorff_alpha": agree.krippendorff_alpha_ordinal(
-            people_alpha_units(store, run_id), len(GRADES), s.boot, s.seed).to_dict(),
-        "corrected_pass_rates": corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,
-        "switch_rate": switches(events, machine, s.boot, s.seed),
-        "self_consistency": self_consistency(events, s.boot, s.seed),
-        "rubrics": _rubrics(store, run_id, pairs, s),
-        "judge_rubrics": judge_versions(store, run_id, s.boot, s.seed),
-        "bias": machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
-        "quality_by_tokens": quality_by_tokens(store, run_id, arms),
-        "samples": sample_report(store, run_id, pairs, judged_shown(arms, primary) if kind else None, s),
-        "faithfulness": faithfulness_agreement(store, run_id, s.boot, s.seed),
-        "notes": notes,
-        "stale_grades": stale,
-    }
-    report["notes"] += report["faithfulness"]["notes"]
-    judged_under = len(report["judge_rubrics"]["versions"])
+    models = {model for k, model in ([(r.grader_kind, r.grader_model) for r in chosen] if grader else graders)
+              if k == kind}
+    cm = pairs_matrix(pairs)
+    cm2 = agree.collapse_binary(cm, GRADES.index(PASS_GRADE))
+    report = AgreementReport(
+        run_id=run_id,
+        machine=Machine(kind, machine_label(kind, models or {grader.model if grader else None}) if kind else None),
+        compared_with=grader.text if grader else "the machine grader on the desk when each grade was saved",
+        pairs=len(pairs),
+        people=sorted({p.grader for p in pairs}),
+        settings=ReportSettings(s.boot, s.seed, agree.LEVEL, agree.TARGET_HALF_WIDTH),
+        four_level=agree.estimates(cm, agree.pair_measures(), s.boot, s.seed),
+        confusion=Confusion("person", "machine", list(GRADES), cm.tolist()),
+        per_class=agree.estimates(
+            cm, agree.class_measures(GRADES, col_name=KIND_NAMES.get(kind or "", "machine grader")), s.boot, s.seed),
+        binary=BinaryAgreement(agree.estimates(cm2, agree.pair_measures() + agree.binary_rates(), s.boot, s.seed),
+                               [PASS_GRADE, "not " + PASS_GRADE], cm2.tolist()),
+        breakdowns={name: _grouped(pairs, key, s) for name, key in BREAKDOWNS.items()},
+        people_agreement=_grouped(pairs, lambda p: p.grader, s),
+        krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
+                                                            s.seed),
+        corrected_pass_rates=corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,
+        switch_rate=switches(events, machine, s.boot, s.seed),
+        self_consistency=self_consistency(events, s.boot, s.seed),
+        rubrics=_rubrics(store, run_id, pairs, s),
+        judge_rubrics=judge_versions(store, run_id, s.boot, s.seed),
+        bias=machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
+        quality_by_tokens=quality_by_tokens(store, run_id, arms),
+        samples=sample_report(store, run_id, pairs, judged_shown(arms, primary) if kind else None, s),
+        faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
+        notes=notes,
+        stale_grades=stale,
+    )
+    report.notes += report.faithfulness.notes
+    judged_under = len(report.judge_rubrics.versions)
     if kind == "judge" and judged_under > 1:
-        report["notes"].append(f"the judge graded this run under {judged_under} rubric versions (or models): the "
-                               "headline takes each answer's newest judge grade; see them side by side on the same "
-                               "items under 'per judge rubric version'")
+        report.notes.append(f"the judge graded this run under {judged_under} rubric versions (or models): the "
+                            "headline takes each answer's newest judge grade; see them side by side on the same "
+                            "items under 'per judge rubric version'")
     if not pairs:
-        report["notes"].append("no answer of this run has both a person's grade and a machine grade")
+        report.notes.append("no answer of this run has both a person's grade and a machine grade")
     elif len(pairs) < FEW_PAIRS:
-        report["notes"].append(f"only {len(pairs)} graded pair(s): bootstrap intervals (and the items still needed "
-                               "for +/-0.05) are rough below about 20")
+        report.notes.append(f"only {len(pairs)} graded pair(s): bootstrap intervals (and the items still needed "
+                            "for +/-0.05) are rough below about 20")
     return report

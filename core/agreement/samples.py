@@ -1,7 +1,7 @@
 """On which sample each agreement figure rests, and the figures that stay honest when the desk chose what to grade.
 
 The desk records how a person came to each item (human_grades.selection). Items the sampler drew (sample_draws, with
-their probabilities) form the *sampled* sample: its figures are inverse-probability weighted (core/agreement/
+their probabilities) form the *sampled* sample: its figures are inverse-probability weighted (core/stats/
 weighted.py) and so estimate the whole run. Items reached in question order form a sample of the run's first
 questions; items reached by a filter or a jump are a *convenience* sample: both are reported apart, unweighted, and
 named as what they are, never mixed into the sampled figures. Grades saved before selections were recorded count as
@@ -13,13 +13,20 @@ anchoring (agreement when the judge was shown before the first grade vs blind).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from gradedesk.core.agreement import statistics as agree
-from gradedesk.core.agreement.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
+from gradedesk.core.agreement.grade_pairs import Pair
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.records import FLAT, Record
+from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.reports import latest_preferences
+from gradedesk.core.store.samples import sample_draws
 
 SAMPLE_NAMES = {
     "question_order": "question order (the run's first questions; not a random sample)",
@@ -33,45 +40,75 @@ _Q = len(GRADES)
 _PASS = GRADES.index(PASS_GRADE)
 
 
+class Bootstrap(Protocol):
+    """The report's bootstrap settings (core/agreement/report.Settings)."""
+
+    boot: int
+    seed: int
+
+
 def _binary_cells(cells: np.ndarray) -> np.ndarray:
     """Four-level cells (row * 4 + col) as pass/fail cells (row * 2 + col), pass first."""
     rows, cols = cells // _Q, cells % _Q
-    return (rows != _PASS).astype(np.int64) * 2 + (cols != _PASS).astype(np.int64)
+    binary: np.ndarray = (rows != _PASS).astype(np.int64) * 2 + (cols != _PASS).astype(np.int64)
+    return binary
 
 
 def _cell(human: str, machine: str) -> int:
     return GRADES.index(human) * _Q + GRADES.index(machine)
 
 
-def _sampled(store: Store, run_id: int, pairs: list, s) -> tuple[dict, list[tuple[object, float]]]:
+@dataclass
+class SampledFigures(Record):
+    """The sampled sample: drawn with known probabilities, inverse-probability weighted."""
+
+    sample: str
+    draws: int
+    graded_draws: int
+    pending_draws: int  # drawn, not graded (yet)
+    pairs: int
+    kish_effective_n: float
+    four_level: dict[str, Estimate]
+    binary: dict[str, Estimate]
+
+
+def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tuple[SampledFigures,
+                                                                                 list[tuple[Pair, float]]]:
     """The sampled sample's weighted figures, and its (pair, weight) list for the pass rates."""
-    draws = store.query("SELECT grader, question_pk, probability, population FROM sample_draws WHERE run_id = ? "
-                        "ORDER BY grader, draw_index", (run_id,))
+    draws = sample_draws(store, run_id)
     by_question = defaultdict(list)
     for p in pairs:
         by_question[(p.grader, p.question_pk)].append(p)
-    weighted, pending = [], 0
+    weighted: list[tuple[Pair, float]] = []
+    pending = 0
     for d in draws:
-        members = by_question.get((d["grader"], d["question_pk"]))
+        members = by_question.get((d.grader, d.question_pk))
         if not members:
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
-        weighted.extend((p, 1.0 / (d["population"] * d["probability"])) for p in members)
+        weighted.extend((p, 1.0 / (d.population * d.probability)) for p in members)
     cells = np.array([_cell(p.human, p.machine) for p, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w in weighted], dtype=float)
     four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed)
     two = weighted_estimates(_binary_cells(cells), weights, 2, agree.pair_measures() + agree.binary_rates(), s.boot,
                              s.seed)
-    return {
-        "sample": "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)",
-        "draws": len(draws), "graded_draws": len(draws) - pending, "pending_draws": pending,
-        "pairs": len(weighted), "kish_effective_n": round(kish_effective_n(weights), 1) if weights.size else 0,
-        "four_level": {k: v.to_dict() for k, v in four.items()},
-        "binary": {k: v.to_dict() for k, v in two.items()},
-    }, weighted
+    return SampledFigures(
+        "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)", len(draws),
+        len(draws) - pending, pending, len(weighted), round(kish_effective_n(weights), 1) if weights.size else 0,
+        four, two), weighted
 
 
-def _apart(pairs: list, s) -> list[dict]:
+@dataclass
+class ApartSample(Record):
+    """A sample other than the sampled one, unweighted and named."""
+
+    selection: str | None  # human_grades.selection; None: not recorded
+    sample: str
+    pairs: int
+    estimates: dict[str, Estimate] = field(metadata=FLAT)
+
+
+def _apart(pairs: list[Pair], s: Bootstrap) -> list[ApartSample]:
     """The other samples, each unweighted and named."""
     groups = defaultdict(list)
     for p in pairs:
@@ -81,12 +118,25 @@ def _apart(pairs: list, s) -> list[dict]:
     for selection in sorted(groups, key=lambda k: (k is None, k or "")):
         members = groups[selection]
         cm = agree.confusion_matrix([p.human for p in members], [p.machine for p in members], GRADES)
-        out.append({"selection": selection, "sample": SAMPLE_NAMES.get(selection, selection), "pairs": len(members),
-                    **agree.estimates_dict(cm, agree.summary_measures(), s.boot, s.seed)})
+        out.append(ApartSample(selection, SAMPLE_NAMES.get(selection, selection or ""), len(members),
+                               agree.estimates(cm, agree.summary_measures(), s.boot, s.seed)))
     return out
 
 
-def _pass_rates(weighted: list[tuple[object, float]], judged: dict[str, tuple[int, int]], s) -> list[dict]:
+@dataclass
+class PpiPassRate(Record):
+    """A method's prediction-powered pass rate: the judge on every shown answer, corrected by sampled human grades."""
+
+    method: str
+    judged: int
+    human_sampled: int
+    ppi: Estimate
+    worth_human_grades: int | None  # how many simple random human grades the estimate is worth
+    more_than_graded: int | None
+
+
+def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int, int]],
+                s: Bootstrap) -> list[PpiPassRate]:
     """Prediction-powered pass rate per method (raw, and bundled at the primary budget). `judged`: per method, how many
     shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`)."""
     out = []
@@ -98,48 +148,65 @@ def _pass_rates(weighted: list[tuple[object, float]], judged: dict[str, tuple[in
                                    [p.machine == PASS_GRADE for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
         if est.value is None and judge_all and not sample:
             est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
-        out.append({"method": method, "judged": n, "human_sampled": len(sample),
-                    "ppi": est.to_dict(),
-                    "worth_human_grades": None if worth is None else round(worth),
-                    "more_than_graded": None if worth is None else max(0, round(worth) - len(sample))})
+        out.append(PpiPassRate(method, n, len(sample), est, None if worth is None else round(worth),
+                               None if worth is None else max(0, round(worth) - len(sample))))
     return out
 
 
-def _position_bias(store: Store, run_id: int, s) -> dict:
+@dataclass
+class PositionBias(Record):
+    preferred_left: Estimate  # share of preferences for the left answer (fair: 0.5)
+    preferences: int
+
+
+def _position_bias(store: Store, run_id: int, s: Bootstrap) -> PositionBias:
     """Preferences for the left answer (the desk shuffles sides, so about half would be fair)."""
-    rows = store.query(
-        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
-        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
-        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))
-    left = sum(r["preferred"] == r["left_method"] for r in rows)
-    return {"preferred_left": agree.proportion(left, len(rows), "no preference between two answers yet",
-                                               s.boot, s.seed).to_dict(), "preferences": len(rows)}
+    rows = latest_preferences(store, run_id)
+    left = sum(preferred == left_method for preferred, left_method in rows)
+    return PositionBias(agree.proportion(left, len(rows), "no preference between two answers yet", s.boot, s.seed),
+                        len(rows))
 
 
-def _anchoring(pairs: list, s) -> dict:
+@dataclass
+class Anchoring(Record):
+    """Agreement with the judge when it was in view before the person's grade (open) vs blind, and the difference."""
+
+    open: Estimate
+    blind: Estimate
+    difference: Estimate
+
+
+def _anchoring(pairs: list[Pair], s: Bootstrap) -> Anchoring:
     """Agreement when the judge was in view before the person's grade (mode open) vs blind, and the difference."""
     groups = {mode: [p.human == p.machine for p in pairs if p.mode == mode] for mode in ("open", "blind")}
-    out = {mode: agree.proportion(sum(v), len(v), f"no {mode} grade", s.boot, s.seed).to_dict()
-           for mode, v in groups.items()}
+    shares = {mode: agree.proportion(sum(v), len(v), f"no {mode} grade", s.boot, s.seed) for mode, v in groups.items()}
     if groups["open"] and groups["blind"]:
         rng = np.random.default_rng(s.seed)
         o, b = np.array(groups["open"], dtype=float), np.array(groups["blind"], dtype=float)
         boot = (rng.choice(o, (s.boot, o.size)).mean(1) - rng.choice(b, (s.boot, b.size)).mean(1))
-        out["difference"] = agree.finish(float(o.mean() - b.mean()), int(o.size + b.size), boot, "").to_dict()
+        difference = agree.finish(float(o.mean() - b.mean()), int(o.size + b.size), boot, "")
     else:
-        out["difference"] = agree.Estimate(None, 0, reason="needs both revealed and blind grades").to_dict()
-    return out
+        difference = agree.Estimate(None, 0, reason="needs both revealed and blind grades")
+    return Anchoring(shares["open"], shares["blind"], difference)
 
 
-def sample_report(store: Store, run_id: int, pairs: list, judged: dict[str, tuple[int, int]] | None, s) -> dict:
+@dataclass
+class SampleReport(Record):
+    """The samples section of `agree`: on which sample each figure rests."""
+
+    headline_sample: str
+    sampled: SampledFigures
+    apart: list[ApartSample]
+    pass_rates: list[PpiPassRate]
+    position_bias: PositionBias
+    anchoring: Anchoring
+
+
+def sample_report(store: Store, run_id: int, pairs: list[Pair], judged: dict[str, tuple[int, int]] | None,
+                  s: Bootstrap) -> SampleReport:
     """The samples section of `agree`. `pairs` compare each person with one machine grader; `judged` counts that same
     grader's grades and passes on every shown answer per method (None: no machine grader, no pass rates)."""
     sampled, weighted = _sampled(store, run_id, pairs, s)
-    return {
-        "headline_sample": "all graded items, unweighted (see sampled and apart for the samples they mix)",
-        "sampled": sampled,
-        "apart": _apart(pairs, s),
-        "pass_rates": _pass_rates(weighted, judged, s) if judged is not None else [],
-        "position_bias": _position_bias(store, run_id, s),
-        "anchoring": _anchoring(pairs, s),
-    }
+    return SampleReport("all graded items, unweighted (see sampled and apart for the samples they mix)", sampled,
+                        _apart(pairs, s), _pass_rates(weighted, judged, s) if judged is not None else [],
+                        _position_bias(store, run_id, s), _anchoring(pairs, s))

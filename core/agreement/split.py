@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.rubric_format import Example
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.reports import PersonGradedAnswer, people_graded_answers
 from gradedesk.core.text.hashing import normalize_text
 
 EXCERPT_CHARS = 800
@@ -59,31 +60,25 @@ def excerpt(text: str) -> str:
 
 def graded_items(store: Store, run_id: int, grader: str | None = None) -> tuple[list[GradedItem], dict[str, int]]:
     """The run's person-graded answers with a gold answer, and how many were left out and why."""
-    rows = store.query(
-        "SELECT h.answer_id, h.grader, h.grade, h.failure_label, h.note, a.question_pk, a.method, a.budget, a.text, "
-        "q.benchmark, q.question_id, q.question, q.gold_answer FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
-        "WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL" + (" AND h.grader = ?" if grader else "")
-        + " ORDER BY h.answer_id, h.grader", (run_id, grader) if grader else (run_id,))
-    by_answer: dict[int, list[dict]] = defaultdict(list)
-    for r in rows:
-        by_answer[r["answer_id"]].append(r)
+    by_answer: dict[int, list[PersonGradedAnswer]] = defaultdict(list)
+    for r in people_graded_answers(store, run_id, grader):
+        by_answer[r.answer_id].append(r)
     items, left_out = [], {"people_disagree": 0, "no_gold_answer": 0}
     for answer_id, grades in by_answer.items():
         first = grades[0]
-        if not (first["gold_answer"] or "").strip():
+        if not (first.gold_answer or "").strip():
             left_out["no_gold_answer"] += 1
             continue
-        if len({g["grade"] for g in grades}) > 1:
+        if len({g.grade for g in grades}) > 1:
             left_out["people_disagree"] += 1
             continue
-        labels = {g["failure_label"] for g in grades}
-        notes = [f"{g['grader']}: {g['note']}" if len(grades) > 1 else g["note"] for g in grades if g["note"]]
+        labels = {g.failure_label for g in grades}
+        notes = [f"{g.grader}: {g.note}" if len(grades) > 1 else g.note for g in grades if g.note]
         items.append(GradedItem(
-            answer_id, first["question_pk"], f"{first['benchmark']}:{first['question_id']}", first["question"],
-            first["gold_answer"], first["text"] or "", first["method"], first["budget"], first["grade"],
+            answer_id, first.question_pk, f"{first.benchmark}:{first.question_id}", first.question,
+            first.gold_answer or "", first.text or "", first.method, first.budget, first.grade,
             labels.pop() if len(labels) == 1 else None, " / ".join(notes) or None,
-            tuple(g["grader"] for g in grades)))
+            tuple(g.grader for g in grades)))
     return items, left_out
 
 
@@ -162,7 +157,7 @@ def _quotas(sizes: dict[str, int], total: int) -> dict[str, int]:
 
 
 def split_by_question(items: Sequence[GradedItem], test_share: float, seed: int,
-                      pinned: set[int] = frozenset()) -> Split:
+                      pinned: Set[int] = frozenset()) -> Split:
     """Train and test by question, seeded and stratified by grade; `pinned` questions always go to train."""
     if not 0 < test_share < 1:
         raise UserError(f"--test-share: must be between 0 and 1 (exclusive), got {test_share}")

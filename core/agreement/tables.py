@@ -5,11 +5,14 @@ Cells are plain strings or numbers (never markup); an estimate reads '0.712 [0.6
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gradedesk.core.agreement.statistics import Estimate
+from gradedesk.core.agreement.people import SelfConsistency
+from gradedesk.core.agreement.report import AgreementReport, GroupAgreement
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
+from gradedesk.core.stats.measures import Estimate
 
 PAIR_MEASURES = (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
                  ("kappa_linear", "weighted kappa (linear)"), ("kappa_quadratic", "weighted kappa (quadratic)"),
@@ -29,194 +32,196 @@ class Table:
             self.rows = [["(none)"] + [""] * (len(self.headers) - 1)]
 
 
-def est_text(d: dict | None) -> str:
-    """An estimate dict (Estimate.to_dict()) as text."""
-    if d is None:
+def est_text(e: Estimate | Mapping[str, Any] | None) -> str:
+    """An estimate as text; also its JSON form, as kept in the store (the rubric history reads stored reports)."""
+    if e is None:
         return "-"
-    return Estimate(**d).text()
+    return (e if isinstance(e, Estimate) else Estimate(**e)).text()
 
 
-def _more(d: dict) -> str:
-    more = d.get("more_for_target")
-    return "-" if more is None else str(more)
+def _more(e: Estimate) -> str:
+    return "-" if e.more_for_target is None else str(e.more_for_target)
 
 
-def headline(report: dict) -> str:
-    machine = report["machine"]["label"] or "no machine grader"
-    people = ", ".join(report["people"]) or "nobody"
-    return f"run {report['run_id']}: {report['pairs']} graded pair(s), {people} vs {machine}"
+def headline(report: AgreementReport) -> str:
+    machine = report.machine.label or "no machine grader"
+    people = ", ".join(report.people) or "nobody"
+    return f"run {report.run_id}: {report.pairs} graded pair(s), {people} vs {machine}"
 
 
-def measures_table(report: dict) -> Table:
-    four, binary = report["four_level"], report["binary"]
-    rows = [[label, est_text(four[key]), _more(four[key]), est_text(binary[key]), _more(binary[key])]
-            for key, label in PAIR_MEASURES]
+def measures_table(report: AgreementReport) -> Table:
+    four, binary = report.four_level, report.binary.estimates
+    rows: list[list[Any]] = [[label, est_text(four[key]), _more(four[key]), est_text(binary[key]), _more(binary[key])]
+                             for key, label in PAIR_MEASURES]
     rows += [[f"machine {key.upper()}", "", "", est_text(binary[key]), _more(binary[key])] for key in ("tpr", "tnr")]
-    level = int(report["settings"]["level"] * 100)
+    level = int(report.settings.level * 100)
     return Table(f"Agreement ({level}% bootstrap intervals; 'more' = graded items still needed for +/-0.05)",
                  ["measure", "four grades", "more", "pass / not pass", "more"], rows)
 
 
-def confusion_table(report: dict) -> Table:
-    matrix = report["confusion"]["matrix"]
-    rows = [[f"person: {GRADE_LABELS[g]}"] + list(matrix[i]) + [sum(matrix[i])] for i, g in enumerate(GRADES)]
-    rows.append(["total"] + [sum(r[j] for r in matrix) for j in range(len(GRADES))] + [report["pairs"]])
+def confusion_table(report: AgreementReport) -> Table:
+    matrix = report.confusion.matrix
+    rows: list[list[Any]] = [[f"person: {GRADE_LABELS[g]}"] + list(matrix[i]) + [sum(matrix[i])]
+                             for i, g in enumerate(GRADES)]
+    rows.append(["total"] + [sum(r[j] for r in matrix) for j in range(len(GRADES))] + [report.pairs])
     return Table("Confusion matrix (rows: person, columns: machine)",
                  ["", *(GRADE_LABELS[g] for g in GRADES), "total"], rows)
 
 
-def per_class_table(report: dict) -> Table:
-    pc = report["per_class"]
-    rows = [[GRADE_LABELS[g], est_text(pc[f"precision:{g}"]), est_text(pc[f"recall:{g}"])] for g in GRADES]
+def per_class_table(report: AgreementReport) -> Table:
+    pc = report.per_class
+    rows: list[list[Any]] = [[GRADE_LABELS[g], est_text(pc[f"precision:{g}"]), est_text(pc[f"recall:{g}"])]
+                             for g in GRADES]
     return Table("Per grade: machine precision and recall (the person as reference)",
                  ["grade", "precision", "recall"], rows)
 
 
-def group_table(title: str, first: str, groups: list[dict]) -> Table:
-    rows = [[g.get("group", g.get("grader")), g["n"], *(est_text(g[k]) for k, _ in GROUP_MEASURES)] for g in groups]
+def group_table(title: str, first: str, groups: Sequence[GroupAgreement | SelfConsistency]) -> Table:
+    rows: list[list[Any]] = [[g.group if isinstance(g, GroupAgreement) else g.grader, g.n,
+                              *(est_text(g.estimates[k]) for k, _ in GROUP_MEASURES)] for g in groups]
     return Table(title, [first, "n", *(label for _, label in GROUP_MEASURES)], rows)
 
 
-def people_table(report: dict) -> Table:
-    table = group_table("Each person vs the machine", "person", report["people_agreement"])
-    table.rows.append(["Krippendorff's alpha (ordinal) across people", report["krippendorff_alpha"]["n"],
-                       est_text(report["krippendorff_alpha"]), "", ""])
+def people_table(report: AgreementReport) -> Table:
+    table = group_table("Each person vs the machine", "person", report.people_agreement)
+    table.rows.append(["Krippendorff's alpha (ordinal) across people", report.krippendorff_alpha.n,
+                       est_text(report.krippendorff_alpha), "", ""])
     return table
 
 
-def corrected_table(report: dict) -> Table | None:
-    corr = report["corrected_pass_rates"]
+def corrected_table(report: AgreementReport) -> Table | None:
+    corr = report.corrected_pass_rates
     if corr is None:
         return None
-    rows = [[a["method"], a["budget"], a["judged"], f"{a['observed_rate']:.3f}", est_text(a["corrected"])]
-            for a in corr["arms"]]
-    diff = corr["bundle_minus_raw"]
-    rows.append([f"bundle - raw (paired, budget {diff['budget']})", "", diff["paired_questions"], "",
-                 est_text(diff["estimate"])])
-    cal = corr["calibration"]
-    title = (f"Corrected pass rates (Rogan-Gladen: the machine pass rate corrected by its TPR {est_text(cal['tpr'])} "
-             f"and TNR {est_text(cal['tnr'])} on {cal['n']} person-graded answers)")
+    rows: list[list[Any]] = [[a.method, a.budget, a.judged, f"{a.observed_rate:.3f}", est_text(a.corrected)]
+                             for a in corr.arms]
+    diff = corr.bundle_minus_raw
+    rows.append([f"bundle - raw (paired, budget {diff.budget})", "", diff.paired_questions, "",
+                 est_text(diff.estimate)])
+    cal = corr.calibration
+    title = (f"Corrected pass rates (Rogan-Gladen: the machine pass rate corrected by its TPR {est_text(cal.tpr)} "
+             f"and TNR {est_text(cal.tnr)} on {cal.n} person-graded answers)")
     return Table(title, ["method", "budget", "judged", "machine pass rate", "corrected pass rate"], rows)
 
 
-def switch_table(report: dict) -> Table:
-    sw = report["switch_rate"]
-    rows = [["changed after the reveal", f"{sw['switched']} of {sw['eligible']}", est_text(sw["rate"])],
-            ["toward the machine grade", sw["toward_machine"], ""],
-            ["away from the machine grade", sw["away_from_machine"], ""],
-            ["sideways (as far as before)", sw["sideways"], ""]]
+def switch_table(report: AgreementReport) -> Table:
+    sw = report.switch_rate
+    rows: list[list[Any]] = [["changed after the reveal", f"{sw.switched} of {sw.eligible}", est_text(sw.rate)],
+                             ["toward the machine grade", sw.toward_machine, ""],
+                             ["away from the machine grade", sw.away_from_machine, ""],
+                             ["sideways (as far as before)", sw.sideways, ""]]
     return Table("Switch rate (blind grades changed after the machine grade was shown)", ["", "count", "rate"], rows)
 
 
-def rubric_table(report: dict) -> Table:
-    rub = report["rubrics"]
-    table = group_table(f"Per rubric version (current: {rub['current'] or 'none recorded'})", "rubric",
-                        rub["per_version"])
-    if rub["machine_grades_under_older_rubric"]:
-        table.rows.append([f"machine grades under an older rubric: {rub['machine_grades_under_older_rubric']} "
+def rubric_table(report: AgreementReport) -> Table:
+    rub = report.rubrics
+    table = group_table(f"Per rubric version (current: {rub.current or 'none recorded'})", "rubric", rub.per_version)
+    if rub.machine_grades_under_older_rubric:
+        table.rows.append([f"machine grades under an older rubric: {rub.machine_grades_under_older_rubric} "
                            "(grade again with the current rubric)", "", "", "", ""])
-    flagged = rub["flagged_for_regrading"]
+    flagged = rub.flagged_for_regrading
     for f in flagged[:MAX_FLAGGED]:
-        table.rows.append([f"re-grade: {f['question_id']} {f['method']} ({f['grader']}, rubric {f['rubric_version']})",
+        table.rows.append([f"re-grade: {f.question_id} {f.method} ({f.grader}, rubric {f.rubric_version})",
                            "", "", "", ""])
     if len(flagged) > MAX_FLAGGED:
         table.rows.append([f"... and {len(flagged) - MAX_FLAGGED} more to re-grade (all of them: --json)", "", "", "", ""])
     return table
 
 
-def judge_rubrics_table(report: dict) -> Table:
-    jr = report["judge_rubrics"]
-    rows = [[f"{v['model']} {v['rubric_version'] or '(unversioned)'}", v["n"], est_text(v["own"]["percent_agreement"]),
-             est_text(v["common"]["percent_agreement"]), est_text(v["common"]["cohen_kappa"]),
-             est_text(v["common"]["gwet_ac1"])] for v in jr["versions"]]
-    return Table(f"Per judge rubric version (side by side on the {jr['common_items']} pair(s) every version graded)",
+def judge_rubrics_table(report: AgreementReport) -> Table:
+    jr = report.judge_rubrics
+    rows: list[list[Any]] = [[f"{v.model} {v.rubric_version or '(unversioned)'}", v.n,
+                              est_text(v.own["percent_agreement"]), est_text(v.common["percent_agreement"]),
+                              est_text(v.common["cohen_kappa"]), est_text(v.common["gwet_ac1"])] for v in jr.versions]
+    return Table(f"Per judge rubric version (side by side on the {jr.common_items} pair(s) every version graded)",
                  ["judge and rubric", "n", "agreement (own items)", "agreement", "kappa", "AC1"], rows)
 
 
-def bias_table(report: dict) -> Table:
-    infl = report["bias"]["grade_inflation"]
-    rows = [[label, est_text(infl[key])] for key, label in (
+def bias_table(report: AgreementReport) -> Table:
+    infl = report.bias.grade_inflation
+    rows: list[list[Any]] = [[label, est_text(infl[key])] for key, label in (
         ("person_pass_rate", "people's pass rate"), ("judge_pass_rate", "machine pass rate"),
         ("pass_rate_difference", "machine - people"), ("pass_rate_ratio", "machine / people"))]
-    for t in report["bias"]["verbosity"]:
-        span = "" if not t["n"] else f", {t['min_length']}-{t['max_length']}"
-        rows.append([f"agreement, {t['tercile']} (n={t['n']}{span})", est_text(t["percent_agreement"])])
+    for t in report.bias.verbosity:
+        span = "" if not t.n else f", {t.min_length}-{t.max_length}"
+        rows.append([f"agreement, {t.tercile} (n={t.n}{span})", est_text(t.figures["percent_agreement"])])
     return Table("Biases of the machine grader: grade inflation (pass rates on the same items) and verbosity (by answer "
-                 f"length in {report['bias']['length_unit']})", ["probe", "value"], rows)
+                 f"length in {report.bias.length_unit})", ["probe", "value"], rows)
 
 
-def quality_table(report: dict) -> Table:
-    rows = [[q["method"], q["budget"], q["answers"],
-             None if q["mean_tokens_in"] is None else round(q["mean_tokens_in"]),
-             q["machine_pass_rate"], q["human_pass_rate"]] for q in report["quality_by_tokens"]]
+def quality_table(report: AgreementReport) -> Table:
+    rows: list[list[Any]] = [[q.method, q.budget, q.answers,
+                              None if q.mean_tokens_in is None else round(q.mean_tokens_in), q.machine_pass_rate,
+                              q.human_pass_rate] for q in report.quality_by_tokens]
     return Table("Answer quality against prompt tokens (budget sweep)",
                  ["method", "budget", "answers", "mean prompt tokens", "machine pass rate", "person pass rate"], rows)
 
 
-def samples_table(report: dict) -> Table:
+def samples_table(report: AgreementReport) -> Table:
     """Agreement on each sample the people graded, each named: only the sampled one is weighted to the whole run."""
-    samples = report["samples"]
-    sampled = samples["sampled"]
-    rows = [[sampled["sample"], sampled["pairs"], f"{sampled['kish_effective_n']}",
-             *(est_text(sampled["four_level"][key]) for key, _ in GROUP_MEASURES)]]
-    rows += [[a["sample"], a["pairs"], "-", *(est_text(a[key]) for key, _ in GROUP_MEASURES)]
-             for a in samples["apart"]]
-    return Table(f"Samples (the tables above use {samples['headline_sample']}; "
-                 f"{sampled['pending_draws']} draw(s) not graded yet)",
+    samples = report.samples
+    sampled = samples.sampled
+    rows: list[list[Any]] = [[sampled.sample, sampled.pairs, f"{sampled.kish_effective_n}",
+                              *(est_text(sampled.four_level[key]) for key, _ in GROUP_MEASURES)]]
+    rows += [[a.sample, a.pairs, "-", *(est_text(a.estimates[key]) for key, _ in GROUP_MEASURES)]
+             for a in samples.apart]
+    return Table(f"Samples (the tables above use {samples.headline_sample}; "
+                 f"{sampled.pending_draws} draw(s) not graded yet)",
                  ["sample", "pairs", "effective n", *(label for _, label in GROUP_MEASURES)], rows)
 
 
-def ppi_table(report: dict) -> Table:
-    rows = [[r["method"], r["judged"], r["human_sampled"], est_text(r["ppi"]),
-             "-" if r["worth_human_grades"] is None else f"{r['worth_human_grades']} (+{r['more_than_graded']})"]
-            for r in report["samples"]["pass_rates"]]
+def ppi_table(report: AgreementReport) -> Table:
+    rows: list[list[Any]] = [
+        [r.method, r.judged, r.human_sampled, est_text(r.ppi),
+         "-" if r.worth_human_grades is None else f"{r.worth_human_grades} (+{r.more_than_graded})"]
+        for r in report.samples.pass_rates]
     return Table("Prediction-powered pass rates (the judge on every answer, corrected by the sampled human grades)",
                  ["method", "judged", "human-graded draws", "pass rate", "worth human grades (+ more than graded)"],
                  rows)
 
 
-def people_bias_table(report: dict) -> Table:
-    samples = report["samples"]
-    anchoring = samples["anchoring"]
-    rows = [["preferred the left answer (sides are shuffled: fair is 0.5)",
-             est_text(samples["position_bias"]["preferred_left"])],
-            ["agreement with the judge shown before grading", est_text(anchoring["open"])],
-            ["agreement graded blind", est_text(anchoring["blind"])],
-            ["difference, shown - blind (anchoring)", est_text(anchoring["difference"])]]
+def people_bias_table(report: AgreementReport) -> Table:
+    samples = report.samples
+    anchoring = samples.anchoring
+    rows: list[list[Any]] = [["preferred the left answer (sides are shuffled: fair is 0.5)",
+                              est_text(samples.position_bias.preferred_left)],
+                             ["agreement with the judge shown before grading", est_text(anchoring.open)],
+                             ["agreement graded blind", est_text(anchoring.blind)],
+                             ["difference, shown - blind (anchoring)", est_text(anchoring.difference)]]
     return Table("Biases of the people", ["measure", "estimate"], rows)
 
 
-def faithfulness_tables(report: dict) -> list[Table]:
+def faithfulness_tables(report: AgreementReport) -> list[Table]:
     """People's faithfulness per method (claim marks), and each faithfulness scorer against it."""
-    f = report["faithfulness"]
+    f = report.faithfulness
     people = Table("Faithfulness by people (claim marks; answers with every claim marked)",
                    ["method", "answers", "partly marked", "faithfulness", "citation precision", "supported",
                     "miscited", "unsupported", "not claims"],
                    [[method, m["marked_answers"], m["partly_marked"], m["human_faithfulness"],
                      m["citation_precision"], m["supported"], m["miscited"], m["unsupported"], m["not_claims"]]
-                    for method, m in f["by_method"].items()])
-    level = int(report["settings"]["level"] * 100)
+                    for method, m in f.by_method.items()])
+    level = int(report.settings.level * 100)
     scorers = Table(f"Faithfulness scorers vs people ({level}% bootstrap intervals; difference = scorer - person)",
                     ["scorer", "answers", "person mean", "scorer mean", "Pearson r", "mean |difference|",
                      "mean difference"],
-                    [[s["scorer"], s["n"], s["mean_person"], s["mean_scorer"], est_text(s["pearson"]),
-                      est_text(s["mean_abs_diff"]), est_text(s["mean_difference"])] for s in f["scorers"]])
+                    [[s.scorer, s.n, s.mean_person, s.mean_scorer, est_text(s.estimates["pearson"]),
+                      est_text(s.estimates["mean_abs_diff"]), est_text(s.estimates["mean_difference"])]
+                     for s in f.scorers])
     return [people, scorers]
 
 
-def report_tables(report: dict, by: list[str]) -> list[Table]:
+def report_tables(report: AgreementReport, by: list[str]) -> list[Table]:
     """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
     tables = [measures_table(report), confusion_table(report), per_class_table(report)]
-    tables += [group_table(f"By {name}", name, report["breakdowns"][name]) for name in by]
+    tables += [group_table(f"By {name}", name, report.breakdowns[name]) for name in by]
     tables += [people_table(report)]
     corrected = corrected_table(report)
     if corrected:
         tables.append(corrected)
     tables += [switch_table(report),
-               group_table("Self-consistency (blind re-check vs the earlier grade)", "person",
-                           report["self_consistency"]),
+               group_table("Self-consistency (blind re-check vs the earlier grade)", "person", report.self_consistency),
                rubric_table(report), judge_rubrics_table(report), quality_table(report), samples_table(report)]
-    if report["samples"]["pass_rates"]:
+    if report.samples.pass_rates:
         tables.append(ppi_table(report))
     tables += [bias_table(report), people_bias_table(report)]
     tables += faithfulness_tables(report)

@@ -29,14 +29,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
-    from gradedesk.core.agreement.pairs import GraderChoice
+    from gradedesk.core.agreement.grade_pairs import GraderChoice
     from gradedesk.core.agreement.report import Settings, agreement_report
     from gradedesk.core.agreement.tables import headline, report_tables
-    from gradedesk.core.store.runs import resolve_run
-    from gradedesk.core.errors import UserError
-    from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import info, print_json, print_table
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.runs import resolve_run
 
     boot = DEFAULT_BOOT if args.bootstrap is None else args.bootstrap
     if boot < 0:
@@ -46,14 +46,14 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         report = agreement_report(store, resolve_run(store, args.run), settings, grader)
     if args.json:
-        print_json(report)
+        print_json(report.to_dict())
         return 0
     print(headline(report))
-    print(f"compared with: {report['compared_with']}")
+    print(f"compared with: {report.compared_with}")
     for table in report_tables(report, args.by or ["category", "method", "label"]):
         print()
         print(table.title)
         print_table(table.headers, table.rows)
-    for note in report["notes"]:
+    for note in report.notes:
         info(f"note: {note}")
     return 0

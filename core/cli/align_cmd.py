@@ -1,5 +1,6 @@
 """gradedesk align [RUN] --rubric BASE --model M: a new rubric with examples from people's grades of train questions,
-and base vs new agreement on the test questions the judge never saw as examples (core/agreement/align.py)."""
+and base vs new agreement on the test questions the judge never saw as examples
+(core/agreement/judge_alignment.py)."""
 
 from __future__ import annotations
 
@@ -44,13 +45,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gradedesk.core.agreement.align import AlignSettings, align
-    from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED
+    from gradedesk.core.agreement.judge_alignment import AlignSettings, align
     from gradedesk.core.cli.align_output import print_report
     from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
+    from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.runs import resolve_run
 
@@ -74,16 +75,16 @@ def run(args: argparse.Namespace) -> int:
         with progress_bars() as bar:
             report = align(store, run_id, base, provider, settings, bar)
     endpoint_warnings(provider)
-    for warning in report["warnings"]:
+    for warning in report.warnings:
         info(f"gradedesk: warning: {warning}")
-    for failure in report["calls"]["failures"][:20]:
+    for failure in report.calls.failures[:20]:
         info(f"gradedesk: {failure}")
     if args.json:
-        print_json(report)
+        print_json(report.to_dict())
     else:
         print_report(report)
-    if report["calls"]["failed"]:
-        info(f"gradedesk: {report['calls']['failed']} judge call(s) failed (those answers are left out); "
+    if report.calls.failed:
+        info(f"gradedesk: {report.calls.failed} judge call(s) failed (those answers are left out); "
              "run the same command again to retry them")
         return 1
-    return 0 if report["test"]["n"] else 1  # nothing compared: the warning above says why
+    return 0 if report.test.n else 1  # nothing compared: the warning above says why

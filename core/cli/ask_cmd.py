@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.evidence.compile import ask
-    from gradedesk.core.providers.offline import REASON_MARK
+    from gradedesk.core.text.prompt_layout import reason_line
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import embedder_from_args
     from gradedesk.core.cli.output import print_json
@@ -42,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     for i, s in enumerate(bundle.snippets, start=1):
         print(f"\n{s.header(i)} role={s.evidence_role}")
-        print(f"{REASON_MARK} {s.selection_reason}")
+        print(reason_line(str(s.selection_reason)))
         print(s.text)
     return 0

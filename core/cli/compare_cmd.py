@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.runs.summary import compare
+    from gradedesk.core.runs.compare import compare
     from gradedesk.core.cli.output import print_json, print_table
 
     with open_store(args.store, create=False) as store:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from gradedesk.core.errors import UserError
-    from gradedesk.core.evidence.policy import ContextPackPolicy, build_budgeted_pack, evidence_from_retrieval
+    from gradedesk.core.evidence.policy import ContextPackPolicy, build_budgeted_pack, pack_items_from_retrieval
     from gradedesk.core.cli.output import print_json
 
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--join-with: bad escape ({exc.reason})") from None
     policy = ContextPackPolicy(join_with=join_with, ordering=args.ordering, include_metadata=args.include_metadata,
                                metadata_fields=args.metadata_fields)
-    pack = build_budgeted_pack(evidence_from_retrieval(data), policy, max_characters=args.max_characters,
+    pack = build_budgeted_pack(pack_items_from_retrieval(data), policy, max_characters=args.max_characters,
                                max_tokens=args.max_tokens, tokenizer=args.tokenizer)
     print_json(pack.to_dict())
     return 0

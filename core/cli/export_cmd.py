@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.exchange.formats import EXPORT_FORMATS
+
 ORDER = 60
-FORMATS = ("gradedesk", "comparison", "ragas")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                                    "retrieved_contexts, response, reference) plus its grade. RUN is an id or "
                                    "'latest'. `gradedesk import` reads all three back.")
     p.add_argument("run", metavar="RUN", nargs="?", default="latest", help="run id or 'latest' (default)")
-    p.add_argument("--format", default="gradedesk", choices=FORMATS, help="what to write (default: gradedesk)")
+    p.add_argument("--format", default="gradedesk", choices=EXPORT_FORMATS, help="what to write (default: gradedesk)")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (every format is; accepted for clarity)")
     p.add_argument("-o", "--output", default="-", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(handler=run)

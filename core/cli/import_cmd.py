@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.exchange.formats import RUNLOG_SHAPES
+
 ORDER = 62
-SHAPE_NAMES = {"gradedesk": "gradedesk run log", "comparison": "bundle-comparison log", "harness": "harness log",
-               "ragas": "RAGAS rows"}
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "carries the retrieval grader's metrics); RAGAS rows (user_input, retrieved_contexts, response, "
                     "reference). Any bad line stops the import (nothing stored) unless --skip-invalid.")
     p.add_argument("file", metavar="FILE.jsonl")
-    p.add_argument("--format", dest="shape", choices=tuple(SHAPE_NAMES), default=None,
+    p.add_argument("--format", dest="shape", choices=tuple(RUNLOG_SHAPES), default=None,
                    help="read every line as this shape instead of telling it by its fields")
     p.add_argument("--grader", default=None, metavar="NAME",
                    help="the person whose grades the log's hand-filled grades are (default: the file's name)")
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     elif report.already_imported:
         print(f"{args.file}: already imported as run {report.run_id}; nothing added")
     else:
-        shapes = ", ".join(SHAPE_NAMES[s] + (f" ({n} lines)" if len(report.shapes) > 1 else "")
+        shapes = ", ".join(RUNLOG_SHAPES[s] + (f" ({n} lines)" if len(report.shapes) > 1 else "")
                            for s, n in report.shapes.items())
         print(f"{args.file}: imported as run {report.run_id}: {report.lines} lines, {report.answers} answers, "
               f"{report.grades} imported grades, {report.human_grades} human grades"

@@ -41,7 +41,7 @@ def _progress() -> Callable[[int, int, str], None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.index.indexer import index_repository
+    from gradedesk.core.index.indexer import index_repository, resolve_repo
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import embedder_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     embedded = None
     with open_store(args.store) as store:
         report = index_repository(store, args.path, name=args.name, tokenizer=args.tokenizer, progress=_progress())
-        repo = store.query("SELECT * FROM repos WHERE id = ?", (report.repo_id,))[0]
+        repo = resolve_repo(store, report.name)
         if embedder:
             with progress_bars() as bar:
                 embedded = embed_repository(

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.runs import resolve_run, run_row
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline_grading import grade_offline
@@ -56,12 +56,12 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         rubric = resolve_rubric(store, args.rubric) if provider else None
-        answer_model = store.scalar("SELECT model FROM runs WHERE id = ?", (run_id,))
+        answer_model = run_row(store, run_id).model
         with progress_bars() as bar:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
                                progress=bar, rubric=rubric, max_tokens=args.max_tokens) if provider else None
-        consistency = judge_consistency(store, run_id, provider.model,
+        consistency = judge_consistency(store, run_id, report.model,
                                         rubric_version=report.rubric_version) if report else None
     endpoint_warnings(provider)
     if provider is None:

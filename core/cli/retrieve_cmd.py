@@ -35,20 +35,22 @@ def run(args: argparse.Namespace) -> int:
     if embedder and args.baseline:
         raise UserError("--baseline is plain BM25 over windows; it takes no --embeddings-model")
     with open_store(args.store, create=False) as store:
+        from gradedesk.core.index.indexer import resolve_repo
+
+        repo = resolve_repo(store, args.repo)
         if args.baseline:
             from gradedesk.core.retrieval.baseline import baseline_retrieve
 
-            hits = baseline_retrieve(store, args.question, repo=args.repo, k=args.k)
+            hits = baseline_retrieve(store, args.question, repo=repo, k=args.k)
         else:
-            from gradedesk.core.index.indexer import resolve_repo
             from gradedesk.core.retrieval.hybrid import retrieve
             from gradedesk.core.retrieval.vectors import embed_question
 
             vector = None
             if embedder:
-                vector = embed_question(store, resolve_repo(store, args.repo), embedder, args.question)
+                vector = embed_question(store, repo, embedder, args.question)
                 info(f"question embedded with {vector.model} in {vector.seconds * 1000:.0f} ms")
-            hits = retrieve(store, args.question, repo=args.repo, k=args.k, query_vector=vector)
+            hits = retrieve(store, args.question, repo=repo, k=args.k, query_vector=vector)
     if args.json:
         print_json({"question": args.question, "repo": args.repo, "k": args.k,
                     "retriever": "bm25_window" if args.baseline else "hybrid", "hits": [h.to_dict() for h in hits]})

@@ -67,7 +67,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from gradedesk.core.agreement.alignments import rubric_history
+    from gradedesk.core.agreement.rubric_history import rubric_history
     from gradedesk.core.agreement.tables import est_text
     from gradedesk.core.cli.output import print_json, print_table
     from gradedesk.core.store.connection import open_store

@@ -44,7 +44,7 @@ def questions_path(given: str | None, store, repo: str | None) -> str:
     from gradedesk.core.index.indexer import resolve_repo
     from gradedesk.core.runs.questions import bundled_benchmark_fits, bundled_questions_path
 
-    name = resolve_repo(store, repo)["name"]
+    name = resolve_repo(store, repo).name
     if not bundled_benchmark_fits(store, name):
         raise UserError(f"--questions: no questions file given and no ./{DEFAULT_QUESTIONS}; gradedesk's own "
                         f"benchmark asks about gradedesk's code, not about {name!r}: pass --questions FILE.jsonl")

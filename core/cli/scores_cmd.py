@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.exchange.formats import SCORE_FORMATS
+
 ORDER = 47
-FORMATS = ("gradedesk", "langfuse", "phoenix")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "run, question and answer; id an idempotency key), with --configs for its score configs. "
                     "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
-    p.add_argument("--format", default="gradedesk", choices=FORMATS, help="which records (default: gradedesk)")
+    p.add_argument("--format", default="gradedesk", choices=SCORE_FORMATS, help="which records (default: gradedesk)")
     p.add_argument("--out", metavar="FILE.jsonl", help="write here instead of stdout")
     p.add_argument("--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "

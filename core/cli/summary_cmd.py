@@ -4,10 +4,14 @@ and cost, grading cost."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 ORDER = 42
 
 GRADE_COLUMNS = ("fully_correct", "partially_correct", "unsupported", "wrong", "grading_error")
+
+if TYPE_CHECKING:
+    from gradedesk.core.runs.summary import GradeCounts
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -30,8 +34,9 @@ def section(title: str) -> None:
     print(f"\n== {title}")
 
 
-def grade_rows(rows: list[dict], keys: tuple[str, ...]) -> list[list]:
-    return [[r[k] for k in keys] + [r["n"]] + [r[g] for g in GRADE_COLUMNS] + [r["pass_rate"]] for r in rows]
+def count_cells(c: GradeCounts) -> list[Any]:
+    """n, each grade of GRADE_COLUMNS (the grades, then grading_error) and the pass rate."""
+    return [c.n, *(c.by_grade[g] for g in GRADE_COLUMNS[:-1]), c.grading_error, c.pass_rate]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,59 +47,57 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         s = summarize(store, args.run)
     if args.json:
-        print_json(s)
+        print_json(s.to_dict())
         return 0
-    r = s["run"]
-    print(f"run {r['id']} ({r['source']}, {r['created_at']}): {r['provider']} {r['model'] or ''}".rstrip()
-          + (f", label {r['label']}" if r["label"] else ""))
+    r = s.run
+    print(f"run {r.id} ({r.source}, {r.created_at}): {r.provider} {r.model or ''}".rstrip()
+          + (f", label {r.label}" if r.label else ""))
     section("answers, tokens and cost per method")
     print_table(("method", "answers", "ok", "truncated", "error", "pending", "tokens_in", "tokens_out", "mean_in",
                  "cost_usd", "mean_latency_ms"),
-                [[a["method"], a["answers"], a["ok"], a["truncated"], a["error"], a["pending"], a["tokens_in"],
-                  a["tokens_out"], a["mean_tokens_in"], usd(a["cost_usd"]), a["mean_latency_ms"]] for a in s["answers"]])
+                [[a.method, a.answers, a.ok, a.truncated, a.error, a.pending, a.tokens_in,
+                  a.tokens_out, a.mean_tokens_in, usd(a.cost_usd), a.mean_latency_ms] for a in s.answers])
     section("grades by method (judge: first repeat; pass = fully_correct over usable grades)")
     print_table(("grader", "method", "n", *GRADE_COLUMNS, "pass_rate", "ungraded"),
-                [row + [r["ungraded"]] for row, r in zip(grade_rows(s["grades"], ("grader", "method")), s["grades"])])
+                [[g.grader, g.method, *count_cells(g.counts), g.ungraded] for g in s.grades])
     section("grades by category")
     print_table(("grader", "category", "method", "n", *GRADE_COLUMNS, "pass_rate"),
-                grade_rows(s["by_category"], ("grader", "category", "method")))
-    if s["failure_labels"]:
+                [[g.grader, g.category, g.method, *count_cells(g.counts)] for g in s.by_category])
+    if s.failure_labels:
         section("failure labels")
         print_table(("grader", "method", "failure_label", "n"),
-                    [[f["grader"], f["method"], f["failure_label"], f["n"]] for f in s["failure_labels"]])
-    for title, key in (("retrieval (id-based; unlabelled questions are not zeros)", "retrieval"),
-                       ("faithfulness and answer relevance", "answer_scores")):
+                    [[f.grader, f.method, f.failure_label, f.n] for f in s.failure_labels])
+    for title, scores in (("retrieval (id-based; unlabelled questions are not zeros)", s.retrieval),
+                          ("faithfulness and answer relevance", s.answer_scores)):
         section(title)
         print_table(("method", "metric", "scorer", "mean", "n", "unlabelled", "undefined", "errors"),
-                    [[x["method"], x["metric"], x["scorer"], x["mean"], x["n"], x["unlabelled"], x["undefined"],
-                      x["errors"]] for x in s[key]])
+                    [[x.method, x.metric, x.scorer, x.mean, x.n, x.unlabelled, x.undefined, x.errors] for x in scores])
     section("claims and citations (invalid: a label, file or lines not in the answer's evidence; people: answers "
             "with every claim marked)")
     print_table(("method", "answers", "claims", "cited", "citations", "invalid", "answers_with_invalid",
                  "people_answers", "human_faithfulness", "citation_precision"),
                 [[c["method"], c["answers"], c["claims"], c["cited"], c["citations"], c["invalid_citations"],
                   c["answers_with_invalid"], c["marked_answers"], c["human_faithfulness"], c["citation_precision"]]
-                 for c in s["claims"]])
+                 for c in s.claims])
     section("cost: answering vs grading")
-    c = s["cost"]
-    g = c["grading"]
+    cost = s.cost
+    judge, llm = cost.grading.judge, cost.grading.llm_scores
     print_table(("what", "calls", "tokens", "cost_usd"), [
-        ["answering", sum(a["ok"] for a in s["answers"]), c["answering"]["tokens"], usd(c["answering"]["cost_usd"])],
-        ["judge", g["judge"]["calls"], g["judge"]["tokens_in"] + g["judge"]["tokens_out"], usd(g["judge"]["cost_usd"])],
-        ["llm scores", g["llm_scores"]["calls"], g["llm_scores"]["tokens_in"] + g["llm_scores"]["tokens_out"],
-         usd(g["llm_scores"]["cost_usd"])],
+        ["answering", sum(a.ok for a in s.answers), cost.answering.tokens, usd(cost.answering.cost_usd)],
+        ["judge", judge.calls, judge.tokens_in + judge.tokens_out, usd(judge.cost_usd)],
+        ["llm scores", llm.calls, llm.tokens_in + llm.tokens_out, usd(llm.cost_usd)],
     ])
-    if c["grading_to_answering"] is not None:
-        print(f"grading cost / answering cost: {c['grading_to_answering']:.2f}")
-    if s["consistency"]:
-        k = s["consistency"]
+    if cost.grading_to_answering is not None:
+        print(f"grading cost / answering cost: {cost.grading_to_answering:.2f}")
+    if s.consistency:
+        k = s.consistency  # core/grading/judge.judge_consistency's figures
         section("judge consistency across repeats")
         print(f"{k['identical']}/{k['answers_repeated']} identical ({k['share_identical']:.1%})")
         print_table(("question", "method", "budget", "judge", "grades"),
                     [[x["question_id"], x["method"], x["budget"], x["judge_model"], " -> ".join(x["grades"])]
                      for x in k["changed"]])
-    if s["warnings"]:
+    if s.warnings:
         section("notes")
-        for w in s["warnings"]:
+        for w in s.warnings:
             print(f"- {w}")
     return 0

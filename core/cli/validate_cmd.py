@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 ORDER = 80
-FORMATS = ("bundle", "context-pack")
+VALIDATE_FORMATS = ("bundle", "context-pack")  # what a file can be checked as
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                                    "there are any. A bundle's coverage_notes may be one string; a bundle that names "
                                    "no tokenizer is counted with the default one (the output names it).")
     p.add_argument("file", metavar="FILE.json")
-    p.add_argument("--format", choices=FORMATS, default=None,
+    p.add_argument("--format", choices=VALIDATE_FORMATS, default=None,
                    help="check the file as this instead of telling it by its fields")
     p.set_defaults(handler=run)
 

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
-from gradedesk.core.providers.offline import REASON_MARK
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, block, evidence_header
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
 COMPILER_VERSION = "gradedesk-compiler/1"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
-SNIPPET_SEPARATOR = "\n\n---\n\n"
 
 
 def utc_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -45,20 +44,11 @@ class EvidenceSnippet:
     evidence_role: str | None = None
 
     def header(self, index: int) -> str:
-        parts = [f"[Evidence {index}] {self.file_path}"]
-        if self.symbol_name:
-            parts.append(f" :: {self.symbol_name}")
-        if self.start_line and self.end_line:
-            parts.append(f" (lines {self.start_line}-{self.end_line})")
-        parts.append(f" [{self.retrieval_method}, score: {self.relevance_score:.4f}]")
-        return "".join(parts)
+        return evidence_header(Header(index, self.file_path, self.start_line, self.end_line, self.symbol_name,
+                                      self.retrieval_method, self.relevance_score))
 
     def prompt_block(self, index: int) -> str:
-        lines = [self.header(index)]
-        if self.selection_reason:
-            lines.append(f"{REASON_MARK} {self.selection_reason}")
-        lines.append(self.text)
-        return "\n".join(lines)
+        return block(self.header(index), self.text, self.selection_reason)
 
 
 @dataclass
@@ -215,8 +205,8 @@ def validate(bundle: EvidenceBundle) -> list[Violation]:
     hashed: dict[str, tuple[int, str]] = {}  # the producer's content_hash -> (first snippet, its normalized text)
     for i, s in enumerate(bundle.snippets, start=1):
 
-        def bad(rule: str, message: str) -> None:
-            out.append(Violation(rule, message, i, s.chunk_id))
+        def bad(rule: str, message: str, i: int = i, chunk_id: str | None = s.chunk_id) -> None:
+            out.append(Violation(rule, message, i, chunk_id))
 
         if not (s.file_path or "").strip():
             bad("provenance", "file_path is missing")

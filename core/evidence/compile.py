@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradedesk.core.evidence.bundle import COMPILER_VERSION, SNIPPET_SEPARATOR, EvidenceBundle, EvidenceSnippet, prompt_context, validate
+from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, EvidenceSnippet, prompt_context, validate
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
@@ -97,7 +98,10 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
     scores: list[float] = [len(terms.intersection(code_tokens(line))) for line in text_lines]
     if hit.kind in DEFINITION_KINDS:
         scores[0] += 0.5  # between equal slices, the one with the signature
-    best, best_score, j, window_tokens, window_score = None, -1, -1, 0, 0
+    best: tuple[int, int] | None = None
+    best_score: float = -1
+    window_score: float = 0
+    j, window_tokens = -1, 0
     for i in range(len(text_lines)):
         if j < i - 1:
             j, window_tokens, window_score = i - 1, 0, 0
@@ -127,7 +131,9 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
 def _spread(hits: list[Hit]) -> list[Hit]:
     """Rank order, except that a file's hits beyond its first PER_FILE wait until every file had its turn: a small
     budget then covers more of the files a question needs instead of one file's many chunks."""
-    first, later, per_file = [], [], {}
+    first: list[Hit] = []
+    later: list[Hit] = []
+    per_file: dict[str, int] = {}
     for hit in sorted(hits, key=lambda h: h.rank):
         per_file[hit.file_path] = per_file.get(hit.file_path, 0) + 1
         (first if per_file[hit.file_path] <= PER_FILE else later).append(hit)
@@ -302,9 +308,8 @@ def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000
     """retrieve → compile → bundle, under the repository's tokenizer; with an embedder, vector search joins."""
     from gradedesk.core.index.indexer import resolve_repo
 
-    repo_row = resolve_repo(store, repo)
+    record = resolve_repo(store, repo)
     info = analyse_question(question)
-    vector = embed_question(store, repo_row, embedder, info.text) if embedder else None
-    hits = retrieve(store, info, repo=repo, k=CANDIDATE_HITS, query_vector=vector)
-    tokenizer = repo_row["tokenizer"]
-    return build_bundle(compile_context(info, hits, budget, tokenizer=tokenizer))
+    vector = embed_question(store, record, embedder, info.text) if embedder else None
+    hits = retrieve(store, info, repo=record, k=CANDIDATE_HITS, query_vector=vector)
+    return build_bundle(compile_context(info, hits, budget, tokenizer=record.tokenizer))

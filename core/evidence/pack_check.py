@@ -8,7 +8,7 @@ text is the blocks joined, it keeps the budgets it records, and every token coun
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from gradedesk.core.evidence.bundle import Violation, field_problems
 from gradedesk.core.text.hashing import normalize_text
@@ -46,7 +46,7 @@ def _bad(rule: str, message: str, block: int | None = None, item: str | None = N
 
 def check_pack(data: dict) -> PackReport:
     out = [_bad("schema", f"{name}: {why}") for name, why in field_problems(data, PACK_FIELDS, set())]
-    blocks = data.get("blocks") if isinstance(data.get("blocks"), list) else []
+    blocks: list[Any] = found if isinstance(found := data.get("blocks"), list) else []
     for i, b in enumerate(blocks, start=1):
         if not isinstance(b, dict):
             out.append(_bad("schema", f"must be an object, got {type(b).__name__}", i))
@@ -57,7 +57,8 @@ def check_pack(data: dict) -> PackReport:
     tokenizer = data.get("tokenizer") if isinstance(data.get("tokenizer"), str) else None
     if out:
         return PackReport(out, len(blocks), 0, None, tokenizer, budgets)
-    return _contract(data, blocks, budgets, tokenizer)
+    # no violation: every block was checked above to be an object with its fields
+    return _contract(data, cast(list[dict], blocks), budgets, tokenizer)
 
 
 def _contract(data: dict, blocks: list[dict], budgets: dict[str, int], tokenizer: str | None) -> PackReport:
@@ -79,7 +80,7 @@ def _contract(data: dict, blocks: list[dict], budgets: dict[str, int], tokenizer
     if data["evidence_count"] != len(blocks):
         out.append(_bad("evidence_count", f"evidence_count {data['evidence_count']} but {len(blocks)} blocks"))
     policy = data.get("policy") or {}
-    join = policy.get("join_with") if isinstance(policy.get("join_with"), str) else DEFAULT_JOIN
+    join = given if isinstance(given := policy.get("join_with"), str) else DEFAULT_JOIN
     if data["text"] != join.join(b["text"] for b in blocks):
         out.append(_bad("text", f"text is not the blocks joined with {join!r}"))
     if "max_characters" in budgets and len(data["text"]) > budgets["max_characters"]:

@@ -1,9 +1,10 @@
 """Context-pack policies, as Biblicus does them: evidence in, formatted text out, the formatting an explicit policy.
 
-Retrieval returns evidence with provenance; a ContextPackPolicy says how it becomes the text sent to a model: the
-separator, the order (rank, score or source), and whether each block starts with metadata lines. Evidence with no text
-or only whitespace is left out. A pack is fitted to a character budget and then a token budget by dropping trailing
-blocks (block text is never rewritten). The result records the policy, the budgets and the tokenizer that counted.
+Retrieval returns evidence with provenance, read here as PackItems; a ContextPackPolicy says how they become the text
+sent to a model: the separator, the order (rank, score or source), and whether each block starts with metadata lines.
+An item with no text or only whitespace is left out. A pack is fitted to a character budget and then a token budget
+by dropping trailing blocks (block text is never rewritten). The result records the policy, the budgets and the
+tokenizer that counted.
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ class PolicyPack:
 
 
 @dataclass(frozen=True)
-class Evidence:
+class PackItem:
+    """One retrieval hit as a context-pack policy orders and formats it (Biblicus's evidence item); the evidence that
+    graders and the desk read back is core/evidence/record.Evidence."""
     item_id: str
     text: str
     score: float
@@ -66,8 +69,8 @@ class Evidence:
     extra: dict[str, Any]
 
 
-def evidence_from_retrieval(data: Any, source: str = "stdin") -> list[Evidence]:
-    """Evidence items from `gradedesk retrieve --json` output (an object with "hits", or a bare list of hits)."""
+def pack_items_from_retrieval(data: Any, source: str = "stdin") -> list[PackItem]:
+    """Pack items from `gradedesk retrieve --json` output (an object with "hits", or a bare list of hits)."""
     hits = data.get("hits") if isinstance(data, dict) else data
     if not isinstance(hits, list):
         raise UserError(f"{source}: expected retrieval JSON with a \"hits\" list (gradedesk retrieve ... --json)")
@@ -90,12 +93,12 @@ def evidence_from_retrieval(data: Any, source: str = "stdin") -> list[Evidence]:
         path, start, end = hit.get("file_path") or "", hit.get("start_line") or 0, hit.get("end_line") or 0
         uri = f"{path}:{start}-{end}" if path and start else (path or hit.get("source_uri") or "none")
         extra = {k: hit[k] for k in _EXTRA_FIELDS if hit.get(k) is not None}
-        out.append(Evidence(item_id, text or "", float(score), rank, uri, start if isinstance(start, int) else 0,
+        out.append(PackItem(item_id, text or "", float(score), rank, uri, start if isinstance(start, int) else 0,
                             hit.get("method") or hit.get("stage") or "retrieve", extra))
     return out
 
 
-def _ordered(evidence: list[Evidence], ordering: str) -> list[Evidence]:
+def _ordered(evidence: list[PackItem], ordering: str) -> list[PackItem]:
     if ordering == "rank":
         return sorted(evidence, key=lambda e: (e.rank, e.item_id))
     if ordering == "score":
@@ -103,7 +106,7 @@ def _ordered(evidence: list[Evidence], ordering: str) -> list[Evidence]:
     return sorted(evidence, key=lambda e: (e.extra.get("file_path", e.source_uri), e.start_line, -e.score, e.item_id))
 
 
-def _metadata(e: Evidence, policy: ContextPackPolicy) -> dict[str, Any]:
+def _metadata(e: PackItem, policy: ContextPackPolicy) -> dict[str, Any]:
     meta: dict[str, Any] = {"item_id": e.item_id, "source_uri": e.source_uri, "score": e.score, "stage": e.stage}
     extra = e.extra if policy.metadata_fields is None else {k: e.extra[k] for k in policy.metadata_fields
                                                               if k in e.extra}
@@ -119,7 +122,7 @@ def _block_text(text: str, metadata: dict[str, Any] | None) -> str:
     return "\n".join(f"{k}: {metadata[k]}" for k in keys) + "\n" + text
 
 
-def build_context_pack(evidence: list[Evidence], policy: ContextPackPolicy) -> PolicyPack:
+def build_context_pack(evidence: list[PackItem], policy: ContextPackPolicy) -> PolicyPack:
     blocks = []
     for e in _ordered(evidence, policy.ordering):
         text = e.text.strip()
@@ -156,7 +159,7 @@ def fit_to_token_budget(pack: PolicyPack, policy: ContextPackPolicy, max_tokens:
     return fitted
 
 
-def build_budgeted_pack(evidence: list[Evidence], policy: ContextPackPolicy, max_characters: int | None = None,
+def build_budgeted_pack(evidence: list[PackItem], policy: ContextPackPolicy, max_characters: int | None = None,
                         max_tokens: int | None = None, tokenizer: str = "o200k_base") -> PolicyPack:
     """build_context_pack, then the character budget, then the token budget; the exact token total recorded."""
     for name, value in (("max-characters", max_characters), ("max-tokens", max_tokens)):

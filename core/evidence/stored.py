@@ -15,6 +15,7 @@ from typing import Any
 
 from gradedesk.core.evidence.bundle import EvidenceBundle
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.store.bundles import BundleRow, SnippetRow, bundle_rows, insert_bundle
 from gradedesk.core.store.connection import Store
 
 HIT_ALIASES = {  # seed field name -> the names producers use for it, preferred first
@@ -48,17 +49,11 @@ class StoredBundle:
 
 def save_bundle(store: Store, bundle: EvidenceBundle) -> int:
     """Store a bundle and its snippets (call inside the caller's transaction); returns bundles.id."""
-    bundle_id = store.db["bundles"].insert({
-        "question": bundle.question, "question_type": bundle.question_type, "total_tokens": bundle.total_tokens,
-        "token_budget": bundle.token_budget,
-        "retrieval_strategies_used": json.dumps(bundle.retrieval_strategies_used),
-        "coverage_notes": json.dumps(bundle.coverage_notes), "created_at": bundle.created_at,
-        "compiler_version": bundle.compiler_version, "warnings": json.dumps(bundle.warnings),
-        "tokenizer": bundle.tokenizer,
-    }).last_pk
-    store.db["bundle_snippets"].insert_all(
-        [{"bundle_id": bundle_id, "position": i, **asdict(s)} for i, s in enumerate(bundle.snippets, start=1)])
-    return int(bundle_id)
+    return insert_bundle(store, BundleRow(
+        bundle.question, bundle.question_type, bundle.total_tokens, bundle.token_budget,
+        json.dumps(bundle.retrieval_strategies_used), json.dumps(bundle.coverage_notes), bundle.created_at,
+        bundle.compiler_version, json.dumps(bundle.warnings), bundle.tokenizer),
+        [SnippetRow(i, **asdict(s)) for i, s in enumerate(bundle.snippets, start=1)])
 
 
 def _json_list(text: str | None) -> list[str]:
@@ -72,20 +67,20 @@ def _json_list(text: str | None) -> list[str]:
 
 
 def load_bundle(store: Store, bundle_id: int) -> StoredBundle | None:
-    rows = store.query("SELECT * FROM bundles WHERE id = ?", (bundle_id,))
-    if not rows:
+    rows = bundle_rows(store, bundle_id)
+    if rows is None:
         return None
-    record = dict(rows[0])
+    row, snippets = rows
+    record: dict[str, Any] = {"id": bundle_id, **asdict(row)}
     for name in _LIST_COLUMNS:
         record[name] = _json_list(record[name])
-    snippet_rows = store.query("SELECT * FROM bundle_snippets WHERE bundle_id = ? ORDER BY position", (bundle_id,))
-    record["snippets"] = [{k: v for k, v in s.items() if k != "bundle_id"} for s in snippet_rows]
-    evidence = [Evidence(s["file_path"], s["symbol_name"], s["chunk_id"], s["start_line"], s["end_line"], s["text"],
-                         position=s["position"], retrieval_method=s["retrieval_method"],
-                         relevance_score=s["relevance_score"], retrieval_rank=s["retrieval_rank"],
-                         selection_reason=s["selection_reason"], evidence_role=s["evidence_role"],
-                         token_count=s["token_count"], content_hash=s["content_hash"]) for s in snippet_rows]
-    return StoredBundle(int(record["id"]), EvidenceBundle.from_dict(record), evidence, record)
+    record["snippets"] = [asdict(s) for s in snippets]
+    evidence = [Evidence(s.file_path, s.symbol_name, s.chunk_id, s.start_line, s.end_line, s.text,
+                         position=s.position, retrieval_method=s.retrieval_method,
+                         relevance_score=s.relevance_score, retrieval_rank=s.retrieval_rank,
+                         selection_reason=s.selection_reason, evidence_role=s.evidence_role,
+                         token_count=s.token_count, content_hash=s.content_hash) for s in snippets]
+    return StoredBundle(bundle_id, EvidenceBundle.from_dict(record), evidence, record)
 
 
 # raw hits --------------------------------------------------------------------------------------------------------------

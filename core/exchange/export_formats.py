@@ -17,49 +17,52 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
+from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence, load_bundle, unrecorded_chunk_count
 from gradedesk.core.exchange.runlog_export import graded_by, grades_of, headline, questions_of_run
+from gradedesk.core.store.answers import RunAnswer
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.runs import RunRow, run_row
 
-FORMATS = ("comparison", "ragas")
 COMPARISON_FIELDS = ("question_id", "question", "category", "raw_answer", "raw_chunks", "bundle_answer",
                      "bundle_chunks", "bundle_tokens", "bundle_coverage", "raw_grade", "bundle_grade",
                      "grading_notes", "timestamp")
 
 
-def _run(store: Store, run_id: int) -> dict:
-    return store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+def _evidence(store: Store, answer: RunAnswer) -> list[Evidence]:
+    return answer_evidence(store, asdict(answer))  # the reader takes the answer's columns by name
 
 
-def _chunk_count(store: Store, answer: dict | None) -> int:
+def _chunk_count(store: Store, answer: RunAnswer | None) -> int:
     if answer is None:
         return 0
-    count = unrecorded_chunk_count(answer["evidence"])
-    return count if count is not None else len(answer_evidence(store, answer))
+    count = unrecorded_chunk_count(answer.evidence)
+    return count if count is not None else len(_evidence(store, answer))
 
 
-def _person(store: Store, answer: dict | None) -> dict | None:
+def _person(store: Store, answer: RunAnswer | None) -> dict | None:
     """The newest current grade a person gave the answer."""
     if answer is None:
         return None
-    return headline([g for g in grades_of(store, answer["id"]) if g["grader_kind"] == "human"])
+    return headline([g for g in grades_of(store, answer.id) if g["grader_kind"] == "human"])
 
 
 def comparison_lines(store: Store, run_id: int) -> Iterator[dict]:
     """One lesson comparison line per question of the run."""
-    for qa in questions_of_run(store, _run(store, run_id)):
+    for qa in questions_of_run(store, run_row(store, run_id)):
         q, raw, bundle = qa.question, qa.raw, qa.bundle
-        stored = load_bundle(store, bundle["bundle_id"]) if bundle and bundle["bundle_id"] is not None else None
+        stored = load_bundle(store, bundle.bundle_id) if bundle and bundle.bundle_id is not None else None
         people = {"raw": _person(store, raw), "bundle": _person(store, bundle)}
         notes = {m: g["note"] for m, g in people.items() if g and g["note"]}
         note = next(iter(notes.values())) if len(set(notes.values())) == 1 else \
             "\n".join(f"{m}: {n}" for m, n in notes.items()) or None
         values: dict[str, Any] = {
-            "question_id": q["qid"], "question": q["qtext"], "category": q["category"],
-            "raw_answer": raw and raw["text"], "raw_chunks": _chunk_count(store, raw),
-            "bundle_answer": bundle and bundle["text"], "bundle_chunks": _chunk_count(store, bundle),
+            "question_id": q.question_id, "question": q.question, "category": q.category,
+            "raw_answer": raw and raw.text, "raw_chunks": _chunk_count(store, raw),
+            "bundle_answer": bundle and bundle.text, "bundle_chunks": _chunk_count(store, bundle),
             "bundle_tokens": stored.bundle.total_tokens if stored else None,
             "bundle_coverage": "; ".join(stored.bundle.coverage_notes) if stored else "",
             "raw_grade": people["raw"] and people["raw"]["grade"],
@@ -68,8 +71,8 @@ def comparison_lines(store: Store, run_id: int) -> Iterator[dict]:
         yield {name: values[name] for name in COMPARISON_FIELDS}
 
 
-def _rubric(run: dict, question_id: str) -> dict:
-    rubric = json.loads(run["config"] or "{}").get("rubrics", {}).get(question_id)
+def _rubric(run: RunRow, question_id: str) -> dict:
+    rubric = run.config.get("rubrics", {}).get(question_id)
     if rubric is None:
         return {}
     try:
@@ -81,15 +84,15 @@ def _rubric(run: dict, question_id: str) -> dict:
 
 def ragas_rows(store: Store, run_id: int) -> Iterator[dict]:
     """One RAGAS row per answer shown at the desk (raw, and bundled at the primary budget)."""
-    run = _run(store, run_id)
+    run = run_row(store, run_id)
     for qa in questions_of_run(store, run):
         q = qa.question
         for method, a in qa.by_method():
-            head = headline(grades_of(store, a["id"]))
-            contexts = [e.text for e in answer_evidence(store, a) if e.text]
-            yield {"user_input": q["qtext"], "retrieved_contexts": contexts, "response": a["text"] or "",
-                   "reference": q["gold_answer"], **_rubric(run, q["qid"]),
-                   "question_id": q["qid"], "category": q["category"], "method": method,
+            head = headline(grades_of(store, a.id))
+            contexts = [e.text for e in _evidence(store, a) if e.text]
+            yield {"user_input": q.question, "retrieved_contexts": contexts, "response": a.text or "",
+                   "reference": q.gold_answer, **_rubric(run, q.question_id),
+                   "question_id": q.question_id, "category": q.category, "method": method,
                    "grade": head and head["grade"], "failure_label": head and head["failure_label"],
                    "grading_notes": head and (head.get("note") or head.get("reasoning")),
                    "graded_by": head and graded_by(head)}

@@ -23,15 +23,14 @@ store's order); merge a person's grades from one copy only.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
-from gradedesk.core.errors import UserError
-from gradedesk.core.store.connection import Store, schema_version
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.merge import (EventRow, GradedAnswer, RunIdentity, add_events, answer_here, draw_here,
+                                        open_other, question_in_run, run_identities, uuids_here)
 
 UNMATCHED_RUN = "its run is not in this store (no run with the same configuration)"
 UNMATCHED_ANSWER = "its answer is not in the matched run of this store (question, method or budget missing)"
@@ -39,6 +38,9 @@ DIFFERENT_TEXT = "the answer text differs: the same configuration was run again 
 UNMATCHED_QUESTION = "its question is not in the matched run of this store"
 DRAW_TAKEN = ("this store has another draw with the same number by this person in this run (they drew in both copies: "
               "merge a person's draws from one copy only)")
+
+Plan = tuple[list[EventRow], int, dict[str, int]]  # rows new here (mapped to this store's ids), how many are here
+# already, and how many cannot be matched, by reason
 
 
 @dataclass
@@ -63,40 +65,15 @@ class MergeReport:
         return asdict(self)
 
 
-def open_other(path: str | Path) -> sqlite3.Connection:
-    """The other store, read-only (merging never changes it)."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{p}: no such store to merge")
-    try:
-        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True)
-        conn.row_factory = sqlite3.Row
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{p}: not a gradedesk store ({exc})") from None
-    if "human_grades" not in tables or "answers" not in tables:
-        conn.close()
-        raise UserError(f"{p}: not a gradedesk store (no human_grades table)")
-    if version != schema_version():
-        conn.close()
-        raise UserError(f"{p}: store schema {version}, this gradedesk merges schema {schema_version()} only")
-    return conn
+def _run_identity(run: RunIdentity) -> tuple:
+    if run.key:
+        return ("key", run.key)
+    return ("fields", run.source, run.benchmark, run.provider, run.model, run.label, run.budgets)
 
 
-_RUN_SQL = ("SELECT id, json_extract(config, '$.key') AS key, source, benchmark, provider, model, label, budgets, "
-            "created_at, order_seed FROM runs")
-
-
-def _run_identity(run: dict) -> tuple:
-    if run["key"]:
-        return ("key", run["key"])
-    return ("fields", run["source"], run["benchmark"], run["provider"], run["model"], run["label"], run["budgets"])
-
-
-def match_runs(here: list[dict], other: list[dict]) -> dict[int, int]:
+def match_runs(here: list[RunIdentity], other: list[RunIdentity]) -> dict[int, int]:
     """Other run id -> this store's run id, for runs with the same configuration."""
-    by_identity: dict[tuple, list[dict]] = defaultdict(list)
+    by_identity: dict[tuple, list[RunIdentity]] = defaultdict(list)
     for run in here:
         by_identity[_run_identity(run)].append(run)
     out = {}
@@ -104,50 +81,20 @@ def match_runs(here: list[dict], other: list[dict]) -> dict[int, int]:
         candidates = by_identity.get(_run_identity(run), [])
         if not candidates:
             continue
-        copy = [c for c in candidates if (c["created_at"], c["order_seed"]) == (run["created_at"], run["order_seed"])]
-        out[run["id"]] = (copy or sorted(candidates, key=lambda c: c["id"]))[-1]["id"]
+        copy = [c for c in candidates if (c.created_at, c.order_seed) == (run.created_at, run.order_seed)]
+        out[run.id] = (copy or sorted(candidates, key=lambda c: c.id))[-1].id
     return out
-
-
-_THEIR_ANSWERS_SQL = """
-    SELECT a.id, a.run_id, q.benchmark, q.question_id, a.method, a.budget, a.text
-    FROM answers a JOIN questions q ON q.id = a.question_pk
-    WHERE (a.id IN (SELECT answer_id FROM human_grades) OR a.id IN (SELECT answer_id FROM claim_marks))
-      AND a.run_id IN ({})
-"""
-_OUR_ANSWER_SQL = """
-    SELECT a.id, a.text FROM answers a JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? AND q.benchmark = ? AND q.question_id = ? AND a.method = ? AND a.budget = ?
-"""
-
-
-def _placeholders(ids: list[int]) -> str:
-    return ",".join("?" * len(ids)) or "NULL"
-
-
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
 def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) -> MergeReport:
     """Copy the other store's human grade events, claim marks, preferences and sampler draws that are new here; one
     transaction."""
     report = MergeReport(other=str(other_path), dry_run=dry_run)
-    other = open_other(other_path)
-    try:
-        run_map = match_runs(store.query(_RUN_SQL), [dict(r) for r in other.execute(_RUN_SQL)])
-        other_ids = list(run_map)
-        theirs = [dict(r) for r in other.execute(_THEIR_ANSWERS_SQL.format(_placeholders(other_ids)), other_ids)]
-        answer_map, answer_miss = _map_answers(store, run_map, theirs)
-        grades = [dict(r) for r in other.execute(
-            "SELECT h.*, a.run_id AS other_run FROM human_grades h JOIN answers a ON a.id = h.answer_id ORDER BY h.id")]
-        marks = [dict(r) for r in other.execute(
-            "SELECT m.*, a.run_id AS other_run FROM claim_marks m JOIN answers a ON a.id = m.answer_id ORDER BY m.id")]
-        preferences, draws = ([dict(r) for r in other.execute(
-            f"SELECT t.*, q.benchmark, q.question_id FROM {table} t JOIN questions q ON q.id = t.question_pk "
-            "ORDER BY t.id")] for table in ("human_preferences", "sample_draws"))
-    finally:
-        other.close()
+    with open_other(other_path) as other:
+        run_map = match_runs(run_identities(store), other.runs())
+        answer_map, answer_miss = _map_answers(store, run_map, other.graded_answers(list(run_map)))
+        grades, marks = (other.answer_events(table) for table in ("human_grades", "claim_marks"))
+        preferences, draws = (other.question_events(table) for table in ("human_preferences", "sample_draws"))
     grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
     mark_rows = _plan_answer_events(store, "claim_marks", marks, run_map, answer_map, answer_miss)
     report.claim_marks_added = len(mark_rows[0])
@@ -162,44 +109,32 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
     new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows,
            "sample_draws": draw_rows}
     if not dry_run and any(new.values()):
-        with store.transaction():
-            for table, rows in new.items():
-                columns = set(_columns(store.conn, table)) - {"id"}
-                for row in rows:
-                    store.db[table].insert({k: v for k, v in row.items() if k in columns})
+        add_events(store, new)
     return report
 
 
-def _map_answers(store: Store, run_map: dict[int, int], theirs: list[dict]) -> tuple[dict[int, int], dict[int, str]]:
+def _map_answers(store: Store, run_map: dict[int, int],
+                 theirs: list[GradedAnswer]) -> tuple[dict[int, int], dict[int, str]]:
     """Other answer id -> this store's answer id; and the reason for each answer that cannot be matched."""
     mapped, missing = {}, {}
     for a in theirs:
-        key = (run_map[a["run_id"]], a["benchmark"], a["question_id"], a["method"], a["budget"])
-        mine = store.query(_OUR_ANSWER_SQL, key)
-        if not mine:
-            missing[a["id"]] = UNMATCHED_ANSWER
-        elif (mine[0]["text"] or "") != (a["text"] or ""):
-            missing[a["id"]] = DIFFERENT_TEXT
+        mine = answer_here(store, run_map[a.run_id], a.benchmark, a.question_id, a.method, a.budget)
+        if mine is None:
+            missing[a.id] = UNMATCHED_ANSWER
+        elif (mine.text or "") != (a.text or ""):
+            missing[a.id] = DIFFERENT_TEXT
         else:
-            mapped[a["id"]] = mine[0]["id"]
+            mapped[a.id] = mine.id
     return mapped, missing
 
 
-def _existing(store: Store, table: str, uuids: list[str]) -> set[str]:
-    found: set[str] = set()
-    for i in range(0, len(uuids), 500):
-        part = uuids[i:i + 500]
-        found |= {r["uuid"] for r in store.query(f"SELECT uuid FROM {table} WHERE uuid IN ({_placeholders(part)})",
-                                                 tuple(part))}
-    return found
-
-
-def _plan(store: Store, table: str, rows: list[dict], map_row: Callable[[dict], dict | str]) -> tuple[list, int, dict]:
+def _plan(store: Store, table: str, rows: list[EventRow],
+          map_row: Callable[[EventRow], EventRow | str]) -> Plan:
     """Rows new to this store, mapped to its ids; how many are here already; unmatched counts by reason.
 
     map_row gives the row to insert, or the reason (a string) it cannot be matched.
     """
-    present = _existing(store, table, [r["uuid"] for r in rows])
+    present = uuids_here(store, table, [r["uuid"] for r in rows])
     misses: Counter[str] = Counter()
     out = []
     for row in rows:
@@ -213,10 +148,10 @@ def _plan(store: Store, table: str, rows: list[dict], map_row: Callable[[dict], 
     return out, len(present), dict(misses)
 
 
-def _plan_answer_events(store: Store, table: str, events: list[dict], run_map: dict[int, int],
-                        answer_map: dict[int, int], answer_miss: dict[int, str]) -> tuple[list, int, dict]:
+def _plan_answer_events(store: Store, table: str, events: list[EventRow], run_map: dict[int, int],
+                        answer_map: dict[int, int], answer_miss: dict[int, str]) -> Plan:
     """`_plan` for events of one answer (human grades, claim marks): mapped to the matched answer here."""
-    def map_row(e: dict) -> dict | str:
+    def map_row(e: EventRow) -> EventRow | str:
         if e["other_run"] not in run_map:
             return UNMATCHED_RUN
         if e["answer_id"] not in answer_map:
@@ -226,25 +161,22 @@ def _plan_answer_events(store: Store, table: str, events: list[dict], run_map: d
     return _plan(store, table, events, map_row)
 
 
-def _plan_grades(store: Store, grades: list[dict], run_map: dict[int, int], answer_map: dict[int, int],
-                 answer_miss: dict[int, str], report: MergeReport) -> list[dict]:
+def _plan_grades(store: Store, grades: list[EventRow], run_map: dict[int, int], answer_map: dict[int, int],
+                 answer_miss: dict[int, str], report: MergeReport) -> list[EventRow]:
     rows, report.grades_already_here, report.unmatched_grades = _plan_answer_events(
         store, "human_grades", grades, run_map, answer_map, answer_miss)
     report.grades_added = len(rows)
     return rows
 
 
-def _plan_question_events(store: Store, table: str, events: list[dict], run_map: dict[int, int],
-                          refuse: Callable[[dict], str | None] = lambda row: None) -> tuple[list, int, dict]:
+def _plan_question_events(store: Store, table: str, events: list[EventRow], run_map: dict[int, int],
+                          refuse: Callable[[EventRow], str | None] = lambda row: None) -> Plan:
     """`_plan` for events of a question in a run (preferences, sampler draws): mapped to the matched run here and to
     the same question asked in it. `refuse` gives a reason to leave a mapped row out (None: keep it)."""
-    def map_row(e: dict) -> dict | str:
+    def map_row(e: EventRow) -> EventRow | str:
         if e["run_id"] not in run_map:
             return UNMATCHED_RUN
-        qpk = store.scalar(
-            "SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
-            "AND EXISTS (SELECT 1 FROM answers a WHERE a.run_id = ? AND a.question_pk = q.id)",
-            (e["benchmark"], e["question_id"], run_map[e["run_id"]]))
+        qpk = question_in_run(store, run_map[e["run_id"]], e["benchmark"], e["question_id"])
         if qpk is None:
             return UNMATCHED_QUESTION
         row = {**e, "run_id": run_map[e["run_id"]], "question_pk": qpk}
@@ -253,15 +185,14 @@ def _plan_question_events(store: Store, table: str, events: list[dict], run_map:
     return _plan(store, table, events, map_row)
 
 
-def _draw_taken(store: Store) -> Callable[[dict], str | None]:
+def _draw_taken(store: Store) -> Callable[[EventRow], str | None]:
     """DRAW_TAKEN for a draw whose (run, person, draw number) is here already under another uuid, or earlier in this
     merge (two runs of the other store matched to one run here)."""
     taken: set[tuple] = set()
 
-    def refuse(row: dict) -> str | None:
+    def refuse(row: EventRow) -> str | None:
         key = (row["run_id"], row["grader"], row["draw_index"])
-        if key in taken or store.scalar("SELECT 1 FROM sample_draws WHERE run_id = ? AND grader = ? AND draw_index = ?",
-                                        key):
+        if key in taken or draw_here(store, *key):
             return DRAW_TAKEN
         taken.add(key)
         return None

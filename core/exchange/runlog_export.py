@@ -24,7 +24,10 @@ from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
 from gradedesk.core.grading.claim_figures import MarkedAnswer, answer_claim_record, marked_answers
 from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.store.answers import RunAnswer, run_answers
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grade_exchange import answer_human_grades, answer_machine_grades
+from gradedesk.core.store.runs import RunRow, run_row
 from gradedesk.core.text.redact import redact
 
 # the fields of a person's grade that a log line carries (and import stores back as a human_grades event)
@@ -35,15 +38,13 @@ HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", 
 def grades_of(store: Store, answer_id: int) -> list[dict]:
     """Every current grade of an answer, each marked with its grader: people's current grades, then machine grades."""
     out = []
-    for h in store.query("SELECT * FROM current_human_grades WHERE answer_id = ? ORDER BY id", (answer_id,)):
-        out.append({"grader_kind": "human", "grader": h["grader"], "uuid": h["uuid"],
-                    **{k: h[k] for k in HUMAN_FIELDS}})
-    for g in store.query("SELECT * FROM auto_grades WHERE answer_id = ? ORDER BY grader_kind, repeat_index, id",
-                         (answer_id,)):
-        out.append({"grader_kind": g["grader_kind"], "grader": g["grader_model"], "grade": g["grade"],
-                    "failure_label": g["failure_label"], "confidence": g["confidence"],
-                    "reasoning": g["reasoning"], "rubric_version": g["rubric_version"],
-                    "repeat_index": g["repeat_index"], "created_at": g["created_at"]})
+    for h in answer_human_grades(store, answer_id):
+        out.append({"grader_kind": "human", "grader": h.grader, "uuid": h.uuid,
+                    **{k: getattr(h, k) for k in HUMAN_FIELDS}})
+    for g in answer_machine_grades(store, answer_id):
+        out.append({"grader_kind": g.grader_kind, "grader": g.grader_model, "grade": g.grade,
+                    "failure_label": g.failure_label, "confidence": g.confidence, "reasoning": g.reasoning,
+                    "rubric_version": g.rubric_version, "repeat_index": g.repeat_index, "created_at": g.created_at})
     return out
 
 
@@ -62,78 +63,74 @@ def graded_by(grade: dict) -> str:
     return f"{grade['grader_kind']}:{grade['grader']}"
 
 
-def chunks_of(store: Store, answer: dict | None) -> list[dict] | int:
+def chunks_of(store: Store, answer: RunAnswer | None) -> list[dict] | int:
     """An answer's chunks as a log line carries them, or how many there were when only that was recorded."""
     if answer is None:
         return []
-    count = unrecorded_chunk_count(answer["evidence"])
+    count = unrecorded_chunk_count(answer.evidence)
     if count is not None:
         return count
-    if answer["bundle_id"] is not None:
-        stored = load_bundle(store, answer["bundle_id"])
+    if answer.bundle_id is not None:
+        stored = load_bundle(store, answer.bundle_id)
         return [s.__dict__ | {"position": i} for i, s in enumerate(stored.bundle.snippets, start=1)] if stored else []
-    return json.loads(answer["evidence"] or "[]")
+    return json.loads(answer.evidence or "[]")
 
 
 @dataclass
 class QuestionAnswers:
     """One question of a run with the answers a log line shows: raw, and bundled at the run's primary budget."""
-    rows: list[dict]  # every answer of the question (the budget sweep included), joined with its question
-    raw: dict | None
-    bundle: dict | None
-    bundles: list[dict]
+    rows: list[RunAnswer]  # every answer of the question (the budget sweep included), with its question
+    raw: RunAnswer | None
+    bundle: RunAnswer | None
+    bundles: list[RunAnswer]
 
     @property
-    def question(self) -> dict:
+    def question(self) -> RunAnswer:
         return self.rows[0]
 
     @property
     def timestamp(self) -> str | None:
-        return max((a["answered_at"] or a["created_at"] for a in self.rows), default=None)
+        return max((a.answered_at or a.created_at for a in self.rows), default=None)
 
-    def by_method(self) -> list[tuple[str, dict]]:
+    def by_method(self) -> list[tuple[str, RunAnswer]]:
         return [(m, a) for m, a in (("raw", self.raw), ("bundle", self.bundle)) if a is not None]
 
 
-def questions_of_run(store: Store, run: dict) -> Iterator[QuestionAnswers]:
+def questions_of_run(store: Store, run: RunRow) -> Iterator[QuestionAnswers]:
     """Every question of the run that has answers, in question order."""
-    primary = run["primary_budget"] or 0
-    answers = store.query("SELECT a.*, q.question_id AS qid, q.question AS qtext, q.category, q.benchmark, "
-                          "q.gold_answer "
-                          "FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? "
-                          "ORDER BY a.question_pk, a.method DESC, a.budget", (run["id"],))
-    by_question: dict[int, list[dict]] = {}
-    for a in answers:
-        by_question.setdefault(a["question_pk"], []).append(a)
+    primary = run.primary_budget or 0
+    by_question: dict[int, list[RunAnswer]] = {}
+    for a in run_answers(store, run.id):
+        by_question.setdefault(a.question_pk, []).append(a)
     for rows in by_question.values():
-        raw = next((a for a in rows if a["method"] == "raw"), None)
-        bundles = [a for a in rows if a["method"] == "bundle"]
-        bundle = next((a for a in bundles if a["budget"] == primary), bundles[-1] if bundles else None)
+        raw = next((a for a in rows if a.method == "raw"), None)
+        bundles = [a for a in rows if a.method == "bundle"]
+        bundle = next((a for a in bundles if a.budget == primary), bundles[-1] if bundles else None)
         yield QuestionAnswers(rows, raw, bundle, bundles)
 
 
 def export_run(store: Store, run_id: int) -> Iterator[dict]:
     """One dict per question of the run (in question order)."""
-    run = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))[0]
+    run = run_row(store, run_id)
     marked: dict[int, list[MarkedAnswer]] = defaultdict(list)  # people's claim marks, by answer
     for m in marked_answers(store, run_id):
         marked[m.answer_id].append(m)
     for qa in questions_of_run(store, run):
         raw, bundle, bundles, first = qa.raw, qa.bundle, qa.bundles, qa.question
         line: dict[str, Any] = {
-            "run_id": run_id, "benchmark": first["benchmark"], "provider": run["provider"], "model": run["model"],
-            "question_id": first["qid"], "question": first["qtext"], "category": first["category"],
-            "gold_answer": first["gold_answer"], "raw_answer": raw and raw["text"], "raw_chunks": chunks_of(store, raw),
-            "raw_evidence_files": json.loads(raw["evidence_files"] or "[]") if raw else [],
-            "bundle_answer": bundle and bundle["text"], "bundle_chunks": chunks_of(store, bundle),
-            "bundle_evidence_files": json.loads(bundle["evidence_files"] or "[]") if bundle else [],
-            "bundle_budget": bundle and bundle["budget"],
+            "run_id": run_id, "benchmark": first.benchmark, "provider": run.provider, "model": run.model,
+            "question_id": first.question_id, "question": first.question, "category": first.category,
+            "gold_answer": first.gold_answer, "raw_answer": raw and raw.text, "raw_chunks": chunks_of(store, raw),
+            "raw_evidence_files": json.loads(raw.evidence_files or "[]") if raw else [],
+            "bundle_answer": bundle and bundle.text, "bundle_chunks": chunks_of(store, bundle),
+            "bundle_evidence_files": json.loads(bundle.evidence_files or "[]") if bundle else [],
+            "bundle_budget": bundle and bundle.budget,
         }
-        stored = load_bundle(store, bundle["bundle_id"]) if bundle and bundle["bundle_id"] else None
+        stored = load_bundle(store, bundle.bundle_id) if bundle and bundle.bundle_id else None
         info = stored.bundle if stored else None
         line["bundle_tokens"] = info.total_tokens if info else None
         line["bundle_coverage"] = info.coverage_notes if info else []
-        grades = {m: grades_of(store, a["id"]) for m, a in qa.by_method()}
+        grades = {m: grades_of(store, a.id) for m, a in qa.by_method()}
         notes = []
         for method in METHODS:
             head = headline(grades.get(method, []))
@@ -145,17 +142,17 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         line["grading_notes"] = "\n".join(notes) or None
         line["timestamp"] = qa.timestamp
         for method, a in qa.by_method():
-            if a["status"] != "ok":
-                line[f"{method}_error"] = redact(a["error"]) or a["status"]
-            if a["finish_reason"]:
-                line[f"{method}_finish_reason"] = a["finish_reason"]
-                line[f"{method}_truncated"] = a["finish_reason"] == TRUNCATED
-        line["budget_sweep"] = [{"budget": a["budget"], "answer": a["text"], "status": a["status"],
-                                 "tokens_in": a["tokens_in"], "tokens_out": a["tokens_out"],
-                                 **({"finish_reason": a["finish_reason"], "truncated": a["finish_reason"] == TRUNCATED}
-                                    if a["finish_reason"] else {})} for a in bundles]
+            if a.status != "ok":
+                line[f"{method}_error"] = redact(a.error) or a.status
+            if a.finish_reason:
+                line[f"{method}_finish_reason"] = a.finish_reason
+                line[f"{method}_truncated"] = a.finish_reason == TRUNCATED
+        line["budget_sweep"] = [{"budget": a.budget, "answer": a.text, "status": a.status,
+                                 "tokens_in": a.tokens_in, "tokens_out": a.tokens_out,
+                                 **({"finish_reason": a.finish_reason, "truncated": a.finish_reason == TRUNCATED}
+                                    if a.finish_reason else {})} for a in bundles]
         if any(grades.values()):
             line["grades"] = grades
         for method, a in qa.by_method():
-            line[f"{method}_claims"] = answer_claim_record(store, a["id"], marked[a["id"]])
+            line[f"{method}_claims"] = answer_claim_record(store, a.id, marked[a.id])
         yield line

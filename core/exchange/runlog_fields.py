@@ -68,7 +68,7 @@ class LogLine:
     answers: list[LogAnswer]
     gold_answer: str | None = None  # a new store's question gets it (an exported run carries it)
     rubric: str | None = None  # a RAGAS row's rubric(s), kept with the run
-    shape: str = "gradedesk"  # which shape the line was read as (core/exchange/runlog_shapes.SHAPES)
+    shape: str = "gradedesk"  # which shape the line was read as (core/exchange/formats.RUNLOG_SHAPES)
 
 
 class Problems:

@@ -19,6 +19,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
@@ -27,7 +28,12 @@ from gradedesk.core.exchange.runlog_export import HUMAN_FIELDS
 from gradedesk.core.exchange.runlog_fields import GradedBy, LogAnswer, LogLine
 from gradedesk.core.exchange.runlog_shapes import parse_runlog
 from gradedesk.core.jsonl import read_lines
+from gradedesk.core.store.answers import NewAnswer, add_answer
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.grade_exchange import (HumanGrade, MachineGrade, add_answer_scores, add_imported_human_grade,
+                                                 add_machine_grade, rubric_stored)
+from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
+from gradedesk.core.store.runs import NewRun, add_run, run_by_key
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
@@ -62,14 +68,11 @@ class _Names:
 
 def _question_pk(store: Store, benchmark: str, line: LogLine, now: str) -> int:
     """The stored question, or a new one; an existing question's gold answer and labels are kept."""
-    pk = store.scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?",
-                      (benchmark, line.question_id))
+    pk = question_pk(store, benchmark, line.question_id)
     if pk is not None:
-        return int(pk)
-    return int(store.db["questions"].insert({
-        "benchmark": benchmark, "question_id": line.question_id, "question": line.question,
-        "category": line.category, "gold_answer": line.gold_answer, "expected_files": None,
-        "expected_symbols": None, "created_at": now}).last_pk)
+        return pk
+    return add_question(store, QuestionRow(benchmark, line.question_id, line.question, line.category,
+                                           line.gold_answer), now)
 
 
 def _imported_bundle(line: LogLine, a: LogAnswer) -> EvidenceBundle:
@@ -98,12 +101,6 @@ def _evidence(a: LogAnswer) -> str | None:
     return count_only_evidence(a.chunk_count) if a.chunk_count is not None else None
 
 
-def _insert_human(store: Store, row: dict) -> int:
-    return store.conn.execute(
-        f"INSERT OR IGNORE INTO human_grades ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-        tuple(row.values())).rowcount
-
-
 def _store_headline(store: Store, answer_id: int, line: LogLine, a: LogAnswer, names: _Names,
                     now: str) -> tuple[int, int]:
     """The grade the log leads with, stored as its maker's: (machine grades, human grades) stored."""
@@ -113,15 +110,16 @@ def _store_headline(store: Store, answer_id: int, line: LogLine, a: LogAnswer, n
     if by.kind == "human":
         # the person graded what the file shows: no machine grade was in view (blind)
         identity = f"gradedesk-import:{names.key}:{line.question_id}:{a.method}"
-        return 0, _insert_human(store, {
-            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, identity)), "answer_id": answer_id,
-            "grader": by.name or names.person, "action": "set", "grade": a.grade, "failure_label": a.failure_label,
-            "note": a.notes, "judge_visible": 0, "mode": "blind", "is_revision": 0, "selection": "imported",
-            "created_at": now})  # when it came in: the log does not say when the person graded
-    store.db["auto_grades"].insert({
-        "answer_id": answer_id, "grader_kind": by.kind, "grader_model": by.name or names.imported,
-        "rubric_version": None, "repeat_index": 0, "grade": a.grade, "failure_label": a.failure_label,
-        "confidence": a.confidence, "reasoning": a.notes, "created_at": now}, ignore=True)
+        return 0, add_imported_human_grade(store, HumanGrade(
+            uuid=str(uuid.uuid5(uuid.NAMESPACE_URL, identity)), answer_id=answer_id, grader=by.name or names.person,
+            grade=a.grade, failure_label=a.failure_label, correctness=None, grounding=None, completeness=None,
+            conciseness=None, note=a.notes, judge_visible=0, mode="blind", is_revision=0, rubric_version=None,
+            created_at=now,  # when it came in: the log does not say when the person graded
+            machine_kind=None, machine_model=None, machine_rubric=None))
+    add_machine_grade(store, MachineGrade(
+        answer_id=answer_id, grader_kind=by.kind, grader_model=by.name or names.imported, rubric_version=None,
+        repeat_index=0, grade=a.grade, failure_label=a.failure_label, confidence=a.confidence, reasoning=a.notes,
+        created_at=now))
     return 1, 0
 
 
@@ -130,29 +128,25 @@ def _store_marked(store: Store, answer_id: int, a: LogAnswer, now: str) -> tuple
     machine = humans = 0
     for g in a.graded:
         if g["grader_kind"] == "human":
-            row = {k: g.get(k) for k in HUMAN_FIELDS}
+            row: dict[str, Any] = {k: g.get(k) for k in HUMAN_FIELDS}
             row.update(uuid=str(g.get("uuid") or uuid.uuid4()), answer_id=answer_id, grader=g["grader"],
-                       action="set", mode=row["mode"] or "blind", judge_visible=int(bool(row["judge_visible"])),
-                       is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now,
-                       selection="imported")  # chosen by someone else's process: never weighed as a sample
-            humans += _insert_human(store, row)
+                       mode=row["mode"] or "blind", judge_visible=int(bool(row["judge_visible"])),
+                       is_revision=int(bool(row["is_revision"])), created_at=row["created_at"] or now)
+            humans += add_imported_human_grade(store, HumanGrade(**row))
         else:
             rubric = g.get("rubric_version")
-            known = rubric and store.scalar("SELECT 1 FROM rubrics WHERE version = ?", (rubric,))
-            store.db["auto_grades"].insert({
-                "answer_id": answer_id, "grader_kind": g["grader_kind"], "grader_model": g["grader"],
-                "rubric_version": rubric if known else None, "repeat_index": int(g.get("repeat_index") or 0),
-                "grade": g["grade"], "failure_label": g.get("failure_label"), "confidence": g.get("confidence"),
-                "reasoning": g.get("reasoning"), "created_at": g.get("created_at") or now}, ignore=True)
+            known = rubric and rubric_stored(store, rubric)
+            add_machine_grade(store, MachineGrade(
+                answer_id=answer_id, grader_kind=g["grader_kind"], grader_model=g["grader"],
+                rubric_version=rubric if known else None, repeat_index=int(g.get("repeat_index") or 0),
+                grade=g["grade"], failure_label=g.get("failure_label"), confidence=g.get("confidence"),
+                reasoning=g.get("reasoning"), created_at=g.get("created_at") or now))
             machine += 1
     return machine, humans
 
 
 def _store_metrics(store: Store, answer_id: int, a: LogAnswer, names: _Names, now: str) -> int:
-    store.db["answer_scores"].insert_all(
-        [{"answer_id": answer_id, "metric": metric, "method": names.imported, "value": value,
-          "detail": json.dumps(detail, ensure_ascii=False), "created_at": now}
-         for metric, (value, detail) in a.metrics.items()], replace=True)
+    add_answer_scores(store, answer_id, names.imported, a.metrics, now)
     return len(a.metrics)
 
 
@@ -161,7 +155,7 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
                   grades_from: GradedBy | None = None) -> ImportReport:
     """Import a run log as a new run (source 'import'), all in one transaction; the same file twice is one run.
 
-    `shape` forces how every line is read (core/exchange/runlog_shapes.SHAPES); `grades_from` says who made the log's
+    `shape` forces how every line is read (core/exchange/formats.RUNLOG_SHAPES); `grades_from` says who made the log's
     grades; `grader` names the person whose grades they are (default: the file's name).
     """
     p = Path(path)
@@ -175,27 +169,25 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
         raise UserError(f"{p}: no importable lines")
     key = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
     shapes = dict(Counter(ln.shape for ln in good))
-    existing = store.scalar("SELECT id FROM runs WHERE source = 'import' AND json_extract(config, '$.key') = ?",
-                            (key,))
+    existing = run_by_key(store, "import", key)
     if existing is not None:
-        return ImportReport(int(existing), str(p), len(good), 0, 0, 0, problems, already_imported=True, shapes=shapes)
+        return ImportReport(existing, str(p), len(good), 0, 0, 0, problems, already_imported=True, shapes=shapes)
     now = utc_now()
     names = _Names(grader or p.name, f"import:{p.name}", key)
     report = ImportReport(0, str(p), len(good), 0, 0, 0, problems, shapes=shapes)
     # the desk shows the bundles of the run's one primary budget: keep the log's budget when all its bundles share it
     budgets = {a.bundle_budget for ln in good for a in ln.answers if a.method == "bundle"}
-    budget = budgets.pop() if len(budgets) == 1 and None not in budgets else 0
+    budget = (budgets.pop() if len(budgets) == 1 else None) or 0
     config = {"key": key, "file": str(p), "lines": len(good), "skipped": len(problems), "shapes": shapes}
     rubrics = {ln.question_id: ln.rubric for ln in good if ln.rubric is not None}
     if rubrics:
         config["rubrics"] = rubrics  # kept with the run (a RAGAS export writes them back)
     with store.transaction():
-        report.run_id = int(store.db["runs"].insert({
-            "created_at": now, "source": "import", "label": label or p.name, "provider": IMPORTED_PROVIDER,
-            "model": next((ln.model for ln in good if ln.model), None), "benchmark": good[0].benchmark or p.stem,
-            "budgets": json.dumps([budget] if budget else []), "primary_budget": budget,
-            "order_seed": random.randrange(2**31), "config": json.dumps(config, ensure_ascii=False),
-        }).last_pk)
+        report.run_id = add_run(store, NewRun(
+            source="import", created_at=now, label=label or p.name, provider=IMPORTED_PROVIDER,
+            model=next((ln.model for ln in good if ln.model), None), benchmark=good[0].benchmark or p.stem,
+            budgets=[budget] if budget else [], primary_budget=budget, order_seed=random.randrange(2**31),
+            config=config))
         for line in good:
             qpk = _question_pk(store, line.benchmark or p.stem, line, now)
             for a in line.answers:
@@ -203,11 +195,11 @@ def import_runlog(store: Store, path: str | Path, *, skip_invalid: bool = False,
                 if a.method == "bundle" and (a.chunks or a.bundle_tokens is not None or a.bundle_coverage
                                              or a.chunk_count is not None):
                     bundle_id = save_bundle(store, _imported_bundle(line, a))
-                answer_id = int(store.db["answers"].insert({
-                    "run_id": report.run_id, "question_pk": qpk, "method": a.method,
-                    "budget": budget if a.method == "bundle" else 0, "status": "ok", "text": a.text,
-                    "evidence": _evidence(a), "evidence_files": json.dumps(a.evidence_files), "bundle_id": bundle_id,
-                    "created_at": now, "answered_at": line.timestamp or now}).last_pk)
+                answer_id = add_answer(store, NewAnswer(
+                    run_id=report.run_id, question_pk=qpk, method=a.method,
+                    budget=budget if a.method == "bundle" else 0, text=a.text, evidence=_evidence(a),
+                    evidence_files=json.dumps(a.evidence_files), bundle_id=bundle_id, created_at=now,
+                    answered_at=line.timestamp or now))
                 report.answers += 1
                 for machine, humans in (_store_headline(store, answer_id, line, a, names, now),
                                         _store_marked(store, answer_id, a, now)):

@@ -28,7 +28,6 @@ from gradedesk.core.exchange.runlog_fields import GradedBy, LogAnswer, LogLine, 
 from gradedesk.core.grading.vocabulary import METHODS
 from gradedesk.core.jsonl import json_lines
 
-SHAPES = ("gradedesk", "comparison", "harness", "ragas")
 _GRADEDESK_MARKS = ("run_id", "raw_grade_by", "bundle_grade_by", "grades", "budget_sweep")
 # the retrieval grader's fields of a graded harness log -> gradedesk's retrieval metric (and the list kept with it)
 RETRIEVAL_FIELDS = {"retrieval_file_precision": ("file_precision", "extra_files"),

@@ -43,30 +43,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
 from gradedesk.core.grading.claim_figures import marked_answers
 from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
+from gradedesk.core.store.answers import AnswerRef
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grade_exchange import marked_answer_refs, run_human_grades, run_machine_grades
 from gradedesk.core.text.redact import redact, redact_json
-
-_HUMAN_SQL = """
-    SELECT h.*, a.run_id, a.method, a.budget, q.benchmark, q.question_id
-    FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? AND h.grade IS NOT NULL ORDER BY h.answer_id, h.grader
-"""
-_MARKED_ANSWERS_SQL = """
-    SELECT a.id AS answer_id, a.run_id, a.method, a.budget, q.benchmark, q.question_id
-    FROM answers a JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? AND a.id IN (SELECT answer_id FROM claim_marks)
-"""
-_MACHINE_SQL = """
-    SELECT g.*, a.run_id, a.method, a.budget, q.benchmark, q.question_id
-    FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? ORDER BY g.answer_id, g.id
-"""
 
 
 def stable_key(*identity: Any) -> str:
@@ -164,31 +150,32 @@ class MetricRow(ScoreRow):
         return [(self.metric, self.value, "NUMERIC")]
 
 
-def answer_fields(row: dict) -> dict[str, Any]:
+def answer_fields(answer: AnswerRef) -> dict[str, Any]:
     """What names the answer of a score, in every format: run_id, answer_id, benchmark, question_id, method, budget."""
-    return {k: row[k] for k in ("run_id", "answer_id", "benchmark", "question_id", "method", "budget")}
+    return asdict(answer)
 
 
 def grade_rows(store: Store, run_id: int) -> Iterator[GradeRow]:
     """People's current grades, then every machine grade of the run."""
-    for row in store.db.query(_HUMAN_SQL, (run_id,)):
-        key = answer_key(row, row["grader"], "grade")
-        yield GradeRow(key, "human", row["grader"], row["note"], row["created_at"], answer_fields(row),
-                       {"rubric_version": row["rubric_version"], "mode": row["mode"],
-                        "judge_visible": bool(row["judge_visible"])},
-                       row["grade"], row["failure_label"], {d: row[d] for d in DIMENSIONS if row[d] is not None})
-    for row in store.db.query(_MACHINE_SQL, (run_id,)):
-        grader = f"{row['grader_kind']}:{row['grader_model'] or 'unnamed'}"
-        key = answer_key(row, grader, row["rubric_version"], row["repeat_index"])
+    for ref, h in run_human_grades(store, run_id):
+        a = answer_fields(ref)
+        yield GradeRow(answer_key(a, h.grader, "grade"), "human", h.grader, h.note, h.created_at, a,
+                       {"rubric_version": h.rubric_version, "mode": h.mode, "judge_visible": bool(h.judge_visible)},
+                       h.grade or "", h.failure_label,  # never empty: only grades that set one are read
+                       {d: getattr(h, d) for d in DIMENSIONS if getattr(h, d) is not None})
+    for ref, g in run_machine_grades(store, run_id):
+        a = answer_fields(ref)
+        grader = f"{g.grader_kind}:{g.grader_model or 'unnamed'}"
         # a failed call's reasoning quotes the server; stored text is redacted, but a store from before may hold a key
-        yield GradeRow(key, row["grader_kind"], grader, redact(row["reasoning"]), row["created_at"], answer_fields(row),
-                       {"rubric_version": row["rubric_version"], "confidence": row["confidence"],
-                        "repeat_index": row["repeat_index"]}, row["grade"], row["failure_label"], {})
+        yield GradeRow(answer_key(a, grader, g.rubric_version, g.repeat_index), g.grader_kind, grader,
+                       redact(g.reasoning), g.created_at, a,
+                       {"rubric_version": g.rubric_version, "confidence": g.confidence,
+                        "repeat_index": g.repeat_index}, g.grade, g.failure_label, {})
 
 
 def claim_rows(store: Store, run_id: int) -> Iterator[ClaimRow]:
     """Per (answer, person) with live claim marks: one row a marked claim, then the figures of a fully marked answer."""
-    answers = {r["answer_id"]: answer_fields(r) for r in store.db.query(_MARKED_ANSWERS_SQL, (run_id,))}
+    answers = {answer_id: answer_fields(ref) for answer_id, ref in marked_answer_refs(store, run_id).items()}
     for m in marked_answers(store, run_id):
         a = answers[m.answer_id]
         for index, mark in m.marks.items():
@@ -220,7 +207,8 @@ def metric_rows(store: Store, run_id: int) -> Iterator[MetricRow]:
     """Every scorer's value of every metric for the run's answers; an undefined one (None) says why in its comment."""
     for row in run_scores(store, run_id):
         detail = redact_json(json.loads(row["detail"] or "{}"))
-        a = answer_fields({**row, "method": row["answer_method"]})
+        a = answer_fields(AnswerRef(row["run_id"], row["answer_id"], row["benchmark"], row["question_id"],
+                                    row["answer_method"], row["budget"]))
         grader = f"scorer:{row['method']}"
         yield MetricRow(answer_key(a, grader, row["metric"]), "scorer", grader,
                         _why(detail) or ("not defined" if row["value"] is None else None), row["created_at"], a,

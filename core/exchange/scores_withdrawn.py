@@ -24,17 +24,7 @@ from gradedesk.core.exchange.scores_langfuse import observation_id, score_uuid, 
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.vocabulary import DIMENSIONS
 from gradedesk.core.store.connection import Store
-
-_EVENTS_SQL = """
-    SELECT h.answer_id, h.grader, h.failure_label, {dims}, a.run_id, a.method, a.budget, q.benchmark, q.question_id
-    FROM human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
-""".format(dims=", ".join(f"h.{d}" for d in DIMENSIONS))
-_MARK_EVENTS_SQL = """
-    SELECT DISTINCT m.answer_id, m.grader, m.claim_index, a.run_id, a.method, a.budget, q.benchmark, q.question_id
-    FROM claim_marks m JOIN answers a ON a.id = m.answer_id JOIN questions q ON q.id = a.question_pk
-    WHERE a.run_id = ? AND m.action = 'set'
-"""
+from gradedesk.core.store.grade_exchange import grade_set_events, mark_set_events
 
 
 @dataclass
@@ -53,16 +43,17 @@ class Withdrawn:
 def withdrawn(store: Store, run_id: int) -> list[Withdrawn]:
     """Every person's score of the run that an export once held and holds no longer."""
     ever: dict[str, Withdrawn] = {}
-    for row in store.db.query(_EVENTS_SQL, (run_id,)):
-        key = answer_key(row, row["grader"], "grade")
-        w = ever.setdefault(key, Withdrawn(key, row["grader"], row["grader"], answer_fields(row)))
-        w.names |= {"grade", "pass"} | {d for d in DIMENSIONS if row[d] is not None}
-        if row["failure_label"]:
-            w.labels.add(row["failure_label"])
+    for event in grade_set_events(store, run_id):
+        a = answer_fields(event.answer)
+        key = answer_key(a, event.grader, "grade")
+        w = ever.setdefault(key, Withdrawn(key, event.grader, event.grader, a))
+        w.names |= {"grade", "pass"} | {d for d in DIMENSIONS if getattr(event, d) is not None}
+        if event.failure_label:
+            w.labels.add(event.failure_label)
     marked: dict[tuple[int, str], set[int]] = defaultdict(set)
     claims: dict[int, int] = {}  # answer → how many claims it has (0: not computed under this splitter)
-    for row in store.db.query(_MARK_EVENTS_SQL, (run_id,)):
-        a, grader, index = answer_fields(row), row["grader"], row["claim_index"]
+    for mark in mark_set_events(store, run_id):
+        a, grader, index = answer_fields(mark.answer), mark.grader, mark.claim_index
         key = answer_key(a, grader, "claims", index)
         ever.setdefault(key, Withdrawn(key, grader, f"{grader}#claim{index}", a, {"claim_mark"}))
         marked[(a["answer_id"], grader)].add(index)

@@ -22,7 +22,8 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.retrieval_evals import norm_path
-from gradedesk.core.text.matching import CitationRef, Haystack, find_citations, key_terms, pieces, uncited
+from gradedesk.core.text.matching import Haystack, find_citations, key_terms, pieces
+from gradedesk.core.text.prompt_layout import CitationRef, label_name, place, uncited
 
 SPLITTER = "claims/1"  # bump when splitting or resolving changes: claims stored by an older version are recomputed
 FOCUS_LINES = 3  # evidence lines suggested for a claim
@@ -97,8 +98,8 @@ def _resolve_labels(ref: CitationRef, positions: set[int]) -> list[Citation]:
     out = []
     for n in ref.labels:
         ok = n in positions
-        problem = None if ok else f"Evidence {n} is not in the evidence ({_count(positions)})"
-        out.append(Citation(ref.text, f"Evidence {n}", (n,) if ok else (), problem=problem))
+        problem = None if ok else f"{label_name(n)} is not in the evidence ({_count(positions)})"
+        out.append(Citation(ref.text, label_name(n), (n,) if ok else (), problem=problem))
     return out
 
 
@@ -111,7 +112,7 @@ def _count(positions: set[int]) -> str:
 def _resolve_file(ref: CitationRef, evidence: list[tuple[int, Evidence]]) -> Citation:
     path = ref.path or ""
     lines = (ref.first_line, ref.last_line or ref.first_line) if ref.first_line is not None else None
-    target = path + (f":{lines[0]}" + (f"-{lines[1]}" if lines[1] != lines[0] else "") if lines else "")
+    target = place(path, ref.first_line, ref.last_line)
     exact = [(p, e) for p, e in evidence if e.file_path and norm_path(e.file_path) == norm_path(path)]
     same = exact or [(p, e) for p, e in evidence if _same_file(path, e.file_path)]
     if not same:

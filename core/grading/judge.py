@@ -131,7 +131,7 @@ def _pending(store: Store, answers: list[dict], model: str, rubric_version: str,
     """What is not graded yet, plus what failed as a call last time (retried)."""
     ids = [a["id"] for a in answers]
     done_grades = machine_grades.fresh_judge_grades(store, ids, model, rubric_version)
-    done_scores = {(answer_id, metric) for answer_id, metric, detail in machine_grades.llm_score_details(
+    done_scores = {(answer_id, metric) for answer_id, metric, detail in machine_grades.score_details(
         store, ids, llm_method(model)) if json.loads(detail or "{}").get("error") != "call_failed"}
     tasks = [JudgeTask(a, "grade", r) for a in answers for r in range(repeat) if (a["id"], r) not in done_grades]
     if scores:
@@ -174,7 +174,8 @@ def _store_verdict(store: Store, outcome: JudgeOutcome, model: str, report: Judg
                 verdict = Verdict("unsupported", GRADING_ERROR, None, f"unusable judge reply: {exc}")
         machine_grades.replace_auto_grade(store, AutoGrade(
             a["id"], "judge", model, report.rubric_version, task.repeat_index, verdict.grade, verdict.failure_label,
-            verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, **usage))
+            verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, outcome.tokens_in,
+            outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
 
 
 def _cut(outcome: JudgeOutcome) -> None:

@@ -12,6 +12,7 @@ import json
 import re
 
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.text.prompt_layout import Header, grader_evidence
 
 
 class ReplyError(ValueError):
@@ -44,17 +45,8 @@ def section(name: str, text: str) -> str:
 
 def format_evidence(items: list[Evidence]) -> str:
     """Numbered evidence blocks with their provenance, as the grader model sees them."""
-    if not items:
-        return "(no evidence was retrieved)"
-    blocks = []
-    for n, item in enumerate(items, start=1):
-        where = item.file_path or "(no file)"
-        if item.start_line and item.end_line:
-            where += f" (lines {item.start_line}-{item.end_line})"
-        if item.symbol_name:
-            where += f" :: {item.symbol_name}"
-        blocks.append(f"[Evidence {n}] {where}\n{item.text}".rstrip())
-    return "\n\n".join(blocks)
+    return grader_evidence([(Header(n, e.file_path or "", e.start_line, e.end_line, e.symbol_name), e.text)
+                            for n, e in enumerate(items, start=1)])
 
 
 def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> object:

@@ -33,7 +33,8 @@ from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.machine_grades import AutoGrade, answers_of_run, fresh_rule_grades, replace_auto_grade
-from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words, strip_citations
+from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words
+from gradedesk.core.text.prompt_layout import strip_citations
 
 RULES_ID = "rules/1"
 CODE_WEIGHT = 0.6

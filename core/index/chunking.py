@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import cast
 
 WINDOW_LINES = 40  # other text: fixed windows (also the benchmark baseline's window size)
 MAX_RUN_LINES = 60  # module chunks and long sections are cut at this many lines
@@ -91,7 +92,7 @@ def windows(lines: list[str], start: int, end: int, kind: str, symbol: str | Non
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
+def _span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[int, int]:
     start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
     return start, node.end_lineno or node.lineno
 
@@ -158,20 +159,24 @@ def _refs(nodes: list[ast.AST]) -> list[Ref]:
     while stack:
         node = stack.pop()
         kind = type(node)
+        # The casts restate what `kind is ...` just checked: the type is compared once per node, not by isinstance.
         if kind is ast.Call:
-            func = node.func
+            call = cast(ast.Call, node)
+            func = call.func
             name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
             if name:
-                out.append(Ref("call", name, _dotted(func), node.lineno))
+                out.append(Ref("call", name, _dotted(func), call.lineno))
         elif kind is ast.Import:
-            for alias in node.names:
-                out.append(Ref("import", alias.name.rsplit(".", 1)[-1], alias.name, node.lineno))
+            imp = cast(ast.Import, node)
+            for alias in imp.names:
+                out.append(Ref("import", alias.name.rsplit(".", 1)[-1], alias.name, imp.lineno))
             continue
         elif kind is ast.ImportFrom:
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
+            imp_from = cast(ast.ImportFrom, node)
+            base = "." * imp_from.level + (imp_from.module or "")
+            for alias in imp_from.names:
                 full = f"{base}.{alias.name}" if base and not base.endswith(".") else base + alias.name
-                out.append(Ref("import", alias.name, full, node.lineno))
+                out.append(Ref("import", alias.name, full, imp_from.lineno))
             continue
         for name in node._fields:
             value = getattr(node, name, None)

@@ -29,11 +29,15 @@ from gradedesk.core.index.chunking import RawChunk, chunk_text, language_of
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.repofiles import list_files, read_text_file
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.index import (ChunkRow, FileState, RefRow, RepoRecord, chunk_count, chunk_order,
+                                        chunk_sources, delete_file, file_states, find_repo, insert_chunks, insert_file,
+                                        insert_repo, list_repos, postings_current, save_postings, set_file_stat,
+                                        stored_postings, update_repo)
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
-ANALYZER = "codetokens/2"
-SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked  # names the BM25 term analyzer; a stored index made by another one is rebuilt
+ANALYZER = "codetokens/2"  # names the BM25 term analyzer; a stored index made by another one is rebuilt
+SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked
 PARALLEL_MIN_FILES = 200  # below this, worker start-up costs more than it saves
 
 
@@ -103,20 +107,23 @@ def chunk_id(repo_name: str, path: str, chunk: RawChunk, digest: str, occurrence
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def resolve_repo(store: Store, name: str | None) -> dict:
-    """The repos row named `name`; with None, the only repository in the store."""
-    rows = store.query("SELECT * FROM repos ORDER BY name")
+def resolve_repo(store: Store, name: str | RepoRecord | None) -> RepoRecord:
+    """The repository named `name`; with None, the only repository in the store. A RepoRecord is returned as it is:
+    a command looks its repository up once and passes the record down."""
+    if isinstance(name, RepoRecord):
+        return name
+    rows = list_repos(store)
     if name is not None:
         for row in rows:
-            if row["name"] == name:
+            if row.name == name:
                 return row
-        known = ", ".join(r["name"] for r in rows) or "none; run `gradedesk index PATH` first"
+        known = ", ".join(r.name for r in rows) or "none; run `gradedesk index PATH` first"
         raise UserError(f"{store.path}: no repository named {name!r} (indexed: {known})")
     if len(rows) == 1:
         return rows[0]
     if not rows:
         raise UserError(f"{store.path}: no repository indexed; run `gradedesk index PATH` first")
-    raise UserError(f"{store.path}: {len(rows)} repositories indexed ({', '.join(r['name'] for r in rows)}); "
+    raise UserError(f"{store.path}: {len(rows)} repositories indexed ({', '.join(r.name for r in rows)}); "
                     f"choose one with --repo")
 
 
@@ -146,11 +153,9 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         raise UserError(f"{root}: not a folder")
     tokenizer_id = normalize_id(tokenizer)  # loading the encoding waits until a file needs counting
     name = name or root_path.name
-    repo = store.query("SELECT * FROM repos WHERE name = ?", (name,))
-    repo = repo[0] if repo else None
-    force = repo is not None and repo["tokenizer"] != tokenizer_id  # counts under another tokenizer: redo every file
-    old = {} if repo is None else {r["path"]: r for r in store.query(
-        "SELECT id, path, size, mtime_ns, sha256, language FROM files WHERE repo_id = ?", (repo["id"],))}
+    repo = find_repo(store, name)
+    force = repo is not None and repo.tokenizer != tokenizer_id  # counts under another tokenizer: redo every file
+    old: dict[str, FileState] = {} if repo is None else file_states(store, repo.id)
 
     paths = list_files(root_path)
     total = len(paths)
@@ -170,8 +175,8 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         except OSError:
             continue
         prev = old.get(rel)
-        if prev and not force and prev["size"] == st.st_size and prev["mtime_ns"] == st.st_mtime_ns:
-            if prev["language"] == SKIPPED:
+        if prev and not force and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
+            if prev.language == SKIPPED:
                 skipped += 1
             else:
                 unchanged += 1
@@ -190,7 +195,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         prev = old.get(result.path)
         if result.language == SKIPPED:
             skipped += 1
-        if prev and not force and prev["sha256"] == result.sha256:
+        if prev and not force and prev.sha256 == result.sha256:
             touched.append(result)
             unchanged += result.language != SKIPPED
         else:
@@ -199,20 +204,17 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
 
     with store.transaction():
         repo_id = _upsert_repo(store, repo, name, root_path, tokenizer_id, bool(changed or removed or force))
-        conn = store.conn
         for row in removed:
-            conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
+            delete_file(store, row.id)
         for r in touched:
-            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?",
-                         (r.size, r.mtime_ns, old[r.path]["id"]))
-        chunk_rows, ref_rows = [], []
+            set_file_stat(store, old[r.path].id, r.size, r.mtime_ns)
+        chunk_rows: list[ChunkRow] = []
+        ref_rows: list[RefRow] = []
         known_terms: dict[str, tuple[dict[str, int], int]] = {}
         for r in changed:
             if r.path in old:
-                conn.execute("DELETE FROM files WHERE id = ?", (old[r.path]["id"],))  # cascades to chunks and refs
-            file_id = conn.execute(
-                "INSERT INTO files (repo_id, path, size, mtime_ns, sha256, language) VALUES (?, ?, ?, ?, ?, ?)",
-                (repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)).lastrowid
+                delete_file(store, old[r.path].id)  # cascades to chunks and refs
+            file_id = insert_file(store, repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)
             occurrences: dict[tuple, int] = {}
             for c, n_tokens, terms in zip(r.chunks, r.token_counts, r.terms):
                 digest = content_hash(c.text)
@@ -223,33 +225,21 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
                                    digest, c.text, n_tokens, tokenizer_id))
                 ref_rows.extend((cid, repo_id, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
                 known_terms[cid] = terms
-        conn.executemany(
-            "INSERT INTO chunks (chunk_id, repo_id, file_id, file_path, start_line, end_line, symbol_name, kind, "
-            "content_hash, text, token_count, tokenizer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
-        conn.executemany("INSERT INTO symbol_refs (chunk_id, repo_id, ref_kind, name, full_name, line) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", ref_rows)
-        stale = store.scalar("SELECT count(*) FROM search_index WHERE repo_id = ? AND index_version = ? "
-                             "AND analyzer = ?", (repo_id, _version(store, repo_id), ANALYZER)) == 0
-        if stale:
+        insert_chunks(store, chunk_rows, ref_rows)
+        if not postings_current(store, repo_id, ANALYZER):
             build_search_index(store, repo_id, known_terms)
-        n_chunks = store.scalar("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,))
+        n_chunks = chunk_count(store, repo_id)
     indexed = sum(1 for r in changed if r.language != SKIPPED)
     return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
                        round(time.perf_counter() - started, 3), skipped)
 
 
-def _version(store: Store, repo_id: int) -> int:
-    return store.scalar("SELECT index_version FROM repos WHERE id = ?", (repo_id,))
-
-
-def _upsert_repo(store: Store, repo: dict | None, name: str, root: Path, tokenizer_id: str, changed: bool) -> int:
-    values = {"name": name, "root": str(root), "git_commit": _git_commit(root), "tokenizer": tokenizer_id,
-              "indexed_at": utc_now()}
+def _upsert_repo(store: Store, repo: RepoRecord | None, name: str, root: Path, tokenizer_id: str,
+                 changed: bool) -> int:
     if repo is None:
-        return store.db["repos"].insert({**values, "index_version": 1}).last_pk
-    values["index_version"] = repo["index_version"] + (1 if changed else 0)
-    store.db["repos"].update(repo["id"], values)
-    return repo["id"]
+        return insert_repo(store, name, str(root), _git_commit(root), tokenizer_id)
+    update_repo(store, repo.id, str(root), _git_commit(root), tokenizer_id, repo.index_version + (1 if changed else 0))
+    return repo.id
 
 
 def build_search_index(store: Store, repo_id: int,
@@ -257,40 +247,29 @@ def build_search_index(store: Store, repo_id: int,
     """(Re)build the repo's BM25 postings. `known` has the terms of the chunks this run inserted: then the stored
     index is updated (deleted chunks out, new ones in) when the change is small, instead of re-tokenizing every
     chunk; otherwise, or without `known`, it is built afresh from the stored chunks."""
-    rows = store.conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
-                              (repo_id,)).fetchall()
-    old = store.conn.execute("SELECT analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
-                             (repo_id,)).fetchone()
-    if known is not None and old is not None and old[0] == ANALYZER and len(known) * 2 < len(rows):
+    rows = chunk_order(store, repo_id)
+    old = stored_postings(store, repo_id)
+    if known is not None and old is not None and old.analyzer == ANALYZER and len(known) * 2 < len(rows):
         inserted = {rowid for rowid, cid in rows if cid in known}  # a deleted chunk's rowid may be reused
         current = {rowid for rowid, _ in rows}
-        old_rowids = np.frombuffer(old[1], dtype=np.int64)
+        old_rowids = np.frombuffer(old.doc_rowids, dtype=np.int64)
         keep = np.asarray([r in current and r not in inserted for r in old_rowids.tolist()], dtype=bool)
         kept = set(old_rowids[keep].tolist())
         added = [(rowid, cid) for rowid, cid in rows if rowid not in kept]
         counts = _counts(store, [cid for _, cid in added], known)
-        bm25 = SparseBM25.from_bytes(old[2]).updated(keep, (counts[cid] for _, cid in added))
+        bm25 = SparseBM25.from_bytes(old.data).updated(keep, (counts[cid] for _, cid in added))
         doc_rowids = old_rowids[keep].tolist() + [rowid for rowid, _ in added]
     else:
         counts = _counts(store, [cid for _, cid in rows], known or {})
         bm25 = SparseBM25.build_from_counts(counts[cid] for _, cid in rows)
         doc_rowids = [rowid for rowid, _ in rows]
-    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
-    store.conn.execute(
-        "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
-        "VALUES (?, ?, ?, ?, ?, ?)", (repo_id, _version(store, repo_id), ANALYZER, utc_now(),
-                                      np.asarray(doc_rowids, dtype=np.int64).tobytes(), bm25.to_bytes()))
+    save_postings(store, repo_id, ANALYZER, np.asarray(doc_rowids, dtype=np.int64).tobytes(), bm25.to_bytes())
 
 
 def _counts(store: Store, chunk_ids: list[str],
             known: dict[str, tuple[dict[str, int], int]]) -> dict[str, tuple[dict[str, int], int]]:
     """BM25 term counts of these chunks: from `known`, else tokenized from their stored text."""
     out = {cid: known[cid] for cid in chunk_ids if cid in known}
-    missing = [cid for cid in chunk_ids if cid not in out]
-    for start in range(0, len(missing), 500):
-        batch = missing[start:start + 500]
-        for cid, path, symbol, text in store.conn.execute(
-                f"SELECT chunk_id, file_path, symbol_name, text FROM chunks WHERE chunk_id IN "
-                f"({','.join('?' * len(batch))})", batch):
-            out[cid] = document_counts(path, symbol, text)
+    for cid, path, symbol, text in chunk_sources(store, [cid for cid in chunk_ids if cid not in out]):
+        out[cid] = document_counts(path, symbol, text)
     return out

@@ -103,8 +103,8 @@ def list_files(root: str | os.PathLike) -> list[str]:
             parts = rel.split("/")
             if any(p in SKIP_DIRS for p in parts[:-1]) or _skip_name(parts[-1]):
                 continue
-            full = root / rel
-            if full.is_file() and _inside(root_real, str(full)):
+            path = root / rel
+            if path.is_file() and _inside(root_real, str(path)):
                 out.append(rel)
         return sorted(out)
     rules: list[_Rule] = []

@@ -56,7 +56,8 @@ def messages_text(messages: list[dict]) -> str:
     return "\n".join(str(m.get("content") or "") for m in messages)
 
 
-def short(text: str, limit: int = 200) -> str:
-    """One line of at most `limit` characters (server messages and quoted lines are shown this way)."""
+def short(text: object, limit: int = 200) -> str:
+    """One line of at most `limit` characters (server messages and quoted lines are shown this way). Anything is
+    shown as its str(): a server's error body may carry no message, or not a string."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -15,15 +15,12 @@ from dataclasses import dataclass
 from gradedesk.core.providers.chat import ChatResult, messages_text, short
 from gradedesk.core.text.codeterms import PROSE_STOPWORDS, identifier_parts
 from gradedesk.core.text.matching import inline_code
+from gradedesk.core.text.prompt_layout import cite, parse_question, parse_reason, read_block_start
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
 
 OFFLINE_MODEL = "extractive/2"  # 2: raw and bundled answers open alike (the opening told them apart)
-REASON_MARK = "Reason included:"  # the line under an evidence header in a prompt (core.evidence.bundle writes it)
-_EVIDENCE_HEADER = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
-_FILE_HEADER = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-QUESTION_MARK = "Question:"  # core.answer puts the question on a line starting with this
 
 
 @dataclass
@@ -46,35 +43,26 @@ def _terms(text: str) -> set[str]:
 
 def _parse_context(text: str) -> tuple[str, list[_Line]]:
     """Question, and candidate lines with their citations."""
-    question, lines = "", []
-    cite, base, block, in_block = "", 0, 0, False
-    offset = 0
+    question = ""
+    lines: list[_Line] = []
+    header, block, offset = None, 0, 0
     for raw in text.splitlines():
-        if raw.startswith(QUESTION_MARK) and not question:
-            question = raw[len(QUESTION_MARK):].strip()
+        if not question and (asked := parse_question(raw)) is not None:
+            question = asked
             continue
-        m = _EVIDENCE_HEADER.match(raw)
-        f = None if m else _FILE_HEADER.match(raw)
-        if m or f:
-            block += 1
-            in_block, offset = True, 0
-            if m:
-                cite, base = f"[Evidence {m.group(1)}]", int(m.group(3) or 0)
-                path = m.group(2)
-            else:
-                cite, base, path = f"(File: {f.group(1)})", int(f.group(2) or 0), f.group(1)
-            cite_path = path
+        if (starts := read_block_start(raw)) is not None:
+            header, block, offset = starts, block + 1, 0
             continue
-        if not in_block:
+        if header is None:
             continue
-        if offset == 0 and raw.startswith(REASON_MARK):  # the bundle's selection reason, not a source line
+        if offset == 0 and parse_reason(raw) is not None:  # the bundle's selection reason, not a source line
             continue
         offset += 1
         stripped = raw.strip()
         if not stripped:
             continue
-        where = f"{cite_path}:{base + offset - 1}" if base else cite_path
-        label = f"{cite} {where}" if cite.startswith("[") else f"(File: {where})"
+        base = header.start_line or 0
+        label = cite(header.label, header.path, base + offset - 1 if base else None)
         lines.append(_Line(stripped, label, block, len(lines), frozenset(_terms(stripped))))
     return question, lines
 

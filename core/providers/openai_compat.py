@@ -261,7 +261,7 @@ class OpenAICompatibleProvider:
         try:
             page = await asyncio.wait_for(client.models.list(), min(self.timeout, MODEL_LIST_TIMEOUT))
             ids = sorted({str(m.id) for m in page.data})
-        except Exception:  # noqa: BLE001 - the list only helps the message; any failure leaves it out
+        except Exception:  # the list only helps the message; any failure leaves it out
             return ""
         if not ids:
             return ""
@@ -282,12 +282,12 @@ class OpenAICompatibleProvider:
         tokens_out = _int_or_none(usage, "completion_tokens")
         counted = tokens_in is None or tokens_out is None
         self._usage_seen = self._usage_seen or not counted
-        if not counted and not self._system_told:
-            self._system_told, self.system_dropped = dropped_system(messages, tokens_in, self.tokenizer_id)
-        if counted:
+        if tokens_in is None or tokens_out is None:  # counted: the server gave no usage, so we count
             tok = get_tokenizer(self.tokenizer_id)
             tokens_in = tok.count(messages_text(messages))
             tokens_out = tok.count(text) + (tok.count(reasoning) if reasoning else 0)
+        elif not self._system_told:
+            self._system_told, self.system_dropped = dropped_system(messages, tokens_in, self.tokenizer_id)
         model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else self.model
         return ChatResult(text, tokens_in, tokens_out, counted, latency_ms,
                           cost_of(self.prices, self.model, tokens_in, tokens_out), model, attempts,

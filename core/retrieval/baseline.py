@@ -20,6 +20,7 @@ from gradedesk.core.text.codeterms import plain_tokens
 from gradedesk.core.index.indexer import resolve_repo
 from gradedesk.core.retrieval.hybrid import Hit
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.index import RepoRecord, chunks_by_file
 from gradedesk.core.text.tokens import get_tokenizer
 
 METHOD = "bm25_window"
@@ -39,9 +40,7 @@ _CACHE: dict[tuple[str, int, int], tuple[list[_Window], SparseBM25]] = {}
 def file_texts(store: Store, repo_id: int) -> dict[str, list[str]]:
     """Each indexed file's lines, rebuilt from its chunks (lines no chunk covers were blank)."""
     files: dict[str, list[str]] = {}
-    for path, start, text in store.conn.execute(
-            "SELECT file_path, start_line, text FROM chunks WHERE repo_id = ? ORDER BY file_path, start_line",
-            (repo_id,)):
+    for path, start, text in chunks_by_file(store, repo_id):
         lines = files.setdefault(path, [])
         if len(lines) < start - 1:
             lines.extend([""] * (start - 1 - len(lines)))
@@ -49,11 +48,11 @@ def file_texts(store: Store, repo_id: int) -> dict[str, list[str]]:
     return files
 
 
-def _windows(store: Store, repo: dict) -> tuple[list[_Window], SparseBM25]:
-    key = (str(Path(store.path).resolve()), repo["id"], repo["index_version"])
+def _windows(store: Store, repo: RepoRecord) -> tuple[list[_Window], SparseBM25]:
+    key = (str(Path(store.path).resolve()), repo.id, repo.index_version)
     if key not in _CACHE:
         windows = []
-        for path, lines in file_texts(store, repo["id"]).items():
+        for path, lines in file_texts(store, repo.id).items():
             for start in range(0, len(lines), WINDOW_LINES):
                 text = "\n".join(lines[start:start + WINDOW_LINES])
                 if text.strip():
@@ -63,20 +62,20 @@ def _windows(store: Store, repo: dict) -> tuple[list[_Window], SparseBM25]:
     return _CACHE[key]
 
 
-def baseline_retrieve(store: Store, question: str, repo: str | None = None, k: int = 10) -> list[Hit]:
+def baseline_retrieve(store: Store, question: str, repo: str | RepoRecord | None = None, k: int = 10) -> list[Hit]:
     repo_row = resolve_repo(store, repo)
     windows, bm25 = _windows(store, repo_row)
     terms = plain_tokens(question)
     scores = bm25.scores(terms)
-    top = np.flatnonzero(scores > 0)
-    top = sorted(top.tolist(), key=lambda d: (-scores[d], d))[:k]
-    tok = get_tokenizer(repo_row["tokenizer"])
+    matched_docs = np.flatnonzero(scores > 0)
+    top = sorted(matched_docs.tolist(), key=lambda d: (-scores[d], d))[:k]
+    tok = get_tokenizer(repo_row.tokenizer)
     hits = []
     for rank, d in enumerate(top, start=1):
         w = windows[d]
         present = set(plain_tokens(w.text))
         matched = [t for t in dict.fromkeys(terms) if t in present]
-        wid = hashlib.sha256(f"{repo_row['name']}\0{w.file_path}\0{w.start_line}".encode()).hexdigest()[:32]
+        wid = hashlib.sha256(f"{repo_row.name}\0{w.file_path}\0{w.start_line}".encode()).hexdigest()[:32]
         score = float(scores[d])
         hits.append(Hit(wid, w.file_path, w.start_line, w.end_line, None, "window", w.text, content_hash(w.text),
                         tok.count(w.text), round(score, 6), rank, METHOD, {METHOD: rank}, {METHOD: round(score, 6)},

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.index import called_names, calls_in_order, chunk_texts, imported_names, referring_chunks
 from gradedesk.core.text.question import QuestionInfo
 
 if TYPE_CHECKING:  # hybrid loads the index and imports this module
@@ -34,9 +35,7 @@ def relationship_graph(store: Store, index: LoadedIndex, info: QuestionInfo, tar
         name = target.rsplit(".", 1)[-1]
         defs = set(index.by_symbol.get(name.lower(), []))
         kinds = ("call", "import") if want_imports else ("call",)
-        sql = (f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
-               f"({','.join('?' * len(kinds))}) LIMIT 500")
-        rows = store.conn.execute(sql, (index.repo_id, name, *kinds)).fetchall() if want_callers else []
+        rows = referring_chunks(store, index.repo_id, name, kinds) if want_callers else []
         for cid, ref_kind in rows:
             d = index.by_chunk.get(cid)
             if d is None or d in defs:
@@ -48,10 +47,7 @@ def relationship_graph(store: Store, index: LoadedIndex, info: QuestionInfo, tar
                 out[d] = (2.0 + float(bm25[d]) / 100.0, note, relation)
         # callees: what the definition calls that is defined in this repository
         for d in sorted(defs)[:3] if want_callees or not want_callers else []:
-            callees = [r[0] for r in store.conn.execute(
-                "SELECT DISTINCT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call'",
-                (index.docs[d].chunk_id,))]
-            for callee in callees:
+            for callee in called_names(store, index.docs[d].chunk_id):
                 callee_defs = index.by_symbol.get(callee.lower(), [])
                 if 0 < len(callee_defs) <= 3:
                     for cd in callee_defs:
@@ -89,18 +85,13 @@ def used_definitions(store: Store, index: LoadedIndex, top: list[int], bm25: np.
     rows = [index.docs[d] for d in top]
     if not rows:
         return []
-    marks = ",".join("?" * len(rows))
-    texts = dict(store.conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({marks})",
-                                    [m.rowid for m in rows]).fetchall())
+    texts = chunk_texts(store, [m.rowid for m in rows])
     calls: dict[str, list[str]] = defaultdict(list)
-    for chunk_id, name in store.conn.execute(f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({marks}) "
-                                             "AND ref_kind = 'call' ORDER BY line", [m.chunk_id for m in rows]):
+    for chunk_id, name in calls_in_order(store, [m.chunk_id for m in rows]):
         calls[chunk_id].append(name)
     files = sorted({m.file_path for m in rows})
     imported: dict[str, set[str]] = defaultdict(set)  # file → the names its import statements bind
-    for path, name in store.conn.execute(
-            f"SELECT c.file_path, s.name FROM chunks c JOIN symbol_refs s ON s.chunk_id = c.chunk_id WHERE c.repo_id = ? "
-            f"AND c.file_path IN ({','.join('?' * len(files))}) AND s.ref_kind = 'import'", [index.repo_id, *files]):
+    for path, name in imported_names(store, index.repo_id, files):
         imported[path].add(name)
     out: dict[int, tuple[float, str]] = {}
     for m in rows:

@@ -37,6 +37,7 @@ from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.retrieval.graph import Ranked, relationship_graph, used_definitions
 from gradedesk.core.retrieval.vectors import QueryVector, load_vectors, vector_ranked
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.index import RepoRecord, chunk_locations, chunk_texts, stored_postings
 
 RRF_K = 60
 METHOD_ORDER = ("symbol", "bm25", "vector", "path", "graph")  # tie-break for "the strongest method"
@@ -117,24 +118,21 @@ _CACHE: dict[tuple[str, int, int], LoadedIndex] = {}
 _CACHE_SIZE = 4
 
 
-def load_index(store: Store, repo: dict) -> LoadedIndex:
-    key = (str(Path(store.path).resolve()), repo["id"], repo["index_version"])
+def load_index(store: Store, repo: RepoRecord) -> LoadedIndex:
+    key = (str(Path(store.path).resolve()), repo.id, repo.index_version)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
-                             (repo["id"],)).fetchone()
-    if row is None or row[0] != repo["index_version"] or row[1] != ANALYZER:
+    postings = stored_postings(store, repo.id)
+    if postings is None or postings.index_version != repo.index_version or postings.analyzer != ANALYZER:
         with store.transaction():  # made by an older gradedesk or an interrupted run: rebuild once, keep it
-            build_search_index(store, repo["id"])
-        row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index "
-                                 "WHERE repo_id = ?", (repo["id"],)).fetchone()
-    rowids = np.frombuffer(row[2], dtype=np.int64).tolist()
-    meta = {r[-1]: _Meta(*r) for r in store.conn.execute(
-        "SELECT chunk_id, file_path, start_line, end_line, symbol_name, kind, content_hash, token_count, rowid "
-        "FROM chunks WHERE repo_id = ?", (repo["id"],))}
+            build_search_index(store, repo.id)
+        postings = stored_postings(store, repo.id)
+        assert postings is not None  # just built
+    rowids = np.frombuffer(postings.doc_rowids, dtype=np.int64).tolist()
+    meta = {r[-1]: _Meta(*r) for r in chunk_locations(store, repo.id)}
     docs = [meta[r] for r in rowids]
-    index = _tables(repo["id"], repo["index_version"], SparseBM25.from_bytes(row[3]), docs)
+    index = _tables(repo.id, repo.index_version, SparseBM25.from_bytes(postings.data), docs)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = index
@@ -287,10 +285,11 @@ def _suffix_matches(index: LoadedIndex, path: str) -> list[str]:
 
 # fusion ------------------------------------------------------------------------------------------------------------
 
-def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None, k: int = 10,
+def retrieve(store: Store, question: str | QuestionInfo, repo: str | RepoRecord | None = None, k: int = 10,
              query_vector: QueryVector | None = None) -> list[Hit]:
     """The top k chunks for a question (text, or analysed by analyse_question), fused over every method that applies;
-    vector search joins when the question's embedding is given (core.retrieval.vectors.embed_question)."""
+    vector search joins when the question's embedding is given (core.retrieval.vectors.embed_question). `repo` is a
+    name, None (the only repository) or the record itself, when the caller has looked it up."""
     repo_row = resolve_repo(store, repo)
     index = load_index(store, repo_row)
     if not index.docs or k <= 0:
@@ -330,9 +329,7 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
     top = sorted(seeds, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:USED_FROM]
     fuse("graph", [hit for hit in used_definitions(store, index, top, bm25)[:CANDIDATES] if "graph" not in ranks[hit[0]]])
     order = sorted(fused, key=lambda d: (-fused[d], min(ranks[d].values()), d))[:k]
-    texts = dict(store.conn.execute(
-        f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(order))})",
-        [index.docs[d].rowid for d in order]).fetchall()) if order else {}
+    texts = chunk_texts(store, [index.docs[d].rowid for d in order])
     hits = []
     query_terms = list(dict.fromkeys(terms))
     for rank, d in enumerate(order, start=1):
@@ -348,5 +345,5 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | None = None
             matches["bm25"] = "terms " + ", ".join(repr(t) for t in matched[:8])
         hits.append(Hit(m.chunk_id, m.file_path, m.start_line, m.end_line, m.symbol_name, m.kind, text,
                         m.content_hash, m.token_count, round(fused[d], 6), rank, method, dict(ranks[d]),
-                        dict(scores[d]), matches, relation, repo_row["tokenizer"]))
+                        dict(scores[d]), matches, relation, repo_row.tokenizer))
     return hits

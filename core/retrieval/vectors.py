@@ -28,9 +28,11 @@ import numpy as np
 from gradedesk.core.config import (EMBEDDINGS_BATCH, EMBEDDINGS_CONCURRENCY, EMBEDDINGS_MAX_CHARS,
                                     EMBEDDINGS_PREFIXES)
 from gradedesk.core.errors import UserError
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.index import RepoRecord, chunk_heads
+from gradedesk.core.store.vectors import (EmbeddingSettings, embedding_settings_of, record_embedding, repo_embeddings,
+                                          save_vectors, vector_dim, vector_hashes, vectors_by_hash)
 from gradedesk.core.text.hashing import content_hash
-
 
 
 class Embedder(Protocol):
@@ -75,16 +77,14 @@ def check_prefixes(prefixes: str) -> None:
 
 def _chunk_inputs(store: Store, repo_id: int, max_chars: int) -> list[tuple[int, str, str]]:
     """(chunk rowid, content hash of the embedding input, input) for every chunk of the repository."""
-    rows = store.conn.execute("SELECT rowid, file_path, symbol_name, substr(text, 1, ?) FROM chunks WHERE repo_id = ?",
-                              (max_chars, repo_id))
     out = []
-    for rowid, path, symbol, text in rows:
+    for rowid, path, symbol, text in chunk_heads(store, repo_id, max_chars):
         value = embedding_input(path, symbol, text, max_chars)
         out.append((rowid, content_hash(value), value))
     return out
 
 
-def embed_repository(store: Store, repo: dict, embedder: Embedder, *, prefixes: str = "none",
+def embed_repository(store: Store, repo: RepoRecord, embedder: Embedder, *, prefixes: str = "none",
                      max_chars: int = EMBEDDINGS_MAX_CHARS, batch_size: int = EMBEDDINGS_BATCH,
                      concurrency: int = EMBEDDINGS_CONCURRENCY, endpoint_host: str | None = None,
                      progress: Callable[[int, int], None] | None = None) -> EmbedReport:
@@ -96,14 +96,12 @@ def embed_repository(store: Store, repo: dict, embedder: Embedder, *, prefixes: 
             raise UserError(f"{flag}: must be at least 1, got {value}")
     started = time.perf_counter()
     model = embedder.model
-    inputs = _chunk_inputs(store, repo["id"], max_chars)
-    have = {r[0] for r in store.conn.execute("SELECT content_hash FROM chunk_vectors WHERE model = ? AND prefixes = ?",
-                                             (model, prefixes))}
+    inputs = _chunk_inputs(store, repo.id, max_chars)
+    have = vector_hashes(store, model, prefixes)
     todo = list({h: v for _, h, v in inputs if h not in have}.items())
     todo.sort(key=lambda hv: len(hv[1]))  # batches of like length: servers pad a batch to its longest input
     batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
-    dim = int(store.scalar("SELECT dim FROM chunk_vectors WHERE model = ? AND prefixes = ? LIMIT 1",
-                           (model, prefixes)) or 0)
+    dim = vector_dim(store, model, prefixes)
     done = 0
     if progress:
         progress(0, len(todo))
@@ -135,12 +133,7 @@ def embed_repository(store: Store, repo: dict, embedder: Embedder, *, prefixes: 
         pool.shutdown(wait=True, cancel_futures=True)
     if inputs and dim:
         with store.transaction():
-            store.conn.execute(
-                "INSERT INTO repo_embeddings (repo_id, model, prefixes, max_chars, dim, endpoint_host, embedded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo_id, model) DO UPDATE SET prefixes = excluded.prefixes, "
-                "max_chars = excluded.max_chars, dim = excluded.dim, endpoint_host = excluded.endpoint_host, "
-                "embedded_at = excluded.embedded_at",
-                (repo["id"], model, prefixes, max_chars, dim, endpoint_host, utc_now()))
+            record_embedding(store, repo.id, model, prefixes, max_chars, dim, endpoint_host)
     return EmbedReport(model, len(inputs), len(todo), len(inputs) - len(todo), dim, time.perf_counter() - started)
 
 
@@ -151,51 +144,46 @@ def _store_batch(store: Store, model: str, prefixes: str, result: tuple[list[tup
         raise UserError(f"embeddings model {model!r} returned {vectors.shape[1]}-dimensional vectors where the store "
                         f"holds {dim}-dimensional ones for it; is another model served under that name?")
     with store.transaction():
-        store.conn.executemany(
-            "INSERT OR REPLACE INTO chunk_vectors (model, prefixes, content_hash, dim, vector) VALUES (?, ?, ?, ?, ?)",
-            [(model, prefixes, h, vectors.shape[1], vectors[i].astype("<f4").tobytes())
-             for i, (h, _) in enumerate(batch)])
+        save_vectors(store, model, prefixes, vectors.shape[1],
+                     [(h, vectors[i].astype("<f4").tobytes()) for i, (h, _) in enumerate(batch)])
     return vectors.shape[1], done + len(batch)
 
 
-def missing_vectors(store: Store, repo: dict) -> dict[str, int]:
+def missing_vectors(store: Store, repo: RepoRecord) -> dict[str, int]:
     """Per embeddings model the repository was embedded with: how many of its chunks have no vector (changed since)."""
     out: dict[str, int] = {}
-    for model, prefixes, max_chars in store.conn.execute(
-            "SELECT model, prefixes, max_chars FROM repo_embeddings WHERE repo_id = ?", (repo["id"],)).fetchall():
-        have = {r[0] for r in store.conn.execute(
-            "SELECT content_hash FROM chunk_vectors WHERE model = ? AND prefixes = ?", (model, prefixes))}
-        missing = sum(1 for _, h, _ in _chunk_inputs(store, repo["id"], max_chars) if h not in have)
+    for settings in repo_embeddings(store, repo.id):
+        have = vector_hashes(store, settings.model, settings.prefixes)
+        missing = sum(1 for _, h, _ in _chunk_inputs(store, repo.id, settings.max_chars) if h not in have)
         if missing:
-            out[model] = missing
+            out[settings.model] = missing
     return out
 
 
 # query time ---------------------------------------------------------------------------------------------------------
 
-def embedding_settings(store: Store, repo: dict, model: str) -> dict:
-    row = store.conn.execute("SELECT prefixes, max_chars, dim, embedded_at FROM repo_embeddings WHERE repo_id = ? AND "
-                             "model = ?", (repo["id"], model)).fetchone()
-    if row is None:
-        known = [r[0] for r in store.conn.execute("SELECT model FROM repo_embeddings WHERE repo_id = ?",
-                                                  (repo["id"],))]
-        raise UserError(f"{store.path}: repository {repo['name']!r} has no vectors from embeddings model {model!r} "
-                        f"(embedded: {', '.join(known) or 'none'}); run `gradedesk index {repo['root']} "
+def embedding_settings(store: Store, repo: RepoRecord, model: str) -> EmbeddingSettings:
+    """How the repository was embedded with `model`; one clear error when it was not."""
+    settings = embedding_settings_of(store, repo.id, model)
+    if settings is None:
+        known = [s.model for s in repo_embeddings(store, repo.id)]
+        raise UserError(f"{store.path}: repository {repo.name!r} has no vectors from embeddings model {model!r} "
+                        f"(embedded: {', '.join(known) or 'none'}); run `gradedesk index {repo.root} "
                         f"--embeddings-model {model} ...` first")
-    return {"prefixes": row[0], "max_chars": row[1], "dim": row[2], "embedded_at": row[3]}
+    return settings
 
 
-def embed_question(store: Store, repo: dict, embedder: Embedder, question: str) -> QueryVector:
+def embed_question(store: Store, repo: RepoRecord, embedder: Embedder, question: str) -> QueryVector:
     """The question's vector, embedded the way the repository's chunks were (same prefix style)."""
     settings = embedding_settings(store, repo, embedder.model)
-    texts, input_type = _prefixed([question], settings["prefixes"], "query")
+    texts, input_type = _prefixed([question], settings.prefixes, "query")
     started = time.perf_counter()
     vector = embedder.embed(texts, input_type)[0]
     seconds = time.perf_counter() - started
-    if len(vector) != settings["dim"]:
+    if len(vector) != settings.dim:
         raise UserError(f"embeddings model {embedder.model!r} returned a {len(vector)}-dimensional query vector; "
-                        f"the chunks were embedded with {settings['dim']} dimensions")
-    return QueryVector(embedder.model, settings["prefixes"], vector, seconds)
+                        f"the chunks were embedded with {settings.dim} dimensions")
+    return QueryVector(embedder.model, settings.prefixes, vector, seconds)
 
 
 @dataclass
@@ -209,22 +197,21 @@ _CACHE: dict[tuple, VectorIndex] = {}
 _CACHE_SIZE = 4
 
 
-def load_vectors(store: Store, repo: dict, model: str, rowids: Callable[[], list[int]]) -> VectorIndex:
+def load_vectors(store: Store, repo: RepoRecord, model: str, rowids: Callable[[], list[int]]) -> VectorIndex:
     """The repository's vectors under `model`, row d for the chunk with rowid rowids()[d] (cached per process)."""
     settings = embedding_settings(store, repo, model)
-    key = (str(Path(store.path).resolve()), repo["id"], repo["index_version"], model, settings["embedded_at"])
+    key = (str(Path(store.path).resolve()), repo.id, repo.index_version, model, settings.embedded_at)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    by_rowid = {rowid: h for rowid, h, _ in _chunk_inputs(store, repo["id"], settings["max_chars"])}
-    stored = dict(store.conn.execute("SELECT content_hash, vector FROM chunk_vectors WHERE model = ? AND prefixes = ?",
-                                     (model, settings["prefixes"])))
+    by_rowid = {rowid: h for rowid, h, _ in _chunk_inputs(store, repo.id, settings.max_chars)}
+    stored = vectors_by_hash(store, model, settings.prefixes)
     rows = rowids()
-    matrix = np.zeros((len(rows), settings["dim"]), dtype=np.float32)
+    matrix = np.zeros((len(rows), settings.dim), dtype=np.float32)
     present = np.zeros(len(rows), dtype=bool)
     for d, rowid in enumerate(rows):
         blob = stored.get(by_rowid.get(rowid, ""))
-        if blob is not None and len(blob) == 4 * settings["dim"]:
+        if blob is not None and len(blob) == 4 * settings.dim:
             matrix[d] = np.frombuffer(blob, dtype="<f4")
             present[d] = True
     index = VectorIndex(matrix, present, int(len(rows) - present.sum()))
@@ -240,6 +227,6 @@ def vector_ranked(index: VectorIndex, query: QueryVector, limit: int) -> list[tu
         return []
     scores = index.matrix @ query.vector.astype(np.float32)
     scores[~index.present] = -np.inf
-    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
-    top = sorted((int(d) for d in top if index.present[d]), key=lambda d: (-scores[d], d))
+    nearest = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+    top = sorted((int(d) for d in nearest if index.present[d]), key=lambda d: (-scores[d], d))
     return [(d, float(scores[d]), f"cosine similarity {scores[d]:.3f} ({query.model})") for d in top]

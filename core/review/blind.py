@@ -17,8 +17,8 @@ import random
 import re
 
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.providers.offline import REASON_MARK
-from gradedesk.core.text.matching import CitationRef, find_citations
+from gradedesk.core.text.matching import find_citations
+from gradedesk.core.text.prompt_layout import CitationRef, enclosed, file_header, parse_header, parse_reason, place
 
 
 def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
@@ -49,19 +49,16 @@ def scorers_visible(*, due: bool, show_judge: bool, recheck: bool) -> bool:
 
 
 _SPACE = re.compile(r"[ \t]*")
-# an evidence header as a bundled prompt shows it (EvidenceSnippet.header), copied into an answer on a line of its own
-_COPIED_HEADER = re.compile(r"^(?P<indent>\s*)\[Evidence \d+\] (?P<path>\S+)(?: :: \S+)?(?: \(lines (?P<lines>\d+-\d+)\))?"
-                            r"(?: \[[\w-]+, score: -?[\d.]+\])?\s*$")
 COPIED = "[a line copied from the prompt]"
 
 
 def _uncopied(line: str) -> str:
-    if line.lstrip().startswith(REASON_MARK):
+    unindented = line.lstrip()
+    if parse_reason(unindented) is not None:
         return COPIED
-    header = _COPIED_HEADER.match(line)
-    if header:  # written as a raw prompt's header is: the place, without the bundle's symbol, method and score
-        lines = f" (lines {header['lines']})" if header["lines"] else ""
-        return f"{header['indent']}File: {header['path']}{lines}"
+    header = parse_header(line)  # a bundled prompt's evidence header, copied into an answer on a line of its own
+    if header is not None:  # written as a raw prompt's header is: the place, no symbol, method or score
+        return line[:len(line) - len(unindented)] + file_header(header)
     return line
 
 
@@ -76,10 +73,7 @@ def _source(ref: CitationRef, by_position: dict[int, Evidence]) -> str:
     if ref.labels:
         places = [by_position[n].location if n in by_position else "not in the evidence" for n in ref.labels]
         return "; ".join(dict.fromkeys(places))
-    where = ref.path or ""
-    if ref.first_line is not None:
-        where += f":{ref.first_line}" + (f"-{ref.last_line}" if ref.last_line not in (None, ref.first_line) else "")
-    return where
+    return place(ref.path or "", ref.first_line, ref.last_line)
 
 
 def neutral_citations(text: str, evidence: list[Evidence]) -> str:
@@ -89,9 +83,7 @@ def neutral_citations(text: str, evidence: list[Evidence]) -> str:
     by_position = {e.position: e for e in evidence if e.position is not None}
     spans: list[tuple[int, int, str, set[str]]] = []  # start, end, source, the files it points at
     for ref in find_citations(text):
-        start, end = ref.start, ref.end
-        if text[start - 1:start] + text[end:end + 1] in ("()", "``"):  # "(File: x.py:3)", `x.py:3`: one citation
-            start, end = start - 1, end + 1
+        start, end = enclosed(text, ref)
         files = ({by_position[n].file_path or "" for n in ref.labels if n in by_position} if ref.labels
                  else {ref.path or ""})
         source = _source(ref, by_position)

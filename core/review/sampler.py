@@ -4,7 +4,7 @@ Usefulness is the judge's uncertainty about an item (1 - confidence; 0.5 when th
 items whose confusion-matrix cell few people have graded. The draw mixes it with a uniform floor, so every item keeps
 a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run
 (an item drawn again counts again without being graded again), which is what makes the inverse-probability weights of
-core/agreement/weighted.py exact.
+core/stats/weighted.py exact.
 """
 
 from __future__ import annotations

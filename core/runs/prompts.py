@@ -3,7 +3,8 @@
 Both use a versioned system prompt (stored in the `prompts` table, so a run records exactly what the model was told) and
 the same user message layout: the question on a line starting `Question:`, then the context. Raw context is the top
 RAW_K hits as `File: path (lines a-b)` blocks in rank order; bundled context is `EvidenceBundle.to_prompt_context()`,
-whose blocks start `[Evidence i]`. The offline extractive provider reads this layout (core.providers.offline.QUESTION_MARK).
+whose blocks start `[Evidence i]`. The layout is written and read in core/text/prompt_layout.py (the offline extractive
+provider reads it there); the system prompts below describe it in words.
 A prompt's text must not change under the same version: bump the version, and old runs keep pointing at the old text.
 """
 
@@ -14,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradedesk.core.config import RAW_K
-from gradedesk.core.evidence.bundle import SNIPPET_SEPARATOR, EvidenceBundle
+from gradedesk.core.evidence.bundle import EvidenceBundle
 from gradedesk.core.errors import UserError
-from gradedesk.core.providers.offline import QUESTION_MARK
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, block, file_header, user_message
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.runs import add_prompt, prompt_text
 
 
 
@@ -53,22 +55,17 @@ def store_prompts(store: Store) -> dict[str, str]:
     """Record the prompts (idempotent); a changed text under an existing version is a bug, reported as such."""
     with store.transaction():
         for p in PROMPTS.values():
-            existing = store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (p.name, p.version))
+            existing = prompt_text(store, p.name, p.version)
             if existing is None:
-                store.db["prompts"].insert({"name": p.name, "version": p.version, "text": p.text,
-                                            "created_at": utc_now()})
+                add_prompt(store, p.name, p.version, p.text, utc_now())
             elif existing != p.text:
                 raise UserError(f"prompt {p.name} version {p.version} differs from the stored text; "
-                                f"bump its version in core/answer.py")
+                                f"bump its version in core/runs/prompts.py")
     return prompt_versions()
 
 
-def user_message(question: str, context: str) -> str:
-    return f"{QUESTION_MARK} {question}\n\nContext:\n\n{context}"
-
-
 def raw_block(hit: Any) -> str:
-    return f"File: {hit.file_path} (lines {hit.start_line}-{hit.end_line})\n{hit.text}"
+    return block(file_header(Header(None, hit.file_path, hit.start_line, hit.end_line)), hit.text)
 
 
 def raw_context(hits: list[Any]) -> str:

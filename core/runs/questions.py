@@ -1,4 +1,4 @@
-"""Benchmark questions: load and validate JSONL, store in store.db.
+"""Benchmark questions: load and validate JSONL, store in store.db (core/store/questions.py).
 
 A line is {"id", "question", "category", "gold_answer", "expected_files"?, "expected_symbols"?}. Every bad line is
 reported as `file:line: field: problem`, and a file with any bad line stores nothing.
@@ -6,7 +6,6 @@ reported as `file:line: field: problem`, and a file with any bad line stores not
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +13,8 @@ from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.jsonl import json_lines, read_lines
 from gradedesk.core.limits import MAX_CHARS, too_long
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.questions import (QuestionRow, add_question, answered_questions, indexed_count,
+                                            question_pk, update_question)
 
 BUNDLED_QUESTIONS = "benchmark-questions.jsonl"  # package data: gradedesk's own benchmark (the demo's questions)
 REQUIRED_TEXT = ("id", "question", "category", "gold_answer")
@@ -43,10 +44,7 @@ def bundled_benchmark_fits(store: Store, repo_name: str) -> bool:
     code: answered about any other repository it spends calls on questions nobody asked. True when at least
     FITS_SHARE of the files the benchmark expects are indexed under `repo_name`."""
     expected = sorted({f for q in load_questions(bundled_questions_path()) for f in q.expected_files or []})
-    marks = ",".join("?" * len(expected))
-    found = store.scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
-                         f"AND f.path IN ({marks})", (repo_name, *expected))
-    return bool(expected) and found >= FITS_SHARE * len(expected)
+    return bool(expected) and indexed_count(store, repo_name, expected) >= FITS_SHARE * len(expected)
 
 
 def _check_line(data: object) -> list[tuple[str, str]]:
@@ -61,8 +59,8 @@ def _check_line(data: object) -> list[tuple[str, str]]:
             problems.append((name, f"must be a string, got {type(value).__name__}"))
         elif name != "gold_answer" and not value.strip():
             problems.append((name, "is empty"))
-        elif name in MAX_CHARS and too_long(value, name):
-            problems.append((name, too_long(value, name)))
+        elif name in MAX_CHARS and (long := too_long(value, name)):
+            problems.append((name, long))
     for name in OPTIONAL_LISTS:
         value = data.get(name)
         if value is None:
@@ -80,7 +78,7 @@ def parse_questions(text_lines: list[str], source: str) -> list[Question]:
     for lineno, data in json_lines(text_lines, source, problems):
         bad = _check_line(data)
         problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
-        if bad:
+        if bad or not isinstance(data, dict):  # not a dict is one of the problems _check_line reports
             continue
         qid = data["id"]
         if qid in first_line:
@@ -116,29 +114,22 @@ def store_questions(store: Store, benchmark: str, questions: list[Question]) -> 
     _refuse_rewording_answered(store, benchmark, questions)
     with store.transaction():
         for q in questions:
-            row = {
-                "benchmark": benchmark, "question_id": q.id, "question": q.question, "category": q.category,
-                "gold_answer": q.gold_answer,
-                "expected_files": None if q.expected_files is None else json.dumps(q.expected_files),
-                "expected_symbols": None if q.expected_symbols is None else json.dumps(q.expected_symbols),
-            }
-            existing = store.scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?",
-                                    (benchmark, q.id))
+            row = QuestionRow(benchmark, q.id, q.question, q.category, q.gold_answer, q.expected_files,
+                              q.expected_symbols)
+            existing = question_pk(store, benchmark, q.id)
             if existing is None:
-                ids[q.id] = store.db["questions"].insert({**row, "created_at": now}).last_pk
+                ids[q.id] = add_question(store, row, now)
             else:
-                store.db["questions"].update(existing, row)
+                update_question(store, existing, row)
                 ids[q.id] = existing
     return ids
 
 
 def _refuse_rewording_answered(store: Store, benchmark: str, questions: list[Question]) -> None:
-    stored = {r["question_id"]: r for r in store.query(
-        "SELECT q.question_id, q.question, group_concat(DISTINCT a.run_id) AS runs FROM questions q "
-        "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
-    problems = [f"benchmark {benchmark!r}: question {q.id!r}: run(s) {stored[q.id]['runs']} answered a different "
-                f"question under this id ({stored[q.id]['question'][:60]!r}); give this file another name, "
+    stored = answered_questions(store, benchmark)
+    problems = [f"benchmark {benchmark!r}: question {q.id!r}: run(s) {stored[q.id].runs} answered a different "
+                f"question under this id ({stored[q.id].question[:60]!r}); give this file another name, "
                 f"or the question another id"
-                for q in questions if q.id in stored and stored[q.id]["question"] != q.question]
+                for q in questions if q.id in stored and stored[q.id].question != q.question]
     if problems:
         raise InputError(problems)

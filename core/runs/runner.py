@@ -34,7 +34,10 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.providers import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
+from gradedesk.core.store.answers import AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.index import RepoRecord
+from gradedesk.core.store.runs import NewRun, add_run, delete_run, run_by_key
 from gradedesk.core.text.tokens import get_tokenizer
 
 
@@ -97,26 +100,25 @@ def find_or_create_run(store: Store, spec: RunSpec, extra_config: dict | None = 
     """(run id, created): the run with this spec's key, or a new one."""
     key = spec.key()
     with store.transaction():
-        existing = store.scalar("SELECT id FROM runs WHERE source = 'run' AND json_extract(config, '$.key') = ? "
-                                "ORDER BY id DESC LIMIT 1", (key,))
+        existing = run_by_key(store, "run", key)
         if existing is not None:
-            return int(existing), False
+            return existing, False
         config = {"key": key, "repo": spec.repo_name, "candidates_k": spec.candidates_k,
                   "excluded_files": spec.excluded_files, **(extra_config or {})}
-        run_id = store.db["runs"].insert({
-            "created_at": utc_now(), "source": "run", "label": spec.label, "provider": spec.provider,
-            "model": spec.model, "endpoint_host": spec.endpoint_host, "repo_id": spec.repo_id,
-            "repo_commit": spec.repo_commit, "benchmark": spec.benchmark, "budgets": json.dumps(spec.budgets),
-            "primary_budget": max(spec.budgets), "raw_k": spec.raw_k, "tokenizer": spec.tokenizer,
-            "compiler_version": spec.compiler_version, "prompt_versions": json.dumps(spec.prompt_versions),
-            "order_seed": random.randrange(2**31), "config": json.dumps(config),
-        }).last_pk
-    return int(run_id), True
+        run_id = add_run(store, NewRun(
+            source="run", created_at=utc_now(), label=spec.label, provider=spec.provider, model=spec.model,
+            benchmark=spec.benchmark, budgets=spec.budgets, primary_budget=max(spec.budgets),
+            order_seed=random.randrange(2**31), config=config, endpoint_host=spec.endpoint_host,
+            repo_id=spec.repo_id, repo_commit=spec.repo_commit, raw_k=spec.raw_k, tokenizer=spec.tokenizer,
+            compiler_version=spec.compiler_version, prompt_versions=spec.prompt_versions))
+    return run_id, True
 
 
 # one benchmark run -----------------------------------------------------------------------------------------------------
 @dataclass
-class Task:
+class AnswerTask:
+    """One answer to ask for: a question's raw answer or its bundled answer at one budget, with the messages to send."""
+
     question_pk: int
     question: Question
     method: str  # raw | bundle
@@ -129,8 +131,10 @@ class Task:
 
 
 @dataclass
-class Outcome:
-    task: Task
+class AnswerOutcome:
+    """What the call of an AnswerTask gave: a result, or the provider's error."""
+
+    task: AnswerTask
     result: ChatResult | None
     error: ProviderError | None
 
@@ -152,35 +156,30 @@ class RunSummary:
         return asdict(self)
 
 
-def _pending_rows(store: Store, run_id: int, qpks: dict[str, int], budgets: list[int]) -> dict[tuple, str]:
+def _pending_rows(store: Store, run_id: int, qpks: dict[str, int], budgets: list[int]) -> dict[Slot, str]:
     """Create the run's answer rows (pending) where missing; return {(question_pk, method, budget): status}."""
-    slots = [(pk, "raw", 0) for pk in qpks.values()] + [(pk, "bundle", b) for pk in qpks.values() for b in budgets]
-    now = utc_now()
-    with store.transaction():
-        store.conn.executemany(
-            "INSERT OR IGNORE INTO answers (run_id, question_pk, method, budget, status, created_at) "
-            "VALUES (?, ?, ?, ?, 'pending', ?)", [(run_id, pk, m, b, now) for pk, m, b in slots])
-    rows = store.conn.execute("SELECT question_pk, method, budget, status FROM answers WHERE run_id = ?", (run_id,))
-    status = {(pk, m, b): s for pk, m, b, s in rows}
+    slots: list[Slot] = [(pk, "raw", 0) for pk in qpks.values()] + [(pk, "bundle", b) for pk in qpks.values()
+                                                                    for b in budgets]
+    add_pending_answers(store, run_id, slots, utc_now())
+    status = answer_statuses(store, run_id)
     return {slot: status[slot] for slot in slots}
 
 
-def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: list[tuple[str, int]],
-             embedder: Any = None) -> list[Task]:
+def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, qpk: int,
+             todo: list[tuple[str, int]], embedder: Any = None) -> list[AnswerTask]:
     """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
     from gradedesk.core.evidence.compile import build_bundle, compile_context
-    from gradedesk.core.index.indexer import resolve_repo
     from gradedesk.core.retrieval.hybrid import retrieve
     from gradedesk.core.retrieval.vectors import embed_question
     from gradedesk.core.text.question import analyse_question
 
     info = analyse_question(question.question)
-    vector = embed_question(store, resolve_repo(store, spec.repo_name), embedder, info.text) if embedder else None
-    hits = [h for h in retrieve(store, info, repo=spec.repo_name, k=spec.fetch_k, query_vector=vector)
+    vector = embed_question(store, repo, embedder, info.text) if embedder else None
+    hits = [h for h in retrieve(store, info, repo=repo, k=spec.fetch_k, query_vector=vector)
             if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
     tasks = []
     for method, budget in todo:
-        task = Task(qpk, question, method, budget)
+        task = AnswerTask(qpk, question, method, budget)
         if method == "raw":
             task.messages = raw_messages(question.question, hits)
             task.evidence, task.evidence_files = evidence_json(hits)
@@ -195,30 +194,20 @@ def _prepare(store: Store, spec: RunSpec, question: Question, qpk: int, todo: li
     return tasks
 
 
-def _record(store: Store, run_id: int, outcome: Outcome) -> None:
+def _store_answer(store: Store, run_id: int, outcome: AnswerOutcome) -> None:
     """Write one call's outcome (and its bundle) in one transaction; a replaced bundle of an earlier try is removed."""
     t, r, e = outcome.task, outcome.result, outcome.error
-    where = (run_id, t.question_pk, t.method, t.budget)
+    attempts = r.attempts if r else (e.attempts if e else 0)
     with store.transaction():
-        old = store.conn.execute("SELECT id, bundle_id, attempts FROM answers WHERE run_id = ? AND question_pk = ? "
-                                 "AND method = ? AND budget = ?", where).fetchone()
-        answer_id, old_bundle, attempts = old
         bundle_id = save_bundle(store, t.bundle) if t.bundle is not None else None
-        row: dict[str, Any] = {
-            "evidence": t.evidence, "evidence_files": t.evidence_files, "bundle_id": bundle_id,
-            "prompt_version": t.prompt_version, "answered_at": utc_now(),
-            "attempts": attempts + (r.attempts if r else (e.attempts if e else 0)),
-        }
+        shown = (t.evidence, t.evidence_files, bundle_id, t.prompt_version, utc_now(), attempts)
         if r is not None:
-            row.update(status="ok", text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
-                       tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
-                       error=None, finish_reason=r.finish_reason, reasoning=r.reasoning)
+            write = AnswerWrite("ok", *shown, text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
+                                tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
+                                finish_reason=r.finish_reason, reasoning=r.reasoning)
         else:
-            row.update(status="error", text=None, error=str(e), tokens_in=None, tokens_out=None,
-                       latency_ms=None, cost_usd=None, finish_reason=None, reasoning=None)
-        store.db["answers"].update(answer_id, row)
-        if old_bundle is not None and old_bundle != bundle_id:
-            store.conn.execute("DELETE FROM bundles WHERE id = ?", (old_bundle,))
+            write = AnswerWrite("error", *shown, error=str(e))
+        record_answer(store, run_id, (t.question_pk, t.method, t.budget), write)
 
 
 def _paths_inside(path: str, root: str) -> list[str]:
@@ -235,50 +224,52 @@ def _paths_inside(path: str, root: str) -> list[str]:
     return found
 
 
-def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: str | None = None,
+def run_spec(store: Store, benchmark: str, provider: Any, budgets: list[int], repo: RepoRecord,
              tokenizer: str | None = None, label: str | None = None, questions_path: str | None = None,
              max_tokens: int | None = ANSWER_MAX_TOKENS, embeddings_model: str | None = None) -> RunSpec:
-    """The run's spec; budgets are counted with `tokenizer`, by default the one the repository was indexed with.
+    """The run's spec for the repository `repo`; budgets are counted with `tokenizer`, by default the one the
+    repository was indexed with.
 
     A questions file inside the indexed repository holds the gold answers: it is excluded from the evidence, or the
     benchmark would retrieve its own answer key.
     """
     from gradedesk.core.evidence.compile import CANDIDATE_HITS
-    from gradedesk.core.index.indexer import resolve_repo
 
-    repo_row = resolve_repo(store, repo)
     model_run = provider.name == "openai-compatible"
     endpoint = endpoint_host(provider.base_url) if model_run else None
     return RunSpec(
-        benchmark=benchmark, repo_id=int(repo_row["id"]), repo_name=repo_row["name"],
-        repo_commit=repo_row.get("git_commit"), provider=provider.name, model=provider.model,
+        benchmark=benchmark, repo_id=repo.id, repo_name=repo.name, repo_commit=repo.git_commit,
+        provider=provider.name, model=provider.model,
         endpoint_host=endpoint, budgets=parse_budgets(budgets),
-        tokenizer=get_tokenizer(tokenizer or repo_row["tokenizer"]).id,
+        tokenizer=get_tokenizer(tokenizer or repo.tokenizer).id,
         candidates_k=CANDIDATE_HITS, prompt_versions=store_prompts(store), label=label,
-        excluded_files=_paths_inside(questions_path, repo_row["root"]) if questions_path else [],
+        excluded_files=_paths_inside(questions_path, repo.root) if questions_path else [],
         max_tokens=max_tokens if model_run else None,
         embeddings_model=embeddings_model,
         system_role="user" if model_run and provider.system_role == "user" else None,
     )
 
 
-def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: list[int] | str = DEFAULT_BUDGETS,
+def run_benchmark(store: Store, questions_path: str, provider: Any, *,
+                  budgets: list[int] | tuple[int, ...] | str = DEFAULT_BUDGETS,
                   repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
                   concurrency: int = 4, progress: Progress | None = None,
                   max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None) -> RunSummary:
     """Answer every question raw and bundled (per budget), resuming the run with the same configuration; with an
     embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors."""
+    from gradedesk.core.index.indexer import resolve_repo
+
     if max_tokens < 1:
         raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
     questions = load_questions(questions_path)
     benchmark = benchmark_name(questions_path)
-    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), repo, tokenizer, label, str(questions_path),
-                    max_tokens, embedder.model if embedder else None)
+    record = resolve_repo(store, repo)  # once: every layer of the run is handed this record
+    spec = run_spec(store, benchmark, provider, parse_budgets(budgets), record, tokenizer, label,
+                    str(questions_path), max_tokens, embedder.model if embedder else None)
     if embedder:
-        from gradedesk.core.index.indexer import resolve_repo
         from gradedesk.core.retrieval.vectors import embedding_settings
 
-        embedding_settings(store, resolve_repo(store, repo), embedder.model)  # no vectors: say so before any call
+        embedding_settings(store, record, embedder.model)  # no vectors: say so before any call
     qpks = store_questions(store, benchmark, questions)
     extra = {"questions_file": str(questions_path), "concurrency": concurrency,
              "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
@@ -295,16 +286,16 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
     if not todo:
         return summary
     report = progress or (lambda phase, done, total, failed: None)
-    tasks: list[Task] = []
+    tasks: list[AnswerTask] = []
     by_pk = {qpks[q.id]: q for q in questions}
     try:
         for i, (pk, slots) in enumerate(todo.items(), start=1):
-            tasks.extend(_prepare(store, spec, by_pk[pk], pk, slots, embedder))
+            tasks.extend(_prepare(store, spec, record, by_pk[pk], pk, slots, embedder))
             report("retrieve", i, len(todo), 0)
         report("answer", 0, len(tasks), 0)
 
-        def done(task: Task, outcome: Outcome) -> None:
-            _record(store, run_id, outcome)
+        def done(task: AnswerTask, outcome: AnswerOutcome) -> None:
+            _store_answer(store, run_id, outcome)
             summary.answered_now += outcome.result is not None
             summary.truncated_now += outcome.result is not None and outcome.result.truncated
             summary.failed_now += outcome.error is not None
@@ -318,22 +309,18 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *, budgets: 
         if created and not summary.answered_now:
             # e.g. a mistyped --base-url or a server that never answers: a run with no answer in it (at most failed
             # calls) would become `latest` and hide the real one
-            with store.transaction():
-                bundles = [r[0] for r in store.conn.execute(
-                    "SELECT bundle_id FROM answers WHERE run_id = ? AND bundle_id IS NOT NULL", (run_id,))]
-                store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))  # its answers go with it
-                store.conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundles])
+            delete_run(store, run_id)
         raise
     return summary
 
 
-async def _answer_all(provider: Any, tasks: list[Task], concurrency: int,
-                      done: Callable[[Task, Outcome], None], max_tokens: int | None) -> None:
-    async def one(task: Task) -> Outcome:
+async def _answer_all(provider: Any, tasks: list[AnswerTask], concurrency: int,
+                      done: Callable[[AnswerTask, AnswerOutcome], None], max_tokens: int | None) -> None:
+    async def one(task: AnswerTask) -> AnswerOutcome:
         try:
-            return Outcome(task, await provider.complete(task.messages, max_tokens=max_tokens), None)
+            return AnswerOutcome(task, await provider.complete(task.messages, max_tokens=max_tokens), None)
         except ProviderError as exc:  # recorded as the answer's error; retried when the run is resumed
-            return Outcome(task, None, exc)
+            return AnswerOutcome(task, None, exc)
 
     try:
         await run_bounded(tasks, one, concurrency, done)

@@ -1,4 +1,5 @@
-"""Run summaries and run comparisons, as plain data (the CLI prints tables or JSON from it).
+"""Run summaries (the CLI prints tables or JSON from them): a typed `RunSummary` whose `to_dict()` is what
+`summary --json` prints. Its per-method counts and labels serve run comparisons too (compare.py).
 
 A summary covers one run: answers, tokens and cost per method (raw, bundle@<budget>); grades per grader and method, and
 per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
@@ -16,22 +17,29 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
 
-from gradedesk.core.store.runs import resolve_run
-from gradedesk.core.errors import UserError
-from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
-from gradedesk.core.grading.retrieval_evals import method_label
-from gradedesk.core.store.machine_grades import run_scores
-from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.claim_figures import claim_summary
 from gradedesk.core.grading.judge import judge_consistency
+from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
+from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.scorers import SCORE_METRICS
+from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
+from gradedesk.core.store.machine_grades import run_scores
+from gradedesk.core.store.reports import (
+    AnswerRow, CallCost, MachineGradeRow, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
+)
+from gradedesk.core.store.runs import RunRow, resolve_run, run_row
+
+GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
 
 
-def _method_order(label: str) -> tuple[int, int]:
+def method_order(label: str) -> tuple[int, int]:
     return (0, 0) if label == "raw" else (1, int(label.split("@", 1)[1]))
 
 
@@ -47,175 +55,278 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _run_row(store: Store, run_id: int) -> dict:
-    row = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))
-    if not row:
-        raise UserError(f"run {run_id}: no such run (see `gradedesk runs`)")
-    return row[0]
+@dataclass
+class RunHeader(Record):
+    """What the run was: when, from where, which provider and model, which benchmark and primary budget."""
+
+    id: int
+    created_at: str
+    source: str
+    label: str | None
+    provider: str
+    model: str | None
+    endpoint_host: str | None
+    benchmark: str | None
+    primary_budget: int | None
+
+    @classmethod
+    def of(cls, run: RunRow) -> RunHeader:
+        return cls(run.id, run.created_at, run.source, run.label, run.provider, run.model, run.endpoint_host,
+                   run.benchmark, run.primary_budget)
 
 
-def _grade_rows(store: Store, run_id: int) -> list[dict]:
-    """Machine grades of a run (judge: first repeat only) with question and method."""
-    return store.query(
-        "SELECT g.grader_kind, g.grader_model, g.rubric_version, g.grade, g.failure_label, g.answer_id, "
-        "a.method, a.budget, q.question_id, q.category FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))
+@dataclass
+class GradeCounts(Record):
+    """Machine grades of some answers by outcome; pass_rate is over usable grades (None when there is none)."""
+
+    n: int
+    by_grade: dict[str, int] = field(metadata=FLAT)  # every grade of GRADES, best first
+    grading_error: int
+    pass_rate: float | None
 
 
-def _counts(rows: list[dict]) -> dict:
-    c = Counter(GRADING_ERROR if r["failure_label"] == GRADING_ERROR else r["grade"] for r in rows)
+def grade_counts(rows: list[MachineGradeRow]) -> GradeCounts:
+    c = Counter(GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade for r in rows)
     usable = len(rows) - c[GRADING_ERROR]
-    return {"n": len(rows), **{g: c[g] for g in GRADES}, GRADING_ERROR: c[GRADING_ERROR],
-            "pass_rate": c[PASS_GRADE] / usable if usable else None}
+    return GradeCounts(len(rows), {g: c[g] for g in GRADES}, c[GRADING_ERROR],
+                       c[PASS_GRADE] / usable if usable else None)
 
 
-def _grader_key(r: dict) -> tuple:
-    return (r["grader_kind"], r["grader_model"], r["rubric_version"])
+def grader_key(r: MachineGradeRow) -> GraderKey:
+    return (r.grader_kind, r.grader_model, r.rubric_version)
 
 
-def _answers(store: Store, run_id: int) -> list[dict]:
-    return store.query("SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
-                       "finish_reason FROM answers WHERE run_id = ?", (run_id,))
+@dataclass
+class AnswerFigures(Record):
+    """One answer method of a run: its answers by status, tokens, cost and latency."""
+
+    method: str  # raw | bundle@<budget>
+    answers: int
+    ok: int
+    error: int
+    pending: int
+    truncated: int
+    tokens_in: int
+    tokens_out: int
+    mean_tokens_in: float | None
+    cost_usd: float | None
+    unpriced: int  # answers without a known cost
+    mean_latency_ms: float | None
 
 
-def _answer_table(answers: list[dict]) -> list[dict]:
-    groups: dict[str, list[dict]] = defaultdict(list)
+def answer_figures(answers: list[AnswerRow]) -> list[AnswerFigures]:
+    groups: dict[str, list[AnswerRow]] = defaultdict(list)
     for a in answers:
-        groups[method_label(a["method"], a["budget"])].append(a)
+        groups[method_label(a.method, a.budget)].append(a)
     out = []
-    for label in sorted(groups, key=_method_order):
+    for label in sorted(groups, key=method_order):
         rows = groups[label]
-        ok = [a for a in rows if a["status"] == "ok"]
-        costs = [a["cost_usd"] for a in ok if a["cost_usd"] is not None]
-        out.append({
-            "method": label, "answers": len(rows), "ok": len(ok),
-            "error": sum(a["status"] == "error" for a in rows), "pending": sum(a["status"] == "pending" for a in rows),
-            "truncated": sum(a["finish_reason"] == TRUNCATED for a in ok),
-            "tokens_in": sum(a["tokens_in"] or 0 for a in ok), "tokens_out": sum(a["tokens_out"] or 0 for a in ok),
-            "mean_tokens_in": _mean([a["tokens_in"] for a in ok if a["tokens_in"] is not None]),
-            "cost_usd": sum(costs) if costs else None, "unpriced": len(ok) - len(costs),
-            "mean_latency_ms": _mean([a["latency_ms"] for a in ok if a["latency_ms"] is not None]),
-        })
+        ok = [a for a in rows if a.status == "ok"]
+        costs = [a.cost_usd for a in ok if a.cost_usd is not None]
+        out.append(AnswerFigures(
+            label, len(rows), len(ok), sum(a.status == "error" for a in rows), sum(a.status == "pending" for a in rows),
+            sum(a.finish_reason == TRUNCATED for a in ok), sum(a.tokens_in or 0 for a in ok),
+            sum(a.tokens_out or 0 for a in ok), _mean([a.tokens_in for a in ok if a.tokens_in is not None]),
+            sum(costs) if costs else None, len(ok) - len(costs),
+            _mean([a.latency_ms for a in ok if a.latency_ms is not None])))
     return out
 
 
-def _score_table(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[dict]:
+@dataclass
+class ScoreMean(Record):
+    """Mean of one metric for one answer method and scorer; values that could not be measured counted apart."""
+
+    method: str
+    scorer: str
+    metric: str
+    mean: float | None
+    n: int
+    unlabelled: int
+    errors: int
+    undefined: int
+
+
+def score_means(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[ScoreMean]:
     """Mean of each metric per answer method and scorer method; unlabelled / undefined / errors counted apart."""
     rows = run_scores(store, run_id, metrics)
-    groups: dict[tuple, list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[(method_label(r["answer_method"], r["budget"]), r["method"], r["metric"])].append(r)
     out = []
-    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (_method_order(kv[0][0]), kv[0][1],
+    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (method_order(kv[0][0]), kv[0][1],
                                                                               metrics.index(kv[0][2]))):
         details = [json.loads(r["detail"] or "{}") for r in rs]
         values = [r["value"] for r in rs if r["value"] is not None]
-        out.append({"method": label, "scorer": scorer, "metric": metric, "mean": _mean(values), "n": len(values),
-                    "unlabelled": sum(bool(d.get("unlabelled")) for d in details),
-                    "errors": sum(bool(d.get("error")) for d in details),
-                    "undefined": sum(r["value"] is None and not d.get("unlabelled") and not d.get("error")
-                                     for r, d in zip(rs, details))})
+        out.append(ScoreMean(label, scorer, metric, _mean(values), len(values),
+                             sum(bool(d.get("unlabelled")) for d in details),
+                             sum(bool(d.get("error")) for d in details),
+                             sum(r["value"] is None and not d.get("unlabelled") and not d.get("error")
+                                 for r, d in zip(rs, details))))
     return out
 
 
-def _grading_cost(store: Store, run_id: int) -> dict:
-    judge = store.query(
-        "SELECT coalesce(sum(g.tokens_in), 0) AS tokens_in, coalesce(sum(g.tokens_out), 0) AS tokens_out, "
-        "sum(g.cost_usd) AS cost_usd, count(*) AS calls FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "WHERE a.run_id = ? AND g.grader_kind = 'judge'", (run_id,))[0]
-    scores = store.query("SELECT s.detail FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
-                         "WHERE a.run_id = ? AND s.method LIKE 'llm:%'", (run_id,))
-    details = [json.loads(r["detail"] or "{}") for r in scores]
+@dataclass
+class GradingCost(Record):
+    judge: CallCost
+    llm_scores: CallCost
+    cost_usd: float | None  # None: no cost known at all
+    tokens: int
+
+
+def _grading_cost(store: Store, run_id: int) -> GradingCost:
+    judge = judge_cost(store, run_id)
+    details = [json.loads(d or "{}") for d in llm_score_details(store, run_id)]
     costs = [d["cost_usd"] for d in details if d.get("cost_usd") is not None]
-    llm_scores = {"tokens_in": sum(d.get("tokens_in") or 0 for d in details),
-                  "tokens_out": sum(d.get("tokens_out") or 0 for d in details),
-                  "cost_usd": sum(costs) if costs else None, "calls": len(details)}
-    total = None if judge["cost_usd"] is None and llm_scores["cost_usd"] is None else \
-        (judge["cost_usd"] or 0.0) + (llm_scores["cost_usd"] or 0.0)
-    return {"judge": judge, "llm_scores": llm_scores, "cost_usd": total,
-            "tokens": judge["tokens_in"] + judge["tokens_out"] + llm_scores["tokens_in"] + llm_scores["tokens_out"]}
+    llm_scores = CallCost(sum(d.get("tokens_in") or 0 for d in details), sum(d.get("tokens_out") or 0 for d in details),
+                          sum(costs) if costs else None, len(details))
+    total = None if judge.cost_usd is None and llm_scores.cost_usd is None else \
+        (judge.cost_usd or 0.0) + (llm_scores.cost_usd or 0.0)
+    return GradingCost(judge, llm_scores, total,
+                       judge.tokens_in + judge.tokens_out + llm_scores.tokens_in + llm_scores.tokens_out)
 
 
-def summarize(store: Store, run: str | int) -> dict:
+@dataclass
+class GraderInfo(Record):
+    grader: str  # named as what it is: 'judge gpt-x (rubric)', 'rule grader rules/1', ...
+    kind: str
+    model: str | None
+    rubric_version: str | None
+    self_evaluation: bool  # a judge whose model also wrote the answers
+
+
+@dataclass
+class GradeRow(Record):
+    grader: str
+    method: str
+    counts: GradeCounts = field(metadata=FLAT)
+    ungraded: int  # answered, not graded by this grader
+
+
+@dataclass
+class CategoryRow(Record):
+    grader: str
+    category: str
+    method: str
+    counts: GradeCounts = field(metadata=FLAT)
+
+
+@dataclass
+class FailureCount(Record):
+    grader: str
+    method: str
+    failure_label: str
+    n: int
+
+
+@dataclass
+class AnsweringCost(Record):
+    tokens: int
+    cost_usd: float | None
+
+
+@dataclass
+class Cost(Record):
+    answering: AnsweringCost
+    grading: GradingCost
+    grading_to_answering: float | None
+
+
+@dataclass
+class RunSummary(Record):
+    """Everything `gradedesk summary` prints (fields in `--json` order)."""
+
+    run: RunHeader
+    answers: list[AnswerFigures]
+    graders: list[GraderInfo]
+    grades: list[GradeRow]
+    by_category: list[CategoryRow]
+    failure_labels: list[FailureCount]
+    retrieval: list[ScoreMean]
+    answer_scores: list[ScoreMean]
+    claims: list[dict[str, Any]]  # core/grading/claim_figures.claim_summary
+    cost: Cost
+    consistency: dict[str, Any] | None  # core/grading/judge.judge_consistency; None: no repeats
+    stale_grades: dict[str, int]
+    warnings: list[str]
+
+
+def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
-    info = _run_row(store, run_id)
-    answers = _answers(store, run_id)
-    answer_table = _answer_table(answers)
-    answered = {a["method"]: a["ok"] for a in answer_table}
-    grades = _grade_rows(store, run_id)
-    by_grader: dict[tuple, list[dict]] = defaultdict(list)
-    for r in grades:
-        by_grader[_grader_key(r)].append(r)
-    graders, grade_table, category_table, label_table = [], [], [], []
+    info = run_row(store, run_id)
+    answer_table = answer_figures(answer_rows(store, run_id))
+    answered = {a.method: a.ok for a in answer_table}
+    by_grader: dict[GraderKey, list[MachineGradeRow]] = defaultdict(list)
+    for r in machine_grade_rows(store, run_id):
+        by_grader[grader_key(r)].append(r)
+    graders: list[GraderInfo] = []
+    grade_table: list[GradeRow] = []
+    category_table: list[CategoryRow] = []
+    label_table: list[tuple[str, str, str]] = []
     for key in sorted(by_grader, key=lambda k: ({"judge": 0, "imported": 1}.get(k[0], 2), str(k[1]), str(k[2]))):
         kind, model, rubric = key
         name = grader_label(kind, model, rubric)
         rows = by_grader[key]
-        graders.append({"grader": name, "kind": kind, "model": model, "rubric_version": rubric,
-                        "self_evaluation": kind == "judge" and bool(info["model"]) and model == info["model"]})
-        per_method: dict[str, list[dict]] = defaultdict(list)
-        per_cat: dict[tuple, list[dict]] = defaultdict(list)
+        graders.append(GraderInfo(name, kind, model, rubric,
+                                  kind == "judge" and bool(info.model) and model == info.model))
+        per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
+        per_cat: dict[tuple[str, str], list[MachineGradeRow]] = defaultdict(list)
         for r in rows:
-            label = method_label(r["method"], r["budget"])
+            label = method_label(r.method, r.budget)
             per_method[label].append(r)
-            per_cat[(r["category"], label)].append(r)
-            if r["failure_label"]:
-                label_table.append((name, label, r["failure_label"]))
-        for label in sorted(per_method, key=_method_order):
-            counts = _counts(per_method[label])
-            grade_table.append({"grader": name, "method": label, **counts,
-                                "ungraded": max(0, answered.get(label, 0) - counts["n"])})
-        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], _method_order(k[1]))):
-            category_table.append({"grader": name, "category": cat, "method": label, **_counts(per_cat[(cat, label)])})
+            per_cat[(r.category, label)].append(r)
+            if r.failure_label:
+                label_table.append((name, label, r.failure_label))
+        for label in sorted(per_method, key=method_order):
+            counts = grade_counts(per_method[label])
+            grade_table.append(GradeRow(name, label, counts, max(0, answered.get(label, 0) - counts.n)))
+        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], method_order(k[1]))):
+            category_table.append(CategoryRow(name, cat, label, grade_counts(per_cat[(cat, label)])))
     labels = Counter(label_table)
-    failure_table = [{"grader": g, "method": m, "failure_label": lab, "n": n}
-                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], _method_order(kv[0][1]),
+    failure_table = [FailureCount(g, m, lab, n)
+                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], method_order(kv[0][1]),
                                                                                    -kv[1], kv[0][2]))]
-    answering_costs = [a["cost_usd"] for a in answer_table if a["cost_usd"] is not None]
-    answering = {"tokens": sum(a["tokens_in"] + a["tokens_out"] for a in answer_table),
-                 "cost_usd": sum(answering_costs) if answering_costs else None}
+    answering_costs = [a.cost_usd for a in answer_table if a.cost_usd is not None]
+    answering = AnsweringCost(sum(a.tokens_in + a.tokens_out for a in answer_table),
+                              sum(answering_costs) if answering_costs else None)
     grading = _grading_cost(store, run_id)
     consistency = judge_consistency(store, run_id)
     stale = stale_grade_counts(store, run_id)
-    warnings = _warnings(info, graders, grade_table, answer_table, consistency, stale)
+    warnings = _warnings(graders, grade_table, answer_table, consistency, stale)
     claims = claim_summary(store, run_id)
     missing = sum(c["not_computed"] for c in claims)
     if missing:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
-    return {
-        "run": {k: info[k] for k in ("id", "created_at", "source", "label", "provider", "model", "endpoint_host",
-                                     "benchmark", "primary_budget")},
-        "answers": answer_table, "graders": graders, "grades": grade_table, "by_category": category_table,
-        "failure_labels": failure_table, "retrieval": _score_table(store, run_id, RETRIEVAL_METRICS),
-        "answer_scores": _score_table(store, run_id, SCORE_METRICS), "claims": claims,
-        "cost": {"answering": answering, "grading": grading,
-                 "grading_to_answering": (grading["cost_usd"] / answering["cost_usd"])
-                 if grading["cost_usd"] is not None and answering["cost_usd"] else None},
-        "consistency": consistency if consistency["answers_repeated"] else None,
-        "stale_grades": stale,
-        "warnings": warnings,
-    }
+    return RunSummary(
+        run=RunHeader.of(info), answers=answer_table, graders=graders, grades=grade_table, by_category=category_table,
+        failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS),
+        answer_scores=score_means(store, run_id, SCORE_METRICS), claims=claims,
+        cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)
+                  if grading.cost_usd is not None and answering.cost_usd else None),
+        consistency=consistency if consistency["answers_repeated"] else None,
+        stale_grades=stale,
+        warnings=warnings,
+    )
 
 
-def _warnings(info: dict, graders: list[dict], grade_table: list[dict], answer_table: list[dict],
-              consistency: dict, stale: dict[str, int]) -> list[str]:
+def _warnings(graders: list[GraderInfo], grade_table: list[GradeRow], answer_table: list[AnswerFigures],
+              consistency: dict[str, Any], stale: dict[str, int]) -> list[str]:
     out = []
     for g in graders:
-        if g["self_evaluation"]:
-            out.append(f"the judge model {g['model']} also wrote the answers: self-evaluation bias; "
+        if g.self_evaluation:
+            out.append(f"the judge model {g.model} also wrote the answers: self-evaluation bias; "
                        f"prefer a different judge model")
     for g in graders:
-        if g["kind"] == "rule":
-            out.append(f"{g['grader']} is an offline rule grader (key terms, rapidfuzz), not an LLM judge")
-    errors = sum(r[GRADING_ERROR] for r in grade_table)
+        if g.kind == "rule":
+            out.append(f"{g.grader} is an offline rule grader (key terms, rapidfuzz), not an LLM judge")
+    errors = sum(r.counts.grading_error for r in grade_table)
     if errors:
         out.append(f"{errors} grade(s) are grading errors (unusable judge replies or failed calls); "
                    f"`gradedesk judge` again retries the failed calls, unusable replies are kept as they are")
-    failed = sum(a["error"] for a in answer_table)
+    failed = sum(a.error for a in answer_table)
     if failed:
         out.append(f"{failed} answer(s) failed and are not graded; run the same `gradedesk run` again to retry")
-    truncated = sum(a["truncated"] for a in answer_table)
+    truncated = sum(a.truncated for a in answer_table)
     if truncated:
         out.append(f"{truncated} answer(s) were truncated: cut at the run's max_tokens (finish_reason length)")
     if stale:
@@ -225,86 +336,4 @@ def _warnings(info: dict, graders: list[dict], grade_table: list[dict], answer_t
     if consistency["changed"]:
         out.append(f"the judge changed its grade on {len(consistency['changed'])} of "
                    f"{consistency['answers_repeated']} repeated answer(s)")
-    return out
-
-
-# compare ----------------------------------------------------------------------------------------------------------------
-def _pick_grader(store: Store, a: int, b: int, grader: str | None) -> tuple:
-    """The grader both runs were graded by: the one named, else a judge, else an imported grader, else rules."""
-    keys = {}
-    for run_id in (a, b):
-        keys[run_id] = Counter(_grader_key(r) for r in _grade_rows(store, run_id))
-    common = [k for k in keys[a] if k in keys[b]]
-    if grader:
-        common = [k for k in common if grader in (k[1], k[0], grader_label(*k))]
-    if not common:
-        what = f" by {grader!r}" if grader else ""
-        raise UserError(f"runs {a} and {b} have no grader in common{what}: grade both the same way "
-                        f"(`gradedesk judge RUN --model M` or `gradedesk grade-offline RUN`)")
-    rank = {"judge": 0, "imported": 1, "rule": 2}
-    return min(common, key=lambda k: (rank.get(k[0], 3), -(keys[a][k] + keys[b][k])))
-
-
-def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None = None) -> dict:
-    """What changed from run A to run B, matched by (question id, method, budget), per category and per question."""
-    a, b = resolve_run(store, str(run_a)), resolve_run(store, str(run_b))
-    _run_row(store, a), _run_row(store, b)
-    key = _pick_grader(store, a, b, grader)
-    grades = {}
-    for run_id in (a, b):
-        grades[run_id] = {(r["question_id"], method_label(r["method"], r["budget"])): r
-                          for r in _grade_rows(store, run_id) if _grader_key(r) == key}
-    matched = sorted(set(grades[a]) & set(grades[b]), key=lambda k: (k[0], _method_order(k[1])))
-
-    def outcome(r: dict) -> str:
-        return GRADING_ERROR if r["failure_label"] == GRADING_ERROR else r["grade"]
-
-    per_cat: dict[tuple, tuple[list, list]] = defaultdict(lambda: ([], []))
-    questions = []
-    for k in matched:
-        ra, rb = grades[a][k], grades[b][k]
-        per_cat[(rb["category"], k[1])][0].append(ra)
-        per_cat[(rb["category"], k[1])][1].append(rb)
-        ga, gb = outcome(ra), outcome(rb)
-        if ga != gb:
-            direction = "changed"
-            if GRADING_ERROR not in (ga, gb):
-                direction = "better" if GRADES.index(gb) < GRADES.index(ga) else "worse"
-            questions.append({"question_id": k[0], "category": rb["category"], "method": k[1], "grade_a": ga,
-                              "grade_b": gb, "direction": direction})
-    categories = []
-    for (cat, label) in sorted(per_cat, key=lambda k: (k[0], _method_order(k[1]))):
-        ca, cb = _counts(per_cat[(cat, label)][0]), _counts(per_cat[(cat, label)][1])
-        delta = None if ca["pass_rate"] is None or cb["pass_rate"] is None else cb["pass_rate"] - ca["pass_rate"]
-        categories.append({"category": cat, "method": label, "n": ca["n"], "pass_rate_a": ca["pass_rate"],
-                           "pass_rate_b": cb["pass_rate"], "delta": delta})
-    return {
-        "run_a": a, "run_b": b, "grader": grader_label(*key), "matched": len(matched),
-        "methods": _method_deltas(store, a, b, grades),
-        "only_in_a": len(set(grades[a]) - set(grades[b])), "only_in_b": len(set(grades[b]) - set(grades[a])),
-        "categories": categories, "changed": questions,
-        "better": sum(q["direction"] == "better" for q in questions),
-        "worse": sum(q["direction"] == "worse" for q in questions),
-    }
-
-
-def _method_deltas(store: Store, a: int, b: int, grades: dict[int, dict]) -> list[dict]:
-    """Per method: pass rate, mean context precision and mean input tokens in A and in B."""
-    sides = {}
-    for run_id in (a, b):
-        per_method: dict[str, list[dict]] = defaultdict(list)
-        for (_, label), r in grades[run_id].items():
-            per_method[label].append(r)
-        precision = {x["method"]: x["mean"] for x in _score_table(store, run_id, ("context_precision",))}
-        tokens = {x["method"]: x["mean_tokens_in"] for x in _answer_table(_answers(store, run_id))}
-        sides[run_id] = {label: {"pass_rate": _counts(per_method[label])["pass_rate"] if label in per_method else None,
-                                 "context_precision": precision.get(label), "mean_tokens_in": tokens.get(label)}
-                         for label in set(per_method) | set(precision) | set(tokens)}
-    out = []
-    for label in sorted(set(sides[a]) | set(sides[b]), key=_method_order):
-        row = {"method": label}
-        for field_name in ("pass_rate", "context_precision", "mean_tokens_in"):
-            va, vb = sides[a].get(label, {}).get(field_name), sides[b].get(label, {}).get(field_name)
-            row.update({f"{field_name}_a": va, f"{field_name}_b": vb})
-        out.append(row)
     return out

@@ -20,7 +20,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,7 @@ class StoreError(UserError):
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 _MIGRATE = re.compile(r"^-- migrate to (\d+)\s*$", re.M)
@@ -53,10 +53,10 @@ def schema_sql() -> str:
     try:
         return resource.read_text(encoding="utf-8")
     except OSError:
-        raise StoreError(f"{resource}: schema file missing from the installed package; reinstall gradedesk")
+        raise StoreError(f"{resource}: schema file missing from the installed package; reinstall gradedesk") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_parts(sql: str | None = None) -> tuple[list[str], dict[int, list[str]]]:
     """(the CREATE statements, {N: the statements that upgrade a version N-1 store to N})."""
     text = schema_sql() if sql is None else sql

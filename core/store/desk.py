@@ -125,7 +125,8 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, que
         params["cur"] = question_pk
     sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
            f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
-    return store.scalar(sql, params)
+    pk: int | None = store.scalar(sql, params)
+    return pk
 
 
 def has_question(store: Store, run: RunInfo, question_pk: int) -> bool:
@@ -139,8 +140,8 @@ def find_question(store: Store, run: RunInfo, text: str) -> int | None:
     # (benchmark, question_id) is indexed; questions of a run come from its benchmark, imports may mix: then scan
     for where, params in (("q.benchmark = ? AND q.question_id = ?", (run.benchmark, text)),
                           ("q.question_id = ?", (text,))):
-        pk = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
-                          f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
+        pk: int | None = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
+                                      f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
         if pk is not None:
             return pk
     if text.isdigit() and has_question(store, run, int(text)):
@@ -164,7 +165,9 @@ def shown_question_pks(store: Store, run: RunInfo) -> array[int]:
 
 def count_shown(store: Store, run: RunInfo) -> int:
     """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
-    return store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}", {"run": run.id, "budget": run.primary_budget})
+    n: int = store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}",
+                          {"run": run.id, "budget": run.primary_budget})
+    return n
 
 
 def progress_counts(store: Store, run: RunInfo, grader: str,
@@ -229,8 +232,9 @@ def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int
 
 def next_draw_index(store: Store, run_id: int, grader: str) -> int:
     """The index of the grader's next draw in the run (0 for the first)."""
-    return store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
-                        "grader = ?", (run_id, grader))
+    index: int = store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
+                              "grader = ?", (run_id, grader))
+    return index
 
 
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,

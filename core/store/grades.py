@@ -147,8 +147,10 @@ def add_preference(store: Store, run_id: int, question_pk: int, grader: str, pre
 
 
 def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) -> str | None:
-    return store.scalar("SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
-                        "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
+    preferred: str | None = store.scalar(
+        "SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
+        "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
+    return preferred
 
 
 # claim_marks ----------------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ machine_grades. Also the answers the machine graders read (answers joined with t
 What it gives: the answers to grade (`answers_of_run`, `answer_row`), which grades are already made against the current
 gold (`fresh_rule_grades`, `fresh_judge_grades`), writing one grade (`replace_auto_grade`, an AutoGrade), the judge's
 repeats (`judge_repeats`) and the rubric versions it graded under (`judge_rubrics`), scores in and out (`store_scores`,
-`run_scores`, `llm_score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out (`put_claims`,
+`run_scores`, `score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out (`put_claims`,
 `claims_detail`, `claim_counts`, `claim_counts_by_method`).
 
 The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id`
@@ -192,7 +192,7 @@ def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None
         f"WHERE a.run_id = ? {only} ORDER BY s.answer_id, s.method, s.metric", (run_id, *(metrics or ())))
 
 
-def llm_score_details(store: Store, answer_ids: list[int], method: str) -> list[tuple[int, str, str | None]]:
+def score_details(store: Store, answer_ids: list[int], method: str) -> list[tuple[int, str, str | None]]:
     """(answer id, metric, detail JSON) of the scores scorer `method` stored for these answers."""
     marks = ",".join("?" * len(answer_ids))
     return [(r[0], r[1], r[2]) for r in store.conn.execute(

@@ -10,7 +10,8 @@ from gradedesk.core.store.connection import Store, utc_now
 
 
 def stored_text(store: Store, version: str) -> str | None:
-    return store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+    text: str | None = store.scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+    return text
 
 
 def add_rubric(store: Store, version: str, text: str) -> None:
@@ -20,8 +21,9 @@ def add_rubric(store: Store, version: str, text: str) -> None:
 
 def newest_named(store: Store, name: str) -> str | None:
     """The newest stored version of rubric `name` (versions are `name/hash`)."""
-    return store.scalar("SELECT version FROM rubrics WHERE version LIKE ? || '/%' ESCAPE '\\' "
-                        "ORDER BY created_at DESC, rowid DESC LIMIT 1", (_like(name),))
+    version: str | None = store.scalar("SELECT version FROM rubrics WHERE version LIKE ? || '/%' ESCAPE '\\' "
+                                       "ORDER BY created_at DESC, rowid DESC LIMIT 1", (_like(name),))
+    return version
 
 
 def versions_starting(store: Store, prefix: str) -> list[str]:

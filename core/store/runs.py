@@ -1,13 +1,19 @@
-"""Runs as the rest of gradedesk names them: resolve a RUN argument, list runs, and a run's settings (RunInfo).
+"""The runs and prompts tables. Runs as the rest of gradedesk names them: resolve a RUN argument, list runs, a run's
+row (RunRow) and the desk's view of its settings (RunInfo); a run made (`add_run`, found again by its configuration's
+key with `run_by_key`) or taken back whole (`delete_run`); the versioned answer prompts a run records.
 
 Every command that takes RUN and the desk read runs through here, not through the benchmark runner that makes them.
+A run's answers are core/store/answers.py's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from gradedesk.core.errors import UserError
+from gradedesk.core.store.answers import delete_bundles
 from gradedesk.core.store.connection import Store, StoreError
 
 
@@ -26,6 +32,43 @@ def resolve_run(store: Store, run: str | int | None) -> int:
     if store.scalar("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
         raise UserError(f"RUN: no run {run_id} in {store.path} (see `gradedesk runs`)")
     return run_id
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """A run as stored; the JSON columns (budgets, prompt_versions, config) read back."""
+
+    id: int
+    created_at: str
+    source: str  # run | import
+    label: str | None
+    provider: str
+    model: str | None
+    endpoint_host: str | None
+    repo_id: int | None
+    repo_commit: str | None
+    benchmark: str | None
+    budgets: list[int]
+    primary_budget: int | None
+    raw_k: int | None
+    tokenizer: str | None
+    compiler_version: str | None
+    prompt_versions: dict[str, str]
+    order_seed: int
+    config: dict[str, Any]  # everything else that made the run: its key, files, settings
+
+
+_RUN_COLUMNS = ", ".join(f.name for f in fields(RunRow))
+
+
+def run_row(store: Store, run_id: int) -> RunRow:
+    rows = store.query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
+    if not rows:
+        raise UserError(f"--run: no run {run_id} in {store.path}")
+    r = rows[0]
+    return RunRow(**{**r, "budgets": json.loads(r["budgets"] or "[]"),
+                     "prompt_versions": json.loads(r["prompt_versions"] or "{}"),
+                     "config": json.loads(r["config"] or "{}")})
 
 
 @dataclass(frozen=True)
@@ -49,21 +92,69 @@ class RunInfo:
 
 
 def run_info(store: Store, run_id: int) -> RunInfo:
-    rows = store.query("SELECT * FROM runs WHERE id = ?", (run_id,))
-    if not rows:
-        raise UserError(f"--run: no run {run_id} in {store.path}")
-    r = rows[0]
-    budget = r["primary_budget"]
+    r = run_row(store, run_id)
+    budget = r.primary_budget
     if budget is None:  # older or imported runs: the largest budget answered
         budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
     rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
-    return RunInfo(r["id"], r["label"], r["provider"], r["model"], r["benchmark"], int(budget), int(r["order_seed"]),
-                   rubric)
+    return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed), rubric)
 
 
+@dataclass(frozen=True, slots=True)
+class NewRun:
+    """A run to store: what `gradedesk run` or an import made it from."""
 
-def list_runs(store: Store) -> list[dict]:
-    """Every run, newest first, with its answer counts by status."""
+    source: str  # run | import
+    created_at: str
+    label: str | None
+    provider: str
+    model: str | None
+    benchmark: str
+    budgets: list[int]
+    primary_budget: int
+    order_seed: int  # seeds the desk's left/right shuffle
+    config: dict[str, Any]
+    endpoint_host: str | None = None
+    repo_id: int | None = None
+    repo_commit: str | None = None
+    raw_k: int | None = None
+    tokenizer: str | None = None
+    compiler_version: str | None = None
+    prompt_versions: dict[str, str] = field(default_factory=dict)
+
+
+def add_run(store: Store, run: NewRun) -> int:
+    """Store a new run; its id."""
+    row = {"created_at": run.created_at, "source": run.source, "label": run.label, "provider": run.provider,
+           "model": run.model, "endpoint_host": run.endpoint_host, "repo_id": run.repo_id,
+           "repo_commit": run.repo_commit, "benchmark": run.benchmark, "budgets": json.dumps(run.budgets),
+           "primary_budget": run.primary_budget, "raw_k": run.raw_k, "tokenizer": run.tokenizer,
+           "compiler_version": run.compiler_version, "prompt_versions": json.dumps(run.prompt_versions),
+           "order_seed": run.order_seed, "config": json.dumps(run.config, ensure_ascii=False)}
+    cursor = store.conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                                tuple(row.values()))
+    return int(cursor.lastrowid or 0)
+
+
+def run_by_key(store: Store, source: str, key: str) -> int | None:
+    """The newest run of `source` (run, import) whose configuration has this key: the same command or file again."""
+    run_id = store.scalar("SELECT id FROM runs WHERE source = ? AND json_extract(config, '$.key') = ? "
+                          "ORDER BY id DESC LIMIT 1", (source, key))
+    return None if run_id is None else int(run_id)
+
+
+def delete_run(store: Store, run_id: int) -> None:
+    """Take a run back whole: its answers go with it (ON DELETE CASCADE), and so do their bundles."""
+    with store.transaction():
+        bundles = [r[0] for r in store.conn.execute(
+            "SELECT bundle_id FROM answers WHERE run_id = ? AND bundle_id IS NOT NULL", (run_id,))]
+        store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        delete_bundles(store, bundles)
+
+
+def list_runs(store: Store) -> list[dict[str, Any]]:
+    """Every run, newest first, with its answer counts by status (column -> value: `gradedesk runs --json` prints
+    them as they are)."""
     return store.query("""
         SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
                r.budgets, r.primary_budget,
@@ -72,3 +163,15 @@ def list_runs(store: Store) -> list[dict]:
                (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'error') AS failed,
                (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'pending') AS pending
         FROM runs r ORDER BY r.id DESC""")
+
+
+# prompts ---------------------------------------------------------------------------------------------------------------
+def prompt_text(store: Store, name: str, version: str) -> str | None:
+    """The stored text of a prompt version, or None when it is not stored yet."""
+    text = store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (name, version))
+    return None if text is None else str(text)
+
+
+def add_prompt(store: Store, name: str, version: str, text: str, created_at: str) -> None:
+    store.conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
+                       (name, version, text, created_at))

@@ -7,9 +7,9 @@ within rapidfuzz ratio FUZZY_CUTOFF of it (plurals, inflections, small typos).
 
 An answer is cut into claim-sized pieces once, here (`pieces`): sentences and list items, with fenced code blocks and
 quoted lines kept whole, and never cut inside `inline code`. `sentences` (the offline scorers' claims) and the claims a
-person marks at the desk (core/grading/claims.py) are the same pieces. `find_citations` reads what a piece cites:
-`[Evidence i]` labels, `File: path` (with `:line` or `(lines a-b)`) and bare `path:line`; what is quoted as code is not
-read as a citation.
+person marks at the desk (core/grading/claims.py) are the same pieces. `find_citations` reads what a piece cites
+(the forms of core/text/prompt_layout.py: `[Evidence i]` labels, `File: path` with `:line` or `(lines a-b)`, bare
+`path:line`); what is quoted as code is not read as a citation.
 
 Fuzzy look-ups cost (terms x tokens): each Haystack spends at most FUZZY_BUDGET token comparisons, after which terms
 must match exactly. Ordinary answers and evidence never reach it (a few thousand tokens against a few dozen terms);
@@ -25,6 +25,7 @@ from functools import cached_property
 from rapidfuzz import fuzz, process
 
 from gradedesk.core.text.codeterms import PROSE_STOPWORDS
+from gradedesk.core.text.prompt_layout import CitationRef, is_citation, read_citations, uncited
 
 FUZZY_CUTOFF = 88.0
 FUZZY_BUDGET = 2_000_000  # token comparisons per Haystack (about 0.2 s)
@@ -42,17 +43,6 @@ _CODE_RE = re.compile(
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w]*(?:[./][A-Za-z_][\w]*)*|\d[\d_]*(?:\.\d+)?")
 _PART_RE = re.compile(r"[./_]")
-_FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
-# what a claim cites: [Evidence 1, 3-4], File: path[:line] [(lines a-b)], path:line
-_LABEL_REF_RE = re.compile(
-    r"\[(?:Evidence|E)\s*(\d+(?:\s*(?:[,;&]|and|[-–])\s*(?:(?:Evidence|E)\s*)?\d+)*)\]", re.IGNORECASE)
-_PATH = r"(?P<path>[^\s`'\"(),;:\[\]]+)"
-_LINES = r"(?::(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?)?"
-_FILE_REF_RE = re.compile(
-    r"\bFile:\s*`?" + _PATH + _LINES + r"`?(?:\s*\(lines?\s+(?P<c>\d+)(?:\s*[-–]\s*(?P<d>\d+))?\))?", re.IGNORECASE)
-_PATH_LINE_RE = re.compile(r"(?<![\w/.:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,7})"
-                           r":(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?\b")
-_LINE_REF_RE = re.compile(r"(\.[A-Za-z]{1,5}):\d+(?:-\d+)?\b|\(?\blines?\s+\d+(?:\s*[-–]\s*\d+)?\)?", re.IGNORECASE)
 _ABSTAIN_RE = re.compile(
     r"\b(i (?:do not|don't|cannot|can't) (?:know|tell|determine|say|answer)|not enough (?:information|evidence|context)"
     r"|(?:evidence|context|information) (?:is |was )?(?:insufficient|not sufficient|does not (?:say|show|contain|mention))"
@@ -80,20 +70,9 @@ def content_words(text: str) -> list[str]:
     return list(out)
 
 
-def strip_citations(text: str) -> str:
-    """Drop evidence labels and line numbers ("[Evidence 11]", "core/store.py:106" keeps the file, "(lines 3-9)"):
-    they point at evidence, they are not claims about the code."""
-    return _LINE_REF_RE.sub(lambda m: m.group(1) or "", _LABEL_REF_RE.sub("", text))
-
-
 def key_terms(text: str) -> list[str]:
     """What a claim is about: its code terms, then its content words."""
     return code_terms(text) + content_words(text)
-
-
-def uncited(text: str) -> str:
-    """The text without its citations (labels, `File: path` blocks, line numbers)."""
-    return strip_citations(_FILE_CITATION_RE.sub("", text))
 
 
 def sentences(text: str) -> list[str]:
@@ -181,23 +160,6 @@ class Piece:
     kind: str
 
 
-@dataclass(frozen=True)
-class CitationRef:
-    """A citation as written, with its span in the piece searched: evidence labels, or a file with optional lines."""
-
-    start: int
-    end: int
-    text: str
-    labels: tuple[int, ...] = ()
-    path: str | None = None
-    first_line: int | None = None
-    last_line: int | None = None
-
-
-def _is_citation(text: str) -> bool:
-    return any(r.fullmatch(text.strip()) for r in (_LABEL_REF_RE, _FILE_REF_RE, _PATH_LINE_RE))
-
-
 def mask_code(text: str) -> str:
     """The text with what is quoted as code blanked (same length, newlines kept): fenced blocks whole, `inline` spans
     inside their backticks, unless the span holds nothing but a citation (`core/store.py:12`)."""
@@ -212,7 +174,7 @@ def mask_code(text: str) -> str:
             elif fence and m.group().strip().startswith(fence):
                 fence = None
     for start, end, ticks in _code_spans("".join(out)):
-        if not _is_citation(text[start + ticks:end - ticks]):
+        if not is_citation(text[start + ticks:end - ticks]):
             out[start + ticks:end - ticks] = " " * (end - start - 2 * ticks)
     return "".join(out)
 
@@ -253,6 +215,7 @@ def _blocks(text: str) -> list[list]:
         start, end = m.start(), m.start() + len(line)
         indent = len(line) - len(line.lstrip())
         if fence:
+            assert current is not None  # a fence opens together with its code block
             current[2] = end
             if line.strip().startswith(fence):
                 current, fence = None, None
@@ -305,40 +268,6 @@ def pieces(text: str) -> list[Piece]:
     return out
 
 
-def _int(value: str | None) -> int | None:
-    return int(value) if value else None
-
-
-def _label_numbers(body: str) -> tuple[int, ...]:
-    """'1, 3-5' -> (1, 3, 4, 5); 'Evidence 2 and Evidence 4' -> (2, 4). A range over 50 labels is read as its ends."""
-    out: list[int] = []
-    for part in re.split(r"\s*(?:[,;&]|and)\s*", body, flags=re.IGNORECASE):
-        ends = [int(n) for n in re.findall(r"\d+", part)]
-        if len(ends) == 2 and 0 <= ends[1] - ends[0] <= 50:
-            out.extend(range(ends[0], ends[1] + 1))
-        else:
-            out.extend(ends)
-    return tuple(dict.fromkeys(out))
-
-
 def find_citations(text: str) -> list[CitationRef]:
     """What a piece of an answer cites, in order of appearance (code quoted in it is not read)."""
-    masked = mask_code(text)
-    refs: list[CitationRef] = []
-    for m in _LABEL_REF_RE.finditer(masked):
-        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()], labels=_label_numbers(m.group(1))))
-    taken: list[tuple[int, int]] = []
-    for m in _FILE_REF_RE.finditer(masked):
-        path = m.group("path").rstrip(".")
-        first = _int(m.group("a") or m.group("c"))
-        last = _int(m.group("b") or m.group("d")) or first
-        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()].rstrip("."), path=path,
-                                first_line=first, last_line=last))
-        taken.append((m.start(), m.end()))
-    for m in _PATH_LINE_RE.finditer(masked):
-        if any(a <= m.start() < b for a, b in taken):
-            continue
-        first = int(m.group("a"))
-        refs.append(CitationRef(m.start(), m.end(), text[m.start():m.end()], path=m.group("path"), first_line=first,
-                                last_line=_int(m.group("b")) or first))
-    return sorted(refs, key=lambda r: r.start)
+    return read_citations(text, mask_code(text))

@@ -14,9 +14,13 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradedesk.core.config import DEFAULT_ENCODING, tiktoken_cache_dir
 from gradedesk.core.errors import UserError
+
+if TYPE_CHECKING:  # imported where a tokenizer is loaded, not at start-up
+    import tiktoken
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 _URLS = {name: f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken" for name in ENCODINGS}
@@ -30,7 +34,7 @@ class TokenizerError(UserError):
 @dataclass(frozen=True)
 class Tokenizer:
     id: str  # stable id stored beside every count, e.g. "tiktoken/o200k_base"
-    encoding: object
+    encoding: tiktoken.Encoding
 
     def count(self, text: str) -> int:
         # disallowed_special=() so text that happens to contain "<|endoftext|>" is counted, not rejected
@@ -85,7 +89,7 @@ def normalize_id(name: str) -> str:
     return _ID_PREFIX + name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(tokenizer_id: str) -> Tokenizer:
     import tiktoken
 

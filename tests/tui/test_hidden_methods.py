@@ -25,7 +25,6 @@ def tells(text: str) -> list[str]:
 
 async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
     async with running(fixture_store.path, size=(160, 80), hide_methods=True) as (app, pilot):
-        screen = app.screen
         shown = screen_text(app)
         assert "Answer A" in shown and "Evidence (3)" in shown
         assert tells(shown) == []

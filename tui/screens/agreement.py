@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table as RichTable
@@ -28,7 +29,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
-from gradedesk.core.agreement.report import Settings, agreement_report
+from gradedesk.core.agreement.pass_rates import TokenQuality
+from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import (
     Table, est_text, group_table, headline, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
@@ -40,6 +42,8 @@ SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
            ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
 
 MARKERS = {("raw", "machine"): "x", ("raw", "person"): "o", ("bundle", "machine"): "X", ("bundle", "person"): "O"}
+PASS_RATES: tuple[tuple[str, Callable[[TokenQuality], float | None]], ...] = (
+    ("machine", lambda r: r.machine_pass_rate), ("person", lambda r: r.human_pass_rate))
 
 
 class MatrixTable(DataTable):
@@ -49,7 +53,7 @@ class MatrixTable(DataTable):
 
 
 def rich_table(table: Table) -> Group:
-    """A core.agreement_tables.Table as its title over a Rich table; every cell literal text."""
+    """A core/agreement/tables.Table as its title over a Rich table; every cell literal text."""
     out = RichTable(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header in table.headers:
         out.add_column(literal(header))
@@ -58,21 +62,21 @@ def rich_table(table: Table) -> Group:
     return Group(literal(table.title, "bold"), out)
 
 
-def summary_table(report: dict) -> Table:
-    four, binary = report["four_level"], report["binary"]
-    rows = [[label, est_text(four[key]), est_text(binary[key])] for key, label in SUMMARY]
+def summary_table(report: AgreementReport) -> Table:
+    four, binary = report.four_level, report.binary.estimates
+    rows: list[list[Any]] = [[label, est_text(four[key]), est_text(binary[key])] for key, label in SUMMARY]
     rows += [[f"machine {key.upper()}", "", est_text(binary[key])] for key in ("tpr", "tnr")]
     return Table("Agreement (95% bootstrap intervals)", ["measure", "four grades", "pass / not pass"], rows)
 
 
-def corrected_summary(report: dict) -> Table:
-    corr = report["corrected_pass_rates"]
+def corrected_summary(report: AgreementReport) -> Table:
+    corr = report.corrected_pass_rates
     if corr is None:
         return Table("Corrected pass rates", ["", ""], [["not available", "no machine-graded answers"]])
-    rows = [[f"{a['method']} @ {a['budget']}" if a["method"] == "bundle" else a["method"], a["judged"],
-             f"{a['observed_rate']:.3f}", est_text(a["corrected"])] for a in corr["arms"]]
-    diff = corr["bundle_minus_raw"]
-    rows.append([f"bundle - raw (budget {diff['budget']})", diff["paired_questions"], "", est_text(diff["estimate"])])
+    rows: list[list[Any]] = [[f"{a.method} @ {a.budget}" if a.method == "bundle" else a.method, a.judged,
+                              f"{a.observed_rate:.3f}", est_text(a.corrected)] for a in corr.arms]
+    diff = corr.bundle_minus_raw
+    rows.append([f"bundle - raw (budget {diff.budget})", diff.paired_questions, "", est_text(diff.estimate)])
     return Table("Corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
 
 
@@ -94,7 +98,7 @@ class AgreementScreen(Screen):
     ]
 
     class Loaded(Message):
-        def __init__(self, report: dict) -> None:
+        def __init__(self, report: AgreementReport) -> None:
             super().__init__()
             self.report = report
 
@@ -111,7 +115,7 @@ class AgreementScreen(Screen):
         self.store_path = Path(store_path)
         self.run_id = run_id
         self.settings = settings or Settings()
-        self.report: dict | None = None
+        self.report: AgreementReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(literal(f"agreement · run {self.run_id} · computing…"), id="agreement-top")
@@ -156,20 +160,20 @@ class AgreementScreen(Screen):
     def on_agreement_screen_loaded(self, message: Loaded) -> None:
         report = self.report = message.report
         self.query_one("#agreement-top", Static).update(literal(f"agreement · {headline(report)}"))
-        self._fill_matrix(report["confusion"]["matrix"])
+        self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
-        if len(report["judge_rubrics"]["versions"]) > 1:
+        if len(report.judge_rubrics.versions) > 1:
             rubrics = self.query_one("#agreement-rubrics", Static)
             rubrics.update(rich_table(judge_rubrics_table(report)))
             rubrics.display = True
         self.query_one("#agreement-corrected", Static).update(rich_table(corrected_summary(report)))
         self.query_one("#agreement-switch", Static).update(rich_table(switch_table(report)))
         self.query_one("#agreement-category", Static).update(
-            rich_table(group_table("By category", "category", report["breakdowns"]["category"])))
+            rich_table(group_table("By category", "category", report.breakdowns["category"])))
         self.query_one("#agreement-samples", Static).update(rich_table(samples_table(report)))
-        if report["samples"]["pass_rates"]:
+        if report.samples.pass_rates:
             self.query_one("#agreement-ppi", Static).update(rich_table(ppi_table(report)))
-        self._plot(report["quality_by_tokens"])
+        self._plot(report.quality_by_tokens)
 
     def on_agreement_screen_failed(self, message: Failed) -> None:
         text = f"agreement could not be computed: {message.error}"
@@ -189,7 +193,7 @@ class AgreementScreen(Screen):
                           *(Text(str(v), justify="right") for v in row), key=grade)
         table.move_cursor(row=0, column=1)
 
-    def _plot(self, rows: list[dict]) -> None:
+    def _plot(self, rows: list[TokenQuality]) -> None:
         plt = self.query_one(PlotextPlot).plt
         plt.clear_data()
         plt.clear_figure()
@@ -197,9 +201,9 @@ class AgreementScreen(Screen):
         plt.xlabel("prompt tokens")
         plt.ylim(0, 1)
         for method in ("raw", "bundle"):
-            points = [r for r in rows if r["method"] == method and r["mean_tokens_in"] is not None]
-            for key, who in (("machine_pass_rate", "machine"), ("human_pass_rate", "person")):
-                xy = [(r["mean_tokens_in"], r[key]) for r in points if r[key] is not None]
+            points = [r for r in rows if r.method == method and r.mean_tokens_in is not None]
+            for who, rate in PASS_RATES:
+                xy = [(r.mean_tokens_in, rate(r)) for r in points if rate(r) is not None]
                 if xy:
                     plt.plot([x for x, _ in xy], [y for _, y in xy], label=f"{method} ({who})",
                              marker=MARKERS[(method, who)])

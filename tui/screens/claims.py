@@ -27,7 +27,7 @@ from gradedesk.core.review.claim_desk import ClaimSheet
 
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.block_view import BlockView
-from gradedesk.tui.widgets.claim_view import claim_prompt, evidence_blocks, figures_text
+from gradedesk.tui.widgets.claim_view import claim_evidence_blocks, claim_prompt, figures_text
 from gradedesk.tui.widgets.literal import literal
 from gradedesk.tui.widgets.status_line import StatusLine
 
@@ -126,9 +126,11 @@ class ClaimScreen(Screen):
         if self.sheet is None or index is None:
             return
         view = self.query_one(EvidenceView)
-        blocks, target, row = evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
+        blocks, target, row = claim_evidence_blocks(self.sheet, index, self.evidence_label, self.neutral)
         view.set_blocks(blocks)
-        top = view.block_line(target) if target is not None else None
+        if target is None:
+            return
+        top = view.block_line(target)
         if top is not None:  # the cited snippet's header in view, and its first highlighted line
             header = view.block_line(target - 1) or 0
             y = header if top + row - header < view.size.height - 2 else top + row - 2
@@ -136,6 +138,7 @@ class ClaimScreen(Screen):
 
     def _set_marks(self, marks: dict[int, str]) -> None:
         sheet = self.sheet
+        assert sheet is not None  # marks come back only from actions on an opened sheet
         was_due = sheet.state.scorers_due
         changed = [c for c in sheet.claims if sheet.marks.get(c.index) != marks.get(c.index)]
         sheet.marks = marks

@@ -1,4 +1,6 @@
-"""Help, built from the bindings that were active when `?` was pressed: key, what it does, its id (for keymaps)."""
+"""Help, built from the bindings that were active when `?` was pressed: key, what it does (the binding's tooltip, else
+its description), its id (for keymaps). The grading screen's bindings are its key table's rows
+(tui/screens/grading/keys.py); the other screens declare theirs."""
 
 from __future__ import annotations
 

@@ -148,14 +148,14 @@ def snippet_text(s: Evidence, *, highlight: bool = True) -> Text:
     return Text("  text not recorded", style="dim italic")  # a run log that named only the files it used
 
 
-def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[RenderableType]:
+def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[Text]:
     """What is shown above a piece of evidence: label, location, symbol, and unless `neutral` how it was chosen."""
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
         head.append(" :: ")
         head.append_text(literal(s.symbol_name, "bold"))
-    parts: list[RenderableType] = [head]
+    parts: list[Text] = [head]
     if not neutral:
         meta = []
         if s.retrieval_method:
@@ -198,7 +198,9 @@ def neutral_evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableTy
     return out
 
 
-def evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
+def bundle_and_hits_blocks(a: AnswerView, highlight: bool) -> list[RenderableType]:
+    """Evidence as the answer's method recorded it: the bundle (its header, token bar, notes and snippets with how
+    each was chosen), then the retrieved hits."""
     out: list[RenderableType] = []
     b = a.bundle
     if b is not None:
@@ -260,7 +262,8 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
         parts.append(scores_text(a.scores, view.scorers_visible))
     if a.claims is not None:
         parts.append(claims_line(a.claims))
-    parts.extend(evidence_blocks(a, highlight) if view.methods_visible else neutral_evidence_blocks(a, highlight))
+    parts.extend(bundle_and_hits_blocks(a, highlight) if view.methods_visible
+                 else neutral_evidence_blocks(a, highlight))
     return parts
 
 

@@ -68,8 +68,8 @@ def focus_note(claim: Claim, focus: Focus) -> Text:
     return t
 
 
-def evidence_blocks(sheet: ClaimSheet, index: int, label: str,
-                    neutral: bool = False) -> tuple[list[RenderableType], int | None, int]:
+def claim_evidence_blocks(sheet: ClaimSheet, index: int, label: str,
+                          neutral: bool = False) -> tuple[list[RenderableType], int | None, int]:
     """The evidence pane for claim `index` (0-based): blocks, the block to scroll to, and the row inside it.
 
     Blocks are: the note on what the claim cites, then per evidence item its header and its code (so evidence i's

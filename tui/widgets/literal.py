@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from pathlib import PurePosixPath
 
+from rich.containers import Lines
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
@@ -43,7 +44,7 @@ _HIGHLIGHTED_MAX = 2048
 _lock = threading.Lock()
 
 
-def _numbered(lines: list[Text], start_line: int | None) -> Text:
+def _numbered(lines: list[Text] | Lines, start_line: int | None) -> Text:
     first = start_line or 1
     width = len(str(first + len(lines)))
     out = Text()

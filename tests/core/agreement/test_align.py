@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from gradedesk.core.agreement import statistics as stats
-from gradedesk.core.agreement.align import AlignSettings, align
-from gradedesk.core.agreement.alignments import rubric_history
+from gradedesk.core.stats import measures as stats
+from gradedesk.core.agreement.judge_alignment import AlignSettings, align
+from gradedesk.core.agreement.rubric_history import rubric_history
 from gradedesk.core.agreement.split import graded_items, split_by_question
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.rubric_format import builtin_rubric, parse_rubric

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.agreement.bias import LengthItem, grade_inflation, terciles, verbosity
+from gradedesk.core.agreement.machine_bias import grade_inflation, verbosity
+from gradedesk.core.stats.bias import LengthItem, terciles
 from gradedesk.core.grading.vocabulary import GRADES
 
 FC, PC, UN, WR = GRADES

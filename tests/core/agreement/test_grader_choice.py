@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.agreement.pairs import GraderChoice
+from gradedesk.core.agreement.grade_pairs import GraderChoice
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import GradeChange, record_grade

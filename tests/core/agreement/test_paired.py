@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradedesk.core.agreement import statistics as agree
-from gradedesk.core.agreement.paired import paired_estimates, paired_table
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.paired_graders import paired_grader_estimates, paired_table
 from gradedesk.core.grading.vocabulary import GRADES
 
 FC, PC, UN, WR = GRADES
@@ -19,8 +19,8 @@ FOUR = [m for m in agree.pair_measures() if m.name in ("percent_agreement", "coh
 
 def figures(people, a, b, boot=2000, seed=5):
     table = paired_table(people, a, b, GRADES)
-    return {**paired_estimates(table, FOUR, boot, seed),
-            **paired_estimates(table, agree.binary_rates(), boot, seed, positive=0)}
+    return {**paired_grader_estimates(table, FOUR, boot, seed),
+            **paired_grader_estimates(table, agree.binary_rates(), boot, seed, positive=0)}
 
 
 def test_hand_computed_values():
@@ -87,7 +87,7 @@ def test_undefined_measures_say_why_for_the_difference():
     assert f["cohen_kappa"].difference.value is None
     assert f["cohen_kappa"].difference.reason.startswith("A: both graders gave one and the same grade")
     assert f["tnr"].difference.reason == "the person failed no item"  # the same reason for both: said once
-    named = paired_estimates(paired_table([FC, FC], [FC, FC], [FC, PC], GRADES), FOUR, 10, names=("base", "new"))
+    named = paired_grader_estimates(paired_table([FC, FC], [FC, FC], [FC, PC], GRADES), FOUR, 10, names=("base", "new"))
     assert named["cohen_kappa"].difference.reason.startswith("base: both graders gave one and the same grade")
     empty = figures([], [], [])
     assert empty["percent_agreement"].difference.reason == "no items graded by both"

@@ -1,4 +1,4 @@
-"""core/agreement.py on a real store: pairs, breakdowns, switch rate, self-consistency, rubric flags, corrected rates."""
+"""core/agreement/report.py on a real store: pairs, breakdowns, switch rate, self-consistency, rubric flags, corrected rates."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from tests.fixtures.agreement import BOB, FC, PC, TABLE, add_auto, add_human, add_rubric, build
-from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.stats import measures as agree
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
@@ -102,7 +102,7 @@ def test_corrected_pass_rates(report):
     arms = {(a["method"], a["budget"]): a for a in corr["arms"]}
     assert set(arms) == {("raw", 0), ("bundle", 1000), ("bundle", 2000)}
     assert arms[("raw", 0)]["judge_passed"] == 2 and arms[("bundle", 2000)]["judge_passed"] == 4
-    for key, arm in arms.items():
+    for arm in arms.values():
         c = arm["corrected"]
         if tpr + tnr > 1:
             assert c["value"] == pytest.approx(float(agree.rogan_gladen(arm["observed_rate"], tpr, tnr)))

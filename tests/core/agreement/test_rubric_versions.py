@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradedesk.core.agreement.align import AlignSettings, align
+from gradedesk.core.agreement.judge_alignment import AlignSettings, align
 from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.agreement.tables import report_tables
 from gradedesk.core.grading.rubric_format import builtin_rubric

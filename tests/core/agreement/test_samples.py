@@ -150,7 +150,7 @@ def test_the_sampled_figures_and_pass_rates_use_the_chosen_grader(tmp_path):
     judge is the only machine grader."""
     import shutil
 
-    from gradedesk.core.agreement.pairs import GraderChoice
+    from gradedesk.core.agreement.grade_pairs import GraderChoice
     from gradedesk.core.agreement.report import Settings
 
     both, only_first, only_second = (tmp_path / f"{name}.db" for name in ("both", "first", "second"))

@@ -1,4 +1,4 @@
-"""core/agree.py against reference values: scikit-learn (kappa), krippendorff (alpha), hand-computed AC1 and
+"""core/stats/ against reference values: scikit-learn (kappa), krippendorff (alpha), hand-computed AC1 and
 Rogan-Gladen, and the edge cases that must give a value or a reason, never NaN."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from gradedesk.core.agreement import statistics as agree
+from gradedesk.core.stats import measures as agree
 from gradedesk.core.grading.vocabulary import GRADES
 
 

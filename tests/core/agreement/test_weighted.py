@@ -1,4 +1,4 @@
-"""core/agreement/weighted.py: inverse-probability weighted agreement and prediction-powered pass rates."""
+"""core/stats/weighted.py: inverse-probability weighted agreement and prediction-powered pass rates."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from gradedesk.core.agreement.statistics import estimates, pair_measures
-from gradedesk.core.agreement.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates, weighted_matrix
+from gradedesk.core.stats.measures import estimates, pair_measures
+from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates, weighted_matrix
 from gradedesk.core.review.sampler import draw_probabilities
 
 from tests.fixtures import REPO_ROOT

@@ -6,7 +6,7 @@ import json
 
 from gradedesk.core.evidence.bundle import BUNDLE_FIELDS, SNIPPET_FIELDS, read_bundle, validate
 from gradedesk.core.evidence.pack_check import PACK_FIELDS, check_pack, is_pack
-from gradedesk.core.evidence.policy import ContextPackPolicy, Evidence, build_budgeted_pack
+from gradedesk.core.evidence.policy import ContextPackPolicy, PackItem, build_budgeted_pack
 from tests.fixtures import REPO_ROOT
 from tests.fixtures.lesson_files import lesson_bundle_json, lesson_snippet
 
@@ -54,7 +54,7 @@ def test_the_readme_states_the_field_tables():
 
 
 def pack(texts: list[str], **budgets) -> dict:
-    evidence = [Evidence(f"c{i}", t, 1.0 / i, i, f"a.py:{i}-{i}", i, "bm25", {}) for i, t in enumerate(texts, 1)]
+    evidence = [PackItem(f"c{i}", t, 1.0 / i, i, f"a.py:{i}-{i}", i, "bm25", {}) for i, t in enumerate(texts, 1)]
     return build_budgeted_pack(evidence, ContextPackPolicy(), **budgets).to_dict()
 
 

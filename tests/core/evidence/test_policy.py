@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.evidence.policy import (ContextPackPolicy, build_budgeted_pack, build_context_pack, evidence_from_retrieval,
-                         fit_to_character_budget, fit_to_token_budget)
+from gradedesk.core.evidence.policy import (ContextPackPolicy, build_budgeted_pack, build_context_pack,
+                                            fit_to_character_budget, fit_to_token_budget, pack_items_from_retrieval)
 from gradedesk.core.text.tokens import count_tokens
 
 
@@ -16,7 +16,7 @@ def hits(*items):
         text, score, path = item
         out.append({"chunk_id": f"item-{n}", "text": text, "score": score, "rank": n, "file_path": path,
                     "start_line": n * 10, "end_line": n * 10 + 2, "method": "bm25", "symbol_name": f"sym{n}"})
-    return evidence_from_retrieval({"hits": out})
+    return pack_items_from_retrieval({"hits": out})
 
 
 def test_join_and_blank_evidence_left_out():
@@ -29,7 +29,9 @@ def test_join_and_blank_evidence_left_out():
 
 def test_orderings():
     evidence = hits(("low", 1.0, "b.py"), ("high", 9.0, "c.py"), ("mid", 5.0, "a.py"))
-    text = lambda ordering: build_context_pack(evidence, ContextPackPolicy(join_with="|", ordering=ordering)).text
+    def text(ordering):
+        return build_context_pack(evidence, ContextPackPolicy(join_with="|", ordering=ordering)).text
+
     assert text("rank") == "low|high|mid"
     assert text("score") == "high|mid|low"
     assert text("source") == "mid|low|high"
@@ -69,10 +71,10 @@ def test_token_budget_counts_exactly_and_is_recorded():
 
 def test_bad_retrieval_json_is_named():
     with pytest.raises(UserError, match="hits"):
-        evidence_from_retrieval({"question": "q"})
+        pack_items_from_retrieval({"question": "q"})
     with pytest.raises(UserError, match=r"hits\[0\]: chunk_id: missing"):
-        evidence_from_retrieval([{"text": "x"}])
+        pack_items_from_retrieval([{"text": "x"}])
     with pytest.raises(UserError, match=r"hits\[0\]: score: must be a number"):
-        evidence_from_retrieval([{"chunk_id": "c", "text": "x", "score": "high"}])
+        pack_items_from_retrieval([{"chunk_id": "c", "text": "x", "score": "high"}])
     with pytest.raises(UserError, match="max-tokens"):
         build_budgeted_pack([], ContextPackPolicy(), max_tokens=0)

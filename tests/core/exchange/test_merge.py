@@ -1,4 +1,4 @@
-"""core/merge.py: two copies of one store graded by two people, merged idempotently; what cannot be matched is named."""
+"""core/exchange/merge.py: two copies of one store graded by two people, merged idempotently; what cannot be matched is named."""
 
 from __future__ import annotations
 

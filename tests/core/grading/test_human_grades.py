@@ -1,4 +1,4 @@
-"""core/human_grades.py: grade events (state, revisions, undo as an event, recheck) on a real fixture store."""
+"""core/grading/human_grades.py: grade events (state, revisions, undo as an event, recheck) on a real fixture store."""
 
 from __future__ import annotations
 

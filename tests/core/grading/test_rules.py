@@ -89,7 +89,8 @@ def test_citation_line_numbers_are_not_ungrounded_claims():
 
 
 def test_text_matching_helpers():
-    from gradedesk.core.text.matching import Haystack, code_terms, content_words, strip_citations
+    from gradedesk.core.text.matching import Haystack, code_terms, content_words
+    from gradedesk.core.text.prompt_layout import strip_citations
 
     assert code_terms("Call `open_store()` in core/store.py; see Store.transaction and BUSY_TIMEOUT_MS = 10_000.") \
         == ["open_store", "core/store.py", "Store.transaction", "BUSY_TIMEOUT_MS", "10_000"]

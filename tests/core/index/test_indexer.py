@@ -122,8 +122,8 @@ def test_incremental_reindex(repo, store, monkeypatch):
     assert second.files_indexed == 0 and second.files_removed == 0
     assert second.files_unchanged == first.files_indexed
     assert reads == [] and second.files_skipped == 2  # nothing unchanged is read again, binaries neither
-    version = resolve_repo(store, None)["index_version"]
-    assert resolve_repo(store, None)["index_version"] == version  # nothing changed: same version
+    version = resolve_repo(store, None).index_version
+    assert resolve_repo(store, None).index_version == version  # nothing changed: same version
 
     before = {r["chunk_id"] for r in chunks_of(store, "inventory.py")}
     stat = os.stat(repo / "inventory.py")
@@ -138,7 +138,7 @@ def test_incremental_reindex(repo, store, monkeypatch):
     assert (third.files_indexed, third.files_removed) == (2, 1)  # routing.py and link_in.py, its symlink
     assert not chunks_of(store, "notes.txt")
     assert "late_addition" in {r["symbol_name"] for r in chunks_of(store, "routing.py")}
-    assert resolve_repo(store, None)["index_version"] == version + 1
+    assert resolve_repo(store, None).index_version == version + 1
     assert store.scalar("SELECT count(*) FROM symbol_refs r LEFT JOIN chunks c USING (chunk_id) "
                         "WHERE c.chunk_id IS NULL") == 0
 
@@ -149,7 +149,7 @@ def test_several_repositories_in_one_store(repo, store, tmp_path):
     (other / "solo.py").write_text("def solo():\n    return 1\n")
     index_repository(store, repo)
     index_repository(store, other, name="second")
-    assert resolve_repo(store, "second")["name"] == "second"
+    assert resolve_repo(store, "second").name == "second"
     with pytest.raises(UserError, match="choose one with --repo"):
         resolve_repo(store, None)
     with pytest.raises(UserError, match="no repository named 'nope'.*parcels"):
@@ -194,7 +194,7 @@ def test_another_tokenizer_recounts_every_chunk(repo, store):
     rows = store.query("SELECT text, token_count, tokenizer FROM chunks")
     assert {r["tokenizer"] for r in rows} == {"tiktoken/cl100k_base"}
     assert all(r["token_count"] == count_tokens(r["text"], "cl100k_base") for r in rows)
-    assert resolve_repo(store, None)["tokenizer"] == "tiktoken/cl100k_base"
+    assert resolve_repo(store, None).tokenizer == "tiktoken/cl100k_base"
 
 
 def test_nested_gitignore_and_negation_without_git(tmp_path):

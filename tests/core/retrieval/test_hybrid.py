@@ -12,7 +12,7 @@ from gradedesk.core.retrieval.baseline import baseline_retrieve
 from gradedesk.core.index.bm25 import SparseBM25
 from gradedesk.core.index.chunking import WINDOW_LINES
 from gradedesk.core.text.codeterms import code_tokens, plain_tokens, query_variants, split_identifier
-from gradedesk.core.index.indexer import document_terms, index_repository
+from gradedesk.core.index.indexer import document_terms, index_repository, resolve_repo
 from gradedesk.core.text.question import classify_question, question_identifiers
 from gradedesk.core.retrieval.hybrid import load_index, retrieve
 from gradedesk.core.store.connection import open_store
@@ -62,7 +62,7 @@ def test_sparse_bm25_equals_rank_bm25_on_a_real_corpus(store):
 
 
 def test_retrieval_bm25_scores_are_the_reference_numbers(store):
-    index = load_index(store, store.query("SELECT * FROM repos")[0])
+    index = load_index(store, resolve_repo(store, None))
     docs = store.query("SELECT rowid, file_path, symbol_name, text FROM chunks")
     by_rowid = {r["rowid"]: r for r in docs}
     corpus = [document_terms(by_rowid[m.rowid]["file_path"], m.symbol_name, by_rowid[m.rowid]["text"])
@@ -107,14 +107,14 @@ def test_tests_are_found_when_asked_for(store):
 
 def test_index_is_cached_per_version(store, tmp_path):
     retrieve(store, "parcel", k=3)
-    repo = store.query("SELECT * FROM repos")[0]
+    repo = resolve_repo(store, None)
     assert load_index(store, repo) is load_index(store, repo)
     root = store.query("SELECT root FROM repos")[0]["root"]
     with open(f"{root}/routing.py", "a") as fh:
         fh.write("\n\ndef brand_new_helper():\n    return 1\n")
     index_repository(store, root)
-    repo2 = store.query("SELECT * FROM repos")[0]
-    assert repo2["index_version"] == repo["index_version"] + 1
+    repo2 = resolve_repo(store, None)
+    assert repo2.index_version == repo.index_version + 1
     assert retrieve(store, "brand_new_helper", k=1)[0].symbol_name == "brand_new_helper"
     assert load_index(store, repo2) is not load_index(store, repo)
 

@@ -1,4 +1,4 @@
-"""core/review.py: the desk's data layer on a real fixture store (keyset queue, items, grade events, desk state)."""
+"""core/review/ and the desk's store queries: the desk's data layer on a real fixture store (keyset queue, items, grade events, desk state)."""
 
 from __future__ import annotations
 

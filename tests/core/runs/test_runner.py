@@ -97,7 +97,7 @@ def test_endpoint_run_records_failures_and_resume_retries_them(project, chat_ser
         again = run_benchmark(store, str(questions), fast_provider(chat_server), budgets=[500])
         assert again.run_id == first.run_id and (again.already_done, again.answered_now) == (4, 2)
         assert len(chat_server.requests) == 8  # only the two failures were asked again
-        retried = store.query("SELECT * FROM answers WHERE id IN (%s)" % ",".join(str(a["id"]) for a in failed))
+        retried = store.query(f"SELECT * FROM answers WHERE id IN ({','.join(str(a['id']) for a in failed)})")
         assert all(a["status"] == "ok" and a["error"] is None and a["attempts"] == 2 for a in retried)
         assert all(a["tokens_counted"] == 0 and a["cost_usd"] > 0 for a in retried)
         # a retried bundled answer keeps exactly one bundle

@@ -7,7 +7,8 @@ import pytest
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import grade_retrieval
 from gradedesk.core.store.connection import open_store, utc_now
-from gradedesk.core.runs.summary import compare, summarize
+from gradedesk.core.runs.compare import compare
+from gradedesk.core.runs.summary import summarize
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit
 
 

@@ -3,7 +3,7 @@
 The desk's sampler draws the next item from the whole run with a known probability (core/review/sampler.py): draw m
 picks item i with probability q_m(i), and an item drawn again is not graded again, its grade simply counts again. Each
 draw is then an unbiased look at the whole run once weighted by 1 / q_m(i) (importance sampling), whatever the sampler
-preferred. Every agreement measure of core/agreement/statistics.py is a function of the confusion matrix's cell
+preferred. Every agreement measure of measures.py is a function of the confusion matrix's cell
 shares, so the Hajek estimate of a measure is that measure on the weighted matrix (sum of the draws' weights per cell).
 Intervals resample the draws with their weights (a seeded percentile bootstrap), so they widen as the weights grow
 uneven; the Kish effective sample size says how many simple random draws the sample is worth.
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish
+from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish
 
 NO_DRAWS = "no sampled item graded by both"
 
@@ -46,8 +46,9 @@ def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: in
     return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
 
 
-def weighted_estimates(cells: Sequence[int], weights: Sequence[float], q: int, measures: Sequence[Measure],
-                       boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
+def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray, q: int,
+                       measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
+                       seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
     """Each measure on the Hajek-weighted matrix of the draws, with a weighted bootstrap interval."""
     cells_a, weights_a = np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=float)
     if cells_a.size == 0:

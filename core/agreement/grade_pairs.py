@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradedesk.core.agreement import statistics as agree
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES
-from gradedesk.core.store.machine_grades import verdict_sql
+from gradedesk.core.stats import measures as agree
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.reports import PairRow, person_machine_pairs
 
 KIND_PREFERENCE = ("judge", "imported", "rule")
 KIND_NAMES = {"judge": "judge", "imported": "imported grades", "rule": "rule grader"}
@@ -83,53 +83,22 @@ class GraderChoice:
         name = next(n for n, k in self.NAMES.items() if k == self.kind)
         return f"{name}:{self.model}" if self.model else name
 
-    def pick_sql(self, answer: str) -> str:
-        """SQL: the auto_grades id of this grader's grade of `answer` (parameters :choice_kind, :choice_model)."""
-        return (f"(SELECT g.id FROM auto_grades g WHERE g.answer_id = {answer} AND g.grader_kind = :choice_kind "
-                f"AND (:choice_model IS NULL OR g.grader_model IN (:choice_model, 'import:' || :choice_model)) "
-                f"ORDER BY g.repeat_index, g.id DESC LIMIT 1)")
 
-    @property
-    def params(self) -> dict:
-        return {"choice_kind": self.kind, "choice_model": self.model}
-
-
-# The grader on the desk when the grade was saved (same kind, model and rubric); the view's pick if none was recorded.
-_ON_DESK = """CASE WHEN h.machine_kind IS NULL THEN (SELECT mg.id FROM machine_grades mg WHERE mg.answer_id = h.answer_id)
-    ELSE (SELECT g.id FROM auto_grades g WHERE g.answer_id = h.answer_id AND g.grader_kind = h.machine_kind
-          AND g.grader_model IS h.machine_model AND g.rubric_version IS h.machine_rubric
-          ORDER BY g.repeat_index, g.id DESC LIMIT 1) END"""
-
-
-def load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[dict]:
+def load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[PairRow]:
     """Every person's current grade of the run's answers, with the compared machine grade (None when there is none,
-    and when its reply could not be used: verdict_sql)."""
-    pick = choice.pick_sql("h.answer_id") if choice else _ON_DESK
-    return store.query(
-        f"""
-        SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
-               h.rubric_version, a.method, a.budget, q.category,
-               {verdict_sql("m")} AS machine, {verdict_sql("m")} IS NULL AND m.grade IS NOT NULL AS unusable,
-               m.grader_kind, m.grader_model,
-               m.confidence, h.selection, h.machine_kind IS NOT NULL AS recorded
-        FROM current_human_grades h
-        JOIN answers a ON a.id = h.answer_id
-        JOIN questions q ON q.id = a.question_pk
-        LEFT JOIN auto_grades m ON m.id = {pick}
-        WHERE a.run_id = :run AND h.grade IS NOT NULL
-        ORDER BY h.answer_id, h.grader
-        """,
-        {"run": run_id, **(choice.params if choice else {})},
-    )
+    and when its reply could not be used): `choice`'s, else the grader's on the desk when the grade was saved."""
+    if choice is None:
+        return person_machine_pairs(store, run_id)
+    return person_machine_pairs(store, run_id, choice.kind, choice.model)
 
 
-def choose_kind(rows: list[dict]) -> str | None:
-    """The kind of machine grader compared: the first of KIND_PREFERENCE among `rows`."""
-    kinds = {r["grader_kind"] for r in rows if r["grader_kind"]}
+def choose_kind(graders: Iterable[tuple[str | None, str | None]]) -> str | None:
+    """The kind of machine grader compared: the first of KIND_PREFERENCE among the (kind, model) `graders`."""
+    kinds = {kind for kind, _ in graders if kind}
     return next((k for k in KIND_PREFERENCE if k in kinds), None)
 
 
-def pair_from_row(r: dict) -> Pair:
-    return Pair(r["answer_id"], r["question_pk"], r["grader"], r["human"], r["machine"], r["category"], r["method"],
-                r["budget"], r["human_label"] or NO_LABEL, r["mode"], r["rubric_version"], r["confidence"],
-                r["selection"])
+def pair_from_row(r: PairRow) -> Pair:
+    assert r.machine is not None  # only rows with a usable machine grade become pairs
+    return Pair(r.answer_id, r.question_pk, r.grader, r.human, r.machine, r.category, r.method, r.budget,
+                r.human_label or NO_LABEL, r.mode, r.rubric_version, r.confidence, r.selection)

@@ -1,6 +1,6 @@
 """Agreement between two numeric scores of the same items (a person's faithfulness beside a scorer's): Pearson
 correlation, mean absolute difference and mean difference, each with a seeded percentile-bootstrap interval over the
-items (statistics.py's `finish`). Pure: no store.
+items (measures.py's `finish`). Pure: no store.
 
 Undefined is not zero: with fewer than two items, or when one side gives every item the same score, the correlation
 has value None and a reason.
@@ -8,11 +8,11 @@ has value None and a reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from gradedesk.core.agreement.statistics import DEFAULT_BOOT, DEFAULT_SEED, Estimate, finish
+from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, finish
 
 NO_PAIRS = "no answer has both a person's complete claim marks and this scorer's value"
 MAX_DRAWS = 2_000_000  # resampled values held at once; larger bootstraps run in chunks
@@ -28,7 +28,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-STATISTICS = {
+STATISTICS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "pearson": _pearson,
     "mean_abs_diff": lambda x, y: np.abs(y - x).mean(-1),
     "mean_difference": lambda x, y: (y - x).mean(-1),  # scorer minus person: > 0, the scorer is more generous
@@ -43,9 +43,10 @@ def _why_no_correlation(x: np.ndarray, y: np.ndarray, names: tuple[str, str]) ->
     return f"the {side} gives every answer the same faithfulness ({value:.2f}), so there is nothing to correlate"
 
 
-def paired_estimates(person: Sequence[float], scorer: Sequence[float], boot: int = DEFAULT_BOOT,
-                     seed: int = DEFAULT_SEED, names: tuple[str, str] = ("person", "scorer")) -> dict[str, Estimate]:
-    """Each statistic of STATISTICS on the pairs, with an interval from resampling the pairs (one set of draws)."""
+def numeric_agreement(person: Sequence[float], scorer: Sequence[float], boot: int = DEFAULT_BOOT,
+                      seed: int = DEFAULT_SEED, names: tuple[str, str] = ("person", "scorer")) -> dict[str, Estimate]:
+    """Each statistic of STATISTICS on the (person, scorer) score pairs, with an interval from resampling the pairs
+    (one set of draws)."""
     x, y = np.asarray(person, dtype=float), np.asarray(scorer, dtype=float)
     n = len(x)
     if n == 0:
@@ -57,7 +58,7 @@ def paired_estimates(person: Sequence[float], scorer: Sequence[float], boot: int
         idx = rng.integers(0, n, size=(min(chunk, boot - start), n))
         for name, fn in STATISTICS.items():
             draws[name].append(fn(x[idx], y[idx]))
-    out = {}
+    out: dict[str, Estimate] = {}
     for name, fn in STATISTICS.items():
         value = float(fn(x, y))
         boot_values = np.concatenate(draws[name]) if draws[name] else np.array([])

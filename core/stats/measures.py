@@ -1,9 +1,9 @@
 """Agreement statistics between graders: pure functions, no store.
 
 Every person-vs-machine measure here is a function of the confusion matrix (rows: the person, columns: the machine,
-classes in `core.grades.GRADES` order, best first). That makes the bootstrap cheap: resampling n graded pairs with
-replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each measure is
-computed on B resampled matrices at once (numpy, vectorized over the leading axis).
+classes in the order the caller gives: the grades, best first). That makes the bootstrap cheap: resampling n graded
+pairs with replacement is the same as drawing a confusion matrix from Multinomial(n, observed cell shares), so each
+measure is computed on B resampled matrices at once (numpy, vectorized over the leading axis).
 
 A measure that is not defined for some data (no items, one class only, a person who never passed anything) gives an
 `Estimate` whose value is None and whose `reason` says why: never a NaN, never a crash. NaN is used only inside the
@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+
+from gradedesk.core.stats.records import Record
 
 DEFAULT_BOOT = 2000
 DEFAULT_SEED = 20240601
@@ -32,7 +34,7 @@ NO_ITEMS = "no items graded by both"
 
 
 @dataclass
-class Estimate:
+class Estimate(Record):
     """A statistic with its bootstrap interval, or value None and a reason why it is not defined."""
 
     value: float | None
@@ -41,9 +43,6 @@ class Estimate:
     high: float | None = None
     reason: str | None = None
     more_for_target: int | None = None  # extra graded items for a +/-0.05 interval (see module docstring)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def text(self) -> str:
         """'0.712 [0.601, 0.805]' or 'not defined: <reason>' (plain text for tables)."""
@@ -96,7 +95,8 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def _total(cm: np.ndarray) -> np.ndarray:
-    return cm.sum((-2, -1))
+    total: np.ndarray = cm.sum((-2, -1))  # numpy's stubs type reductions as Any
+    return total
 
 
 def _percent(cm: np.ndarray) -> np.ndarray:
@@ -107,12 +107,14 @@ def disagreement_weights(q: int, weights: str | None) -> np.ndarray:
     """Cost of each (i, j) disagreement: 0/1 (unweighted), |i-j|/(q-1) (linear) or ((i-j)/(q-1))^2 (quadratic)."""
     i, j = np.indices((q, q))
     if weights is None:
-        return (i != j).astype(float)
-    d = np.abs(i - j) / (q - 1)
+        unweighted: np.ndarray = (i != j).astype(float)
+        return unweighted
+    d: np.ndarray = np.abs(i - j) / (q - 1)
     if weights == "linear":
         return d
     if weights == "quadratic":
-        return d**2
+        squared: np.ndarray = d**2
+        return squared
     raise ValueError(f"weights: {weights!r} is not linear, quadratic or None")
 
 
@@ -235,12 +237,6 @@ def estimates(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_B
     return {m.name: estimate(cm, m, boot_cms) for m in measures}
 
 
-def estimates_dict(cm: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
-                   seed: int = DEFAULT_SEED) -> dict[str, dict]:
-    """`estimates` as JSON-ready data."""
-    return {k: v.to_dict() for k, v in estimates(cm, measures, boot, seed).items()}
-
-
 def summary_measures() -> list[Measure]:
     """The three measures shown per group: percent agreement, kappa, AC1."""
     keep = {"percent_agreement", "cohen_kappa", "gwet_ac1"}
@@ -315,7 +311,8 @@ def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.
     youden = tpr + tnr - 1
     out = np.full(np.broadcast(observed, youden).shape, np.nan)
     np.divide(observed + tnr - 1, youden, out=out, where=youden > 0)
-    return np.clip(out, 0.0, 1.0)
+    clipped: np.ndarray = np.clip(out, 0.0, 1.0)
+    return clipped
 
 
 def _calibration_reason(calib: np.ndarray) -> str | None:

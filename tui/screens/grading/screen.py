@@ -3,8 +3,12 @@
 Blind first (core/review/blind.py): an answer's machine grade stays hidden until the person has saved a grade for it
 (unless the desk was opened with --show-judge, in 'open' mode). Which answer is on the left is a per-question coin
 seeded by the run, and method names can be hidden ("Answer A / B") until both answers are graded. Every store call is a
-job on the desk's store thread (one core/review function each); this screen keeps only what is on screen. The keys that
-grade live in grading_actions.py, what is drawn in grading_view.py.
+job on the desk's store thread (one core/review function each); this screen keeps only what is on screen.
+
+The screen holds the state (what is on screen, the order, the filters, what blind first reveals), draws it and loads
+items; its keys are one table (keys.py), whose rows run functions of the screen by concern: grades.py (the grade keys),
+moves.py (between items and answers, the order), opens.py (the screens opened over this one), reveal.py (what blind
+first shows, set in the command palette); view.py draws the text.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from collections.abc import Callable
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -22,7 +25,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.review import blind, session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import AnswerView, Item, load_item
@@ -33,9 +35,8 @@ from gradedesk.core.store.connection import Store
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.keygate import KeysCaughtUp
-from gradedesk.tui.screens import grading_view as view
-from gradedesk.tui.screens.grading_actions import GradingActions
-from gradedesk.tui.screens.palette import ScreenCommands
+from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
+from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
 from gradedesk.tui.widgets.status_line import StatusLine
@@ -47,50 +48,9 @@ HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is high
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
 
 
-def _grade_bindings() -> list[Binding]:
-    out = []
-    for i, grade in enumerate(GRADES, start=1):
-        out.append(Binding(str(i), f"grade('{grade}')", "grade", show=i == 1, key_display="1-4" if i == 1 else None,
-                           tooltip=f"grade the focused answer: {GRADE_LABELS[grade]}", id=f"desk.grade.{grade}"))
-    return out
-
-
-class GradingScreen(GradingActions, Screen):
+class GradingScreen(Screen):
     COMMANDS = {ScreenCommands}
-    BINDINGS = [
-        *_grade_bindings(),
-        Binding("f", "label", "label", tooltip="failure label of the focused answer (six labels)", id="desk.label"),
-        Binding("s", "scores", "scores", tooltip="score correctness, grounding, completeness, conciseness 1-5",
-                id="desk.scores"),
-        Binding("e", "note", "note", tooltip="a note on the focused answer", id="desk.note"),
-        Binding("left_square_bracket", "prefer('left')", "prefer", key_display="[ ] =",
-                tooltip="prefer the left answer (A)", id="desk.prefer.left"),
-        Binding("right_square_bracket", "prefer('right')", "prefer right", show=False,
-                tooltip="prefer the right answer (B)", id="desk.prefer.right"),
-        Binding("equals_sign", "prefer('tie')", "tie", show=False, tooltip="the two answers are equally good",
-                id="desk.prefer.tie"),
-        Binding("u", "undo", "undo", tooltip="take back your last grade (stored as an undo event)", id="desk.undo"),
-        Binding("tab", "switch", "switch", key_display="tab/h/l", priority=True, id="desk.switch"),
-        Binding("h", "focus_side('left')", "left answer", show=False, id="desk.left"),
-        Binding("l", "focus_side('right')", "right answer", show=False, id="desk.right"),
-        Binding("j", "step(1)", "next", key_display="j/k", id="desk.next"),
-        Binding("k", "step(-1)", "previous", show=False, id="desk.previous"),
-        Binding("n", "next_ungraded", "ungraded", tooltip="next item with an answer you have not graded",
-                id="desk.next_ungraded"),
-        Binding("d", "next_disagreement", "disagree", tooltip="next item where you and the machine grade differ",
-                id="desk.next_disagreement"),
-        Binding("g", "jump", "jump", id="desk.jump"),
-        Binding("slash", "filters", "filters", key_display="/", id="desk.filters"),
-        Binding("q", "queue", "queue", tooltip="all items in a table", id="desk.queue"),
-        Binding("b", "bundle", "evidence", tooltip="evidence browser: snippets, token bar, raw JSON",
-                id="desk.bundle"),
-        Binding("c", "claims", "claims", tooltip="claim mode: check the focused answer claim by claim against its "
-                "evidence", id="desk.claims"),
-        Binding("a", "agreement", "agreement", tooltip="agreement with the judge; Enter on a cell filters to it",
-                id="desk.agreement"),
-        Binding("ctrl+up", "scroll_question(-1)", "scroll question up", show=False, id="desk.question.up"),
-        Binding("ctrl+down", "scroll_question(1)", "scroll question down", show=False, id="desk.question.down"),
-    ]
+    BINDINGS = keys.BINDINGS
 
     def __init__(self, desk: Desk) -> None:
         super().__init__()
@@ -146,7 +106,7 @@ class GradingScreen(GradingActions, Screen):
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
-        self.action_focus_side("left")
+        moves.focus_side(self, "left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
         self.refresh_progress()
@@ -200,8 +160,16 @@ class GradingScreen(GradingActions, Screen):
     def pane_title(self, side: str) -> str:
         return view.pane_title(side, self.answer_at(side), self.methods_visible())
 
-    def _redraw(self) -> None:
-        self._render_topbar()
+    def focused_answer(self) -> AnswerView | None:
+        """The answer in the focused pane; if that pane is empty, say so (a key that does nothing must say why)."""
+        a = self.answer_at(self.side)
+        if a is None and self.item is not None:
+            self.desk.report(f"Answer {'A' if self.side == 'left' else 'B'}: the run has no answer of this kind for "
+                             "this question, so nothing to grade here (tab: the other answer)")
+        return a
+
+    def redraw(self) -> None:
+        self.render_topbar()
         self._render_question()
         item = self.item
         new_item = item is None or item.question_pk != self._shown_pk
@@ -229,7 +197,7 @@ class GradingScreen(GradingActions, Screen):
         for side in SIDES:
             self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item)
 
-    def _render_topbar(self) -> None:
+    def render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
         self.query_one("#topbar", Static).update(
             view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order, self.filters))
@@ -280,12 +248,12 @@ class GradingScreen(GradingActions, Screen):
         moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
         self.item = item
         if moved and self.side != "left":  # each item starts on Answer A: grades typed in a rhythm land where meant
-            self.action_focus_side("left")
+            moves.focus_side(self, "left")
         if item is not None and item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)
         other = "right" if self.side == "left" else "left"
         if item is not None and item.at(self.side) is None and item.at(other) is not None:
-            self.action_focus_side(other)  # a run with one kind of answer (an import): keys go where an answer is
+            moves.focus_side(self, other)  # a run with one kind of answer (an import): keys go where an answer is
         if self.desk.keys_waiting:  # the next key leaves this item at once: draw it when the keys have caught up
             self._undrawn = True
             return
@@ -297,7 +265,7 @@ class GradingScreen(GradingActions, Screen):
 
     def _draw(self) -> None:
         self._undrawn = False
-        self._redraw()
+        self.redraw()
         item = self.item
         if item is not None:
             self._highlight(item)
@@ -384,7 +352,7 @@ class GradingScreen(GradingActions, Screen):
     def show_question(self, question_pk: int, side: str | None = None, how: str | None = "jump") -> None:
         def focus() -> None:
             if side:
-                self.action_focus_side(side)
+                moves.focus_side(self, side)
         self.load(lambda store: question_pk, empty=f"question {question_pk} is not in this run", after=focus, how=how)
 
     def reload(self) -> None:
@@ -392,15 +360,27 @@ class GradingScreen(GradingActions, Screen):
             pk = self.item.question_pk
             self.load(lambda store: pk, empty="the item vanished from the store")
 
-    # Focus ------------------------------------------------------------------------------------------------------------
+    def apply_filters(self, filters: Filters) -> None:
+        self.filters = filters
+        self.order = "question"
+        self.render_topbar()
+        run, grader, rubric = self.run, self.desk.config.grader, self.judge_rubric
+        if run is None:  # the run is still opening (load would do nothing)
+            return
+        self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
+                  empty=f"no item matches filters: {filters.describe()}")
 
-    def action_switch(self) -> None:
-        self.action_focus_side("right" if self.side == "left" else "left")
+    # Keys and the command palette ----------------------------------------------------------------------------------
 
-    def action_focus_side(self, side: str) -> None:
-        # now, not after the next message (Widget.focus): a grade key right behind must find the new side
-        self.set_focus(self.query_one(f"#{side}", AnswerPane))
-        self.side = side
+    def action_key(self, key_id: str) -> None:
+        """Every key of the table (keys.py) runs here: its row says what it does."""
+        key = keys.BY_ID[key_id]
+        key.run(self, *key.args)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "key" and keys.BY_ID[str(parameters[0])].when is keys.When.ITEM and self.item is None:
+            return None  # shown dimmed: no item
+        return True
 
     def on_descendant_focus(self, event) -> None:
         # a click moves focus too; an event older than the focus now (tab tab typed ahead) changes nothing
@@ -408,5 +388,6 @@ class GradingScreen(GradingActions, Screen):
             self.side = event.widget.side
             self.refresh_bindings()
 
-    def action_scroll_question(self, step: int) -> None:
-        self.query_one("#question-box", VerticalScroll).scroll_relative(y=step * 2, animate=False)
+    def palette_commands(self) -> list[PaletteCommand]:
+        """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
+        return reveal.commands(self) + moves.commands(self) + opens.commands(self)

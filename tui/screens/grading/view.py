@@ -43,7 +43,7 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
     t.append("  ", style="dim")
     t.append_text(literal(item.benchmark, "dim"))
     position = order.position(item.question_pk) if order is not None else None
-    if position is not None:
+    if order is not None and position is not None:
         t.append(f" · question {position:,} of {len(order):,}", style="dim")
     if item.preference:
         t.append("  preferred: ", style="dim")

@@ -2,7 +2,7 @@
 (B - A), all with intervals from one paired bootstrap over the items. Pure functions, no store.
 
 The items' (person, A, B) grades are counted in a q x q x q table. Resampling items with replacement is a multinomial
-draw from that table (the same draw core/agreement/statistics.py makes for one confusion matrix), and each draw gives
+draw from that table (the same draw measures.py makes for one confusion matrix), and each draw gives
 both confusion matrices, so A and B are always measured on the same resampled items. The difference's interval thus
 reflects how the two graders differ item by item; it is narrower than two independent intervals suggest whenever A
 and B are right or wrong on the same items.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradedesk.core.agreement.statistics import (
+from gradedesk.core.stats.measures import (
     DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, collapse_binary, estimate, finish, resample_matrices,
 )
 
@@ -25,9 +25,6 @@ class PairedEstimate:
     a: Estimate
     b: Estimate
     difference: Estimate  # b - a
-
-    def to_dict(self) -> dict:
-        return {"a": self.a.to_dict(), "b": self.b.to_dict(), "difference": self.difference.to_dict()}
 
 
 def paired_table(people: Sequence[str], a: Sequence[str], b: Sequence[str], classes: Sequence[str]) -> np.ndarray:
@@ -49,9 +46,9 @@ def _matrices(tables: np.ndarray, positive: int | None) -> tuple[np.ndarray, np.
     return cm_a, cm_b
 
 
-def paired_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
-                     seed: int = DEFAULT_SEED, positive: int | None = None,
-                     names: tuple[str, str] = ("A", "B")) -> dict[str, PairedEstimate]:
+def paired_grader_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
+                            seed: int = DEFAULT_SEED, positive: int | None = None,
+                            names: tuple[str, str] = ("A", "B")) -> dict[str, PairedEstimate]:
     """Each measure for A and for B, and B - A, on the items of `table` (see paired_table).
 
     `positive` (the pass class's index) measures on the pass/fail collapse, e.g. for TPR and TNR. The same seed gives
@@ -63,7 +60,7 @@ def paired_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int =
     boot_a = boot_b = None
     if boot:
         boot_a, boot_b = _matrices(resample_matrices(table, boot, seed), positive)
-    out = {}
+    out: dict[str, PairedEstimate] = {}
     for m in measures:
         ea, eb = estimate(cm_a, m, boot_a), estimate(cm_b, m, boot_b)
         if ea.value is None or eb.value is None:
@@ -73,7 +70,8 @@ def paired_estimates(table: np.ndarray, measures: Sequence[Measure], boot: int =
                 reason = "; ".join(f"{side}: {e.reason}" for side, e in zip(names, (ea, eb)) if e.value is None)
             diff = Estimate(None, n, reason=reason)
         else:
-            values = m.fn(boot_b) - m.fn(boot_a) if boot_a is not None and len(boot_a) else np.array([])
+            values = m.fn(boot_b) - m.fn(boot_a) if boot_a is not None and boot_b is not None and len(boot_a) \
+                else np.array([])
             diff = finish(eb.value - ea.value, n, values, "")
         out[m.name] = PairedEstimate(ea, eb, diff)
     return out

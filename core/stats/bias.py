@@ -7,21 +7,23 @@
   tercile: a judge that favours long answers agrees less, or passes more, in the longest third.
 - Self-evaluation (the judge model also wrote the answers) is a fact of the run, warned about where the run is judged.
 
-Every measure is a function of the 2x2 pass/fail matrix (person rows, judge columns) or the 4x4 grade matrix, so the
-intervals come from core/agreement/statistics.py like every other figure.
+Every measure is a function of the 2x2 pass/fail matrix (person rows, judge columns) or the q x q grade matrix, so the
+intervals come from measures.py like every other figure. The classes (and which one passes) come from the caller:
+core/agreement/machine_bias.py gives the grades.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradedesk.core.agreement.statistics import (
-    DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Measure, collapse_binary, confusion_matrix, estimates, summary_measures,
+from gradedesk.core.stats.measures import (
+    DEFAULT_BOOT, DEFAULT_SEED, NO_ITEMS, Estimate, Measure, collapse_binary, confusion_matrix, estimates,
+    summary_measures,
 )
-from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.stats.records import FLAT, Record
 
 TERCILES = ("shortest third", "middle third", "longest third")
 
@@ -40,7 +42,7 @@ def _judge_rate(cm: np.ndarray) -> np.ndarray:
     return _share(cm[..., :, 0].sum(-1), cm.sum((-2, -1)))
 
 
-def _empty_or(reason: str):
+def _empty_or(reason: str) -> Callable[[np.ndarray], str]:
     return lambda cm: NO_ITEMS if cm.sum() == 0 else reason
 
 
@@ -55,15 +57,12 @@ def inflation_measures() -> list[Measure]:
     ]
 
 
-def _matrix(people: Sequence[str], judge: Sequence[str]) -> np.ndarray:
-    return confusion_matrix(people, judge, GRADES)
-
-
-def grade_inflation(people: Sequence[str], judge: Sequence[str], boot: int = DEFAULT_BOOT,
-                    seed: int = DEFAULT_SEED) -> dict:
-    """The judge's pass rate against the people's on the same items (grades in GRADES), with intervals."""
-    cm2 = collapse_binary(_matrix(people, judge), GRADES.index(PASS_GRADE))
-    return {k: v.to_dict() for k, v in estimates(cm2, inflation_measures(), boot, seed).items()}
+def inflation_figures(people: Sequence[str], judge: Sequence[str], classes: Sequence[str], positive: int,
+                      boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
+    """The judge's pass rate against the people's on the same items, with intervals (`positive`: the index in
+    `classes` of the passing class)."""
+    cm2 = collapse_binary(confusion_matrix(people, judge, classes), positive)
+    return estimates(cm2, inflation_measures(), boot, seed)
 
 
 @dataclass(frozen=True)
@@ -81,16 +80,28 @@ def terciles(items: Sequence[LengthItem]) -> list[list[LengthItem]]:
     return [ordered[start:start + size] for start, size in zip(starts, sizes)]
 
 
-def verbosity(items: Sequence[LengthItem], boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> list[dict]:
+@dataclass
+class Tercile(Record):
+    """Agreement and both pass rates on one answer-length tercile."""
+
+    tercile: str
+    n: int
+    min_length: int | None
+    max_length: int | None
+    # percent_agreement, cohen_kappa, gwet_ac1, person_pass_rate, judge_pass_rate
+    figures: dict[str, Estimate] = field(metadata=FLAT)
+
+
+def tercile_figures(items: Sequence[LengthItem], classes: Sequence[str], positive: int, boot: int = DEFAULT_BOOT,
+                    seed: int = DEFAULT_SEED) -> list[Tercile]:
     """Agreement (percent, kappa, AC1) and both pass rates per answer-length tercile, with intervals."""
     keep = summary_measures()
     rates = [m for m in inflation_measures() if m.name in ("person_pass_rate", "judge_pass_rate")]
     out = []
     for name, part in zip(TERCILES, terciles(items)):
-        cm = _matrix([i.person for i in part], [i.judge for i in part])
-        cm2 = collapse_binary(cm, GRADES.index(PASS_GRADE))
-        figures = {**estimates(cm, keep, boot, seed), **estimates(cm2, rates, boot, seed)}
+        cm = confusion_matrix([i.person for i in part], [i.judge for i in part], classes)
+        cm2 = collapse_binary(cm, positive)
         lengths = [i.length for i in part]
-        out.append({"tercile": name, "n": len(part), "min_length": min(lengths, default=None),
-                    "max_length": max(lengths, default=None), **{k: v.to_dict() for k, v in figures.items()}})
+        out.append(Tercile(name, len(part), min(lengths, default=None), max(lengths, default=None),
+                           {**estimates(cm, keep, boot, seed), **estimates(cm2, rates, boot, seed)}))
     return out

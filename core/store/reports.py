@@ -1,0 +1,379 @@
+"""The read-only joins behind the figures: `gradedesk agree`'s report (people's grades beside the machine grades,
+every answer's verdict, grade events, judge grades per rubric version, rubric flags, preferences), judge alignment
+(people's graded answers, the judge's verdicts and their cost) and `gradedesk summary` (a run's answers, machine grades
+and grading cost).
+
+It owns no table: it reads answers, questions, runs, auto_grades and the machine_grades view, human_grades and the
+current_human_grades view, human_preferences, answer_scores and rubrics as the reports join them. Queries that read a
+single table of another family (rubric versions, judge verdicts and their cost, answer texts) are here until their
+family's module takes them. The queries `agree` runs over every answer or grade of a run keep their SQL
+text (benchmarks/agree_scale.py times them at scale).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
+
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.machine_grades import GRADING_ERROR as UNUSABLE
+from gradedesk.core.store.machine_grades import verdict_sql
+CHUNK = 500  # ids bound per query (SQLite's limit on bound parameters)
+
+# The machine grade of auto_grades row `m` as a verdict: NULL for an unusable reply (stored as `unsupported`).
+_VERDICT = verdict_sql("m")
+
+# The grader on the desk when the grade was saved (same kind, model and rubric); the view's pick if none was recorded.
+_ON_DESK = """CASE WHEN h.machine_kind IS NULL THEN (SELECT mg.id FROM machine_grades mg WHERE mg.answer_id = h.answer_id)
+    ELSE (SELECT g.id FROM auto_grades g WHERE g.answer_id = h.answer_id AND g.grader_kind = h.machine_kind
+          AND g.grader_model IS h.machine_model AND g.rubric_version IS h.machine_rubric
+          ORDER BY g.repeat_index, g.id DESC LIMIT 1) END"""
+
+
+def _chosen(answer: str) -> str:
+    """The auto_grades id of the chosen grader's grade of `answer` (parameters :choice_kind, :choice_model; any model
+    of the kind when :choice_model is NULL; the newest grade of the first repeat)."""
+    return (f"(SELECT g.id FROM auto_grades g WHERE g.answer_id = {answer} AND g.grader_kind = :choice_kind "
+            f"AND (:choice_model IS NULL OR g.grader_model IN (:choice_model, 'import:' || :choice_model)) "
+            f"ORDER BY g.repeat_index, g.id DESC LIMIT 1)")
+
+
+def _in(ids: Collection[int]) -> tuple[str, tuple[int, ...]]:
+    ordered = tuple(sorted(ids))
+    return ",".join("?" * len(ordered)) or "NULL", ordered
+
+
+# -- agree: people beside the machine ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PairRow:
+    """A person's current grade of an answer beside the compared machine grade (machine None: none, or unusable)."""
+
+    answer_id: int
+    question_pk: int
+    grader: str
+    human: str
+    human_label: str | None
+    mode: str
+    rubric_version: str | None
+    method: str
+    budget: int
+    category: str
+    machine: str | None
+    unusable: int  # 1: the machine grade is an unusable reply
+    grader_kind: str | None
+    grader_model: str | None
+    confidence: float | None
+    selection: str | None
+    recorded: int  # 1: the grade recorded which machine grader was on the desk
+
+
+def person_machine_pairs(store: Store, run_id: int, choice_kind: str | None = None,
+                         choice_model: str | None = None) -> list[PairRow]:
+    """Every person's current grade of the run's answers, with the machine grade it is compared with: the chosen
+    grader's (`choice_kind`, optionally `choice_model`) or, without a choice, the one on the desk when it was saved."""
+    pick = _chosen("h.answer_id") if choice_kind else _ON_DESK
+    choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
+    return [PairRow(**r) for r in store.query(
+        f"""
+        SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
+               h.rubric_version, a.method, a.budget, q.category,
+               {_VERDICT} AS machine, {_VERDICT} IS NULL AND m.grade IS NOT NULL AS unusable,
+               m.grader_kind, m.grader_model,
+               m.confidence, h.selection, h.machine_kind IS NOT NULL AS recorded
+        FROM current_human_grades h
+        JOIN answers a ON a.id = h.answer_id
+        JOIN questions q ON q.id = a.question_pk
+        LEFT JOIN auto_grades m ON m.id = {pick}
+        WHERE a.run_id = :run AND h.grade IS NOT NULL
+        ORDER BY h.answer_id, h.grader
+        """,
+        {"run": run_id, **choice},
+    )]
+
+
+def machine_graders(store: Store, run_id: int) -> list[tuple[str, str | None]]:
+    """(kind, model) of every machine grader that graded an answer of the run."""
+    return [(r["grader_kind"], r["grader_model"]) for r in store.query(
+        "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "WHERE a.run_id = ?", (run_id,))]
+
+
+def answer_verdicts(store: Store, run_id: int, choice_kind: str | None = None, choice_model: str | None = None
+                    ) -> Iterator[tuple[int, str, int, int | None, str | None, str | None]]:
+    """(question_pk, method, budget, tokens_in, verdict, grader_kind) of every answered answer of the run, with the
+    chosen grader's grade, else the `machine_grades` view's pick (verdict None: no grade, or an unusable one).
+
+    A cursor of plain tuples: `agree` reads every answer of the run once (a million at scale)."""
+    machine = (f"auto_grades m ON m.id = {_chosen('a.id')}" if choice_kind
+               else "machine_grades m ON m.answer_id = a.id")
+    choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
+    return store.conn.execute(
+        f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, {_VERDICT}, m.grader_kind "
+        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
+        {"run": run_id, **choice})
+
+
+def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[str, int], float]:
+    """(method, budget) -> the share of people's current grades of the run's answered answers that are `pass_grade`."""
+    return {(r["method"], r["budget"]): r["rate"] for r in store.query(
+        "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
+        (pass_grade, run_id))}
+
+
+def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
+    """(answer_id, grade) of every person's current grade of the run's answers."""
+    return [(r["answer_id"], r["grade"]) for r in store.query(
+        "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
+        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class GradeEvent:
+    """A person's 'set' event that no undo took back."""
+
+    answer_id: int
+    grader: str
+    grade: str
+    mode: str
+    judge_visible: int  # 1: the machine grade was in view
+    is_revision: int  # 1: a change of an earlier grade
+
+
+def grade_events(store: Store, run_id: int) -> list[GradeEvent]:
+    """The run's grade events that no undo took back, oldest first."""
+    return [GradeEvent(**r) for r in store.query(
+        """
+        SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision
+        FROM human_grades h JOIN answers a ON a.id = h.answer_id
+        WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
+        ORDER BY h.id
+        """,
+        (run_id,),
+    )]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeBesidePerson:
+    answer_id: int
+    grader: str
+    person: str
+    grader_model: str | None
+    rubric_version: str | None
+    judge: str
+
+
+def judge_grades_beside_people(store: Store, run_id: int) -> list[JudgeBesidePerson]:
+    """Each usable first-repeat judge grade beside each person's current grade of the same answer, oldest rubric
+    version first."""
+    return [JudgeBesidePerson(**r) for r in store.query(
+        """
+        SELECT h.answer_id, h.grader, h.grade AS person, g.grader_model, g.rubric_version, g.grade AS judge
+        FROM current_human_grades h
+        JOIN answers a ON a.id = h.answer_id
+        JOIN auto_grades g ON g.answer_id = h.answer_id AND g.grader_kind = 'judge' AND g.repeat_index = 0
+             AND coalesce(g.failure_label, '') != ?
+        LEFT JOIN rubrics r ON r.version = g.rubric_version
+        WHERE a.run_id = ? AND h.grade IS NOT NULL
+        ORDER BY r.created_at, r.rowid, g.grader_model, h.answer_id, h.grader
+        """,
+        (UNUSABLE, run_id),
+    )]
+
+
+def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
+    """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
+    return [(r["preferred"], r["left_method"]) for r in store.query(
+        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
+        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
+        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
+
+
+def answer_texts(store: Store, answer_ids: Iterable[int]) -> Iterator[tuple[int, str | None]]:
+    """(id, text) of the answers, looked up by id alone (with the run in the condition SQLite scans the run)."""
+    ids = sorted(set(answer_ids))
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start:start + CHUNK]
+        for r in store.query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
+            yield r["id"], r["text"]
+
+
+# -- rubric versions ---------------------------------------------------------------------------------------------------
+
+def newest_rubric_version(store: Store) -> str | None:
+    version: str | None = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    return version
+
+
+def machine_grades_under_other_rubric(store: Store, run_id: int, version: str) -> int:
+    """How many of the run's machine grades name a rubric version other than `version`."""
+    n: int = store.scalar(
+        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, version))
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedGrade:
+    """A person's current grade saved under another rubric version than the current one."""
+
+    answer_id: int
+    question_id: str
+    method: str
+    budget: int
+    grader: str
+    rubric_version: str
+
+
+def grades_under_other_rubric(store: Store, run_id: int, version: str) -> list[FlaggedGrade]:
+    """People's current grades of the run saved under a rubric version other than `version`."""
+    return [FlaggedGrade(**r) for r in store.query(
+        """
+        SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
+        FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
+        WHERE a.run_id = ? AND h.rubric_version IS NOT NULL AND h.rubric_version != ?
+        ORDER BY h.answer_id, h.grader
+        """,
+        (run_id, version),
+    )]
+
+
+@dataclass(frozen=True, slots=True)
+class RubricText:
+    version: str
+    text: str
+    created_at: str
+
+
+def rubric_texts(store: Store) -> list[RubricText]:
+    """Every stored rubric version, oldest first."""
+    return [RubricText(**r)
+            for r in store.query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
+
+
+# -- judge alignment: people's grades, the judge's verdicts ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PersonGradedAnswer:
+    """A person's current grade of an answered answer, with the answer and its question."""
+
+    answer_id: int
+    grader: str
+    grade: str
+    failure_label: str | None
+    note: str | None
+    question_pk: int
+    method: str
+    budget: int
+    text: str | None
+    benchmark: str
+    question_id: str
+    question: str
+    gold_answer: str | None
+
+
+def people_graded_answers(store: Store, run_id: int, grader: str | None = None) -> list[PersonGradedAnswer]:
+    """People's (or one person's) current grades of the run's answered answers, by answer then person."""
+    return [PersonGradedAnswer(**r) for r in store.query(
+        "SELECT h.answer_id, h.grader, h.grade, h.failure_label, h.note, a.question_pk, a.method, a.budget, a.text, "
+        "q.benchmark, q.question_id, q.question, q.gold_answer FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
+        "WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL" + (" AND h.grader = ?" if grader else "")
+        + " ORDER BY h.answer_id, h.grader", (run_id, grader) if grader else (run_id,))]
+
+
+def judge_verdicts(store: Store, model: str, version: str, answer_ids: Collection[int]) -> dict[int, str]:
+    """answer_id -> the judge's grade (first repeat) under rubric `version`, for answers whose verdict is usable."""
+    marks, ids = _in(answer_ids)
+    rows = store.query(
+        "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
+        f"AND rubric_version = ? AND repeat_index = 0 AND coalesce(failure_label, '') != ? AND answer_id IN ({marks})",
+        (model, version, UNUSABLE, *ids))
+    return {r["answer_id"]: r["grade"] for r in rows}
+
+
+def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int]]]) -> tuple[float | None, int]:
+    """Total cost (USD) of the judge's verdicts under each (rubric version, answer ids), every repeat, and how many of
+    them have no known cost (None: no cost known at all)."""
+    total, unknown, known = 0.0, 0, 0
+    for version, answer_ids in parts:
+        marks, ids = _in(answer_ids)
+        row = store.query(
+            "SELECT sum(cost_usd) AS cost, count(cost_usd) AS known, count(*) AS n FROM auto_grades "
+            f"WHERE grader_kind = 'judge' AND grader_model = ? AND rubric_version = ? AND answer_id IN ({marks})",
+            (model, version, *ids))[0]
+        total += row["cost"] or 0.0
+        known += row["known"]
+        unknown += row["n"] - row["known"]
+    return (total if known else None), unknown
+
+
+# -- summary: a run's answers, machine grades and grading cost ---------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class MachineGradeRow:
+    grader_kind: str
+    grader_model: str | None
+    rubric_version: str | None
+    grade: str
+    failure_label: str | None
+    answer_id: int
+    method: str
+    budget: int
+    question_id: str
+    category: str
+
+
+def machine_grade_rows(store: Store, run_id: int) -> list[MachineGradeRow]:
+    """The run's machine grades (first repeat only) with their answer's method and question."""
+    return [MachineGradeRow(**r) for r in store.query(
+        "SELECT g.grader_kind, g.grader_model, g.rubric_version, g.grade, g.failure_label, g.answer_id, "
+        "a.method, a.budget, q.question_id, q.category FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRow:
+    method: str
+    budget: int
+    status: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    tokens_counted: int | None
+    finish_reason: str | None
+
+
+def answer_rows(store: Store, run_id: int) -> list[AnswerRow]:
+    """Each answer of the run: method, status, tokens, cost, latency, finish reason."""
+    return [AnswerRow(**r) for r in store.query(
+        "SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
+        "finish_reason FROM answers WHERE run_id = ?", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class CallCost:
+    """What some model calls cost: tokens, dollars (None: no price known) and how many calls."""
+
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+    calls: int
+
+
+def judge_cost(store: Store, run_id: int) -> CallCost:
+    """Tokens, cost and calls of every judge grade of the run (every repeat)."""
+    return CallCost(**store.query(
+        "SELECT coalesce(sum(g.tokens_in), 0) AS tokens_in, coalesce(sum(g.tokens_out), 0) AS tokens_out, "
+        "sum(g.cost_usd) AS cost_usd, count(*) AS calls FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "WHERE a.run_id = ? AND g.grader_kind = 'judge'", (run_id,))[0])
+
+
+def llm_score_details(store: Store, run_id: int) -> list[str | None]:
+    """The detail (JSON text) of every score an LLM scorer gave an answer of the run."""
+    return [r["detail"] for r in store.query(
+        "SELECT s.detail FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
+        "WHERE a.run_id = ? AND s.method LIKE 'llm:%'", (run_id,))]

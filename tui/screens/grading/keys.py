@@ -1,0 +1,86 @@
+"""The grading screen's keys, in one table: each row is one key, what it runs, its id, its word in the footer, its
+line in help, and the state it needs. The screen's Bindings are built from the rows (so the Footer and the help screen,
+tui/screens/help.py, show what the rows say); a key is added by adding a row whose `run` is a function of the screen.
+
+Every Binding runs the screen's one action, `key('<id>')`, which looks the row up and calls `run(screen, *args)`; the
+rows' order is the order of the Footer and of help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from textual.binding import Binding, BindingType
+
+from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
+
+from gradedesk.tui.screens.grading import grades, moves, opens
+
+
+class When(Enum):
+    """The state of the screen a key needs; in any other it is shown dimmed (Footer and help) and does nothing."""
+    ALWAYS = "always"
+    ITEM = "item"  # an item on screen (none: the filters match nothing)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    key: str  # Textual's key name
+    run: Callable[..., object]  # what the key does: called with the screen, then `args`
+    id: str  # the Binding's id: stable, shown in help, for keymaps
+    description: str  # the key's word in the Footer
+    help: str = ""  # help's line for it, when it says more than the description (the Binding's tooltip)
+    args: tuple[object, ...] = ()
+    footer: bool = True  # shown in the Footer (help shows every key)
+    key_display: str | None = None  # how the Footer writes the key (one entry may stand for several keys)
+    when: When = When.ALWAYS
+    priority: bool = False  # runs before the focused widget sees the key
+
+    def binding(self) -> Binding:
+        return Binding(self.key, f"key('{self.id}')", self.description, show=self.footer, key_display=self.key_display,
+                       priority=self.priority, tooltip=self.help, id=self.id)
+
+
+ITEM = When.ITEM
+
+KEYS: tuple[Key, ...] = (
+    # grading the focused answer (tui/screens/grading/grades.py)
+    *(Key(str(i), grades.grade, f"desk.grade.{grade}", "grade", f"grade the focused answer: {GRADE_LABELS[grade]}",
+          args=(grade,), footer=i == 1, key_display="1-4" if i == 1 else None, when=ITEM)
+      for i, grade in enumerate(GRADES, start=1)),
+    Key("f", grades.label, "desk.label", "label", "failure label of the focused answer (six labels)", when=ITEM),
+    Key("s", grades.scores, "desk.scores", "scores", "score correctness, grounding, completeness, conciseness 1-5",
+        when=ITEM),
+    Key("e", grades.note, "desk.note", "note", "a note on the focused answer", when=ITEM),
+    Key("left_square_bracket", grades.prefer, "desk.prefer.left", "prefer", "prefer the left answer (A)",
+        args=("left",), key_display="[ ] =", when=ITEM),
+    Key("right_square_bracket", grades.prefer, "desk.prefer.right", "prefer right", "prefer the right answer (B)",
+        args=("right",), footer=False, when=ITEM),
+    Key("equals_sign", grades.prefer, "desk.prefer.tie", "tie", "the two answers are equally good", args=("tie",),
+        footer=False, when=ITEM),
+    Key("u", grades.undo, "desk.undo", "undo", "take back your last grade (stored as an undo event)", when=ITEM),
+    # moving between the answers and the items (tui/screens/grading/moves.py)
+    Key("tab", moves.switch, "desk.switch", "switch", key_display="tab/h/l", priority=True),
+    Key("h", moves.focus_side, "desk.left", "left answer", args=("left",), footer=False),
+    Key("l", moves.focus_side, "desk.right", "right answer", args=("right",), footer=False),
+    Key("j", moves.step, "desk.next", "next", args=(1,), key_display="j/k"),
+    Key("k", moves.step, "desk.previous", "previous", args=(-1,), footer=False),
+    Key("n", moves.next_ungraded, "desk.next_ungraded", "ungraded", "next item with an answer you have not graded"),
+    Key("d", moves.next_disagreement, "desk.next_disagreement", "disagree",
+        "next item where you and the machine grade differ"),
+    # other screens over this one (tui/screens/grading/opens.py)
+    Key("g", opens.jump, "desk.jump", "jump"),
+    Key("slash", opens.filters, "desk.filters", "filters", key_display="/"),
+    Key("q", opens.queue, "desk.queue", "queue", "all items in a table"),
+    Key("b", opens.bundle, "desk.bundle", "evidence", "evidence browser: snippets, token bar, raw JSON", when=ITEM),
+    Key("c", opens.claims, "desk.claims", "claims",
+        "claim mode: check the focused answer claim by claim against its evidence", when=ITEM),
+    Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the judge; Enter on a cell filters to it"),
+    Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),
+    Key("ctrl+down", moves.scroll_question, "desk.question.down", "scroll question down", args=(1,), footer=False),
+)
+
+BY_ID: dict[str, Key] = {k.id: k for k in KEYS}
+BINDINGS: list[BindingType] = [k.binding() for k in KEYS]

@@ -1,0 +1,104 @@
+"""The screens the grading screen opens over itself, and what it does with their answers: jump to a question id (g),
+the filters (/), the queue (q), the evidence browser (b), claim mode (c), agreement with the judge (a).
+
+Functions of the screen (tui/screens/grading/screen.py), which holds the state they read and change.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradedesk.core.review import queue as review
+from gradedesk.core.review.queue import Filters
+
+from gradedesk.tui.screens.agreement import AgreementScreen
+from gradedesk.tui.screens.bundle import BundleScreen
+from gradedesk.tui.screens.claims import ClaimScreen
+from gradedesk.tui.screens.modals import TextModal, open_filters
+from gradedesk.tui.screens.palette import PaletteCommand
+from gradedesk.tui.screens.queue import QueueScreen
+
+if TYPE_CHECKING:
+    from gradedesk.tui.screens.grading.screen import GradingScreen
+
+
+def jump(screen: GradingScreen) -> None:
+    def jumped(text: str | None) -> None:
+        if not text or not text.strip():
+            return
+        run = screen.run
+        if run is None:  # the run is still opening (load would do nothing)
+            return
+        screen.load(lambda store: review.find_question(store, run, text), empty=f"no question {text.strip()!r}",
+                    how="jump")
+    screen.app.push_screen(TextModal("Jump to question id", placeholder="e.g. q-tokens or 42",
+                                     blink=screen.desk.config.cursor_blink), jumped)
+
+
+def filters(screen: GradingScreen) -> None:
+    if screen.run is None:
+        return
+
+    def chosen(picked: Filters | None) -> None:
+        if picked is not None:
+            screen.apply_filters(picked)
+    open_filters(screen, screen.desk, screen.run.id, screen.filters, chosen, screen.judge_rubric)
+
+
+def queue(screen: GradingScreen) -> None:
+    if screen.run is None:
+        return
+
+    def chosen(choice: tuple[int, str, Filters] | None) -> None:
+        if choice is None:
+            return
+        pk, side, picked = choice
+        if picked != screen.filters:
+            screen.filters = picked
+            screen.order = "question"
+        screen.show_question(pk, side)
+    screen.app.push_screen(QueueScreen(screen.desk, screen.run, screen.filters,
+                                       screen.item.question_pk if screen.item else None,
+                                       show_judge=screen.show_judge, recheck=screen.recheck,
+                                       hide_methods=screen.hide_methods, judge_rubric=screen.judge_rubric), chosen)
+
+
+def bundle(screen: GradingScreen) -> None:
+    if (a := screen.focused_answer()) is not None:
+        screen.app.push_screen(BundleScreen(a, screen.pane_title(screen.side),
+                                            methods_visible=screen.methods_visible()))
+
+
+def claims(screen: GradingScreen) -> None:
+    a, item = screen.focused_answer(), screen.item
+    if a is None or item is None:
+        return
+    if screen.recheck:
+        screen.desk.report("claim mode is not part of a recheck pass: leave it first (command palette)")
+        return
+    screen.app.push_screen(ClaimScreen(screen.desk, a.id, screen.pane_title(screen.side), item.question,
+                                       show_judge=screen.show_judge, evidence_label="Evidence" if a.bundle else "Hit",
+                                       methods_visible=screen.methods_visible()),
+                           lambda _: screen.reload())
+
+
+def agreement(screen: GradingScreen) -> None:
+    if screen.run is None:
+        return
+
+    def chosen(cell: tuple[str, str] | None) -> None:
+        if cell:
+            screen.apply_filters(Filters(grade=cell[0], judge_grade=cell[1]))
+    desk = screen.desk
+    screen.app.push_screen(AgreementScreen(desk.config.store_path, screen.run.id,
+                                           report_error=lambda text: desk.report(text, error=True)), chosen)
+
+
+def commands(screen: GradingScreen) -> list[PaletteCommand]:
+    return [
+        PaletteCommand("Clear filters", "show every item", lambda: screen.apply_filters(Filters())),
+        PaletteCommand("Open the queue", "all items in a table", lambda: queue(screen)),
+        PaletteCommand("Open the evidence browser", "snippets of the focused answer", lambda: bundle(screen)),
+        PaletteCommand("Claim mode", "check the focused answer claim by claim (c)", lambda: claims(screen)),
+        PaletteCommand("Jump to question id", "go to a question by its benchmark id", lambda: jump(screen)),
+    ]

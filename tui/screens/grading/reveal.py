@@ -1,0 +1,65 @@
+"""What blind first lets the grader see, as they set it in the command palette: the judge from the start (open mode),
+method names hidden until both answers are graded, and the rubric version whose judge verdicts are shown. Each setting
+redraws the item and is stored with the desk state; what follows from them for the item on screen (the mode, whether
+the judge is visible) is the screen's, core/review/blind.py decides it.
+
+Functions of the screen (tui/screens/grading/screen.py), which holds the settings.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from gradedesk.tui.screens.palette import PaletteCommand
+
+if TYPE_CHECKING:
+    from gradedesk.tui.screens.grading.screen import GradingScreen
+
+
+def set_show_judge(screen: GradingScreen, on: bool) -> None:
+    screen.show_judge = on
+    screen.desk.report("judge shown from the start (open mode)" if on else "blind first: judge hidden until graded")
+    screen.redraw()
+    screen.save_state()
+
+
+def set_hide_methods(screen: GradingScreen, on: bool) -> None:
+    screen.hide_methods = on
+    screen.redraw()
+    screen.save_state()
+
+
+def set_judge_rubric(screen: GradingScreen, version: str | None) -> None:
+    """Show the judge's verdicts under this rubric version (None: the newest); blind first still decides when."""
+    screen.judge_rubric = version
+    note = f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest"
+    screen.desk.report(note)
+    screen.reload()
+    screen.refresh_progress(note)  # agreement figures are with the verdicts shown
+    screen.save_state()
+
+
+def judge_rubric_commands(screen: GradingScreen) -> list[PaletteCommand]:
+    """One entry per rubric version the judge graded this item under (when there is a choice to make)."""
+    versions = screen.item.judge_rubrics if screen.item else ()
+    if len(versions) < 2 and screen.judge_rubric is None:
+        return []
+    out = [PaletteCommand(f"Judge verdict under rubric {v}", "show what the judge said under this rubric version",
+                          functools.partial(set_judge_rubric, screen, v)) for v in versions if v != screen.judge_rubric]
+    if screen.judge_rubric is not None:
+        out.append(PaletteCommand("Judge verdict: the newest", "as agree shows it",
+                                  lambda: set_judge_rubric(screen, None)))
+    return out
+
+
+def commands(screen: GradingScreen) -> list[PaletteCommand]:
+    return judge_rubric_commands(screen) + [
+        PaletteCommand(
+            "Show the judge from the start" if not screen.show_judge else "Blind first (hide the judge until graded)",
+            "spot-check mode; every grade records the mode it was made in",
+            lambda: set_show_judge(screen, not screen.show_judge)),
+        PaletteCommand("Hide method names (Answer A / B)" if not screen.hide_methods else "Show method names",
+                       "hide which answer is raw and which bundled until both are graded",
+                       lambda: set_hide_methods(screen, not screen.hide_methods)),
+    ]
