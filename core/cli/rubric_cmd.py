@@ -45,7 +45,9 @@ def run_show(args: argparse.Namespace) -> int:
             version = find_version(store, spec)
             if version is None:
                 resolve_rubric(store, spec)  # raises the error that names what was looked for
+            assert version is not None  # resolve_rubric raised: it looks the version up the same way
             spec, text = version, stored_text(store, version)
+            assert text is not None  # the version was just found, and a stored rubric's text is NOT NULL
         try:
             rubric = parse_rubric(text, f"rubric {spec}")
         except UserError:  # a prompt kept by an older gradedesk: shown as it is

@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
         violations, summary = pack.violations, _describe_pack(pack)
     else:
         read = read_bundle(data)
-        violations = read.violations or validate(read.bundle)
         b = read.bundle
+        violations = read.violations if b is None else validate(b)  # no bundle only when the file broke the schema
         tokenizer = "" if b is None else b.tokenizer if read.tokenizer_named else \
             f"{b.tokenizer}, the default: the file names no tokenizer"
         summary = "evidence bundle: {}" + ("" if b is None else

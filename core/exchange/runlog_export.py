@@ -135,10 +135,11 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         for method in METHODS:
             head = headline(grades.get(method, []))
             line[f"{method}_grade"] = head and head["grade"]
-            line[f"{method}_grade_by"] = head and graded_by(head)
+            by = head and graded_by(head)
+            line[f"{method}_grade_by"] = by
             text = head and (head.get("note") or head.get("reasoning"))
             if text:
-                notes.append(f"{method} ({graded_by(head)}): {text}")
+                notes.append(f"{method} ({by}): {text}")
         line["grading_notes"] = "\n".join(notes) or None
         line["timestamp"] = qa.timestamp
         for method, a in qa.by_method():

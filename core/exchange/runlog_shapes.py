@@ -131,6 +131,7 @@ def parse_line(data: Any, lineno: int, shape: str | None = None,
     if not isinstance(data, dict):
         return None, [("(line)", f"expected a JSON object, got {type(data).__name__}")]
     shape = shape or detect_shape(data)
+    qid: str | None
     if shape == "ragas":
         question = f.text(data, "user_input", p, limit="question")
         qid = f.text(data, "question_id", p, required=False) or \
@@ -156,6 +157,8 @@ def parse_line(data: Any, lineno: int, shape: str | None = None,
         answers = []
     if p.items:
         return None, p.items
+    # a required text missing or not a string, and a line of no shape, are problems, returned above
+    assert qid is not None and question is not None and shape is not None
     for a in answers:
         a.graded_by = graded_by or a.graded_by
     return LogLine(lineno, qid, question, category, benchmark, timestamp, model, answers, gold, rubric, shape), []
@@ -169,7 +172,7 @@ def parse_runlog(lines: list[str], source: str, shape: str | None = None,
     seen: dict[tuple[str, str], int] = {}
     for lineno, data in json_lines(lines, source, problems):
         line, bad = parse_line(data, lineno, shape, graded_by)
-        if bad:
+        if line is None:  # no line exactly when it has problems
             problems.extend(f"{source}:{lineno}: {name}: {why}" for name, why in bad)
             continue
         dup = next((seen[(line.question_id, a.method)] for a in line.answers

@@ -66,6 +66,9 @@ def answer_key(answer: dict, *identity: Any) -> str:
     return stable_key(answer["run_id"], answer["benchmark"], answer["question_id"], answer["method"],
                       answer["budget"], *identity)
 
+# a score's value: a label (CATEGORICAL), a number (NUMERIC, BOOLEAN as 0/1), None for a metric not defined there
+ScoreValue = str | float | None
+
 
 @dataclass(frozen=True)
 class ScoreRow:
@@ -79,11 +82,11 @@ class ScoreRow:
     answer: dict[str, Any]  # run_id, answer_id, benchmark, question_id, method, budget
     metadata: dict[str, Any]
 
-    def scores(self) -> list[tuple[str, Any, str]]:
+    def scores(self) -> list[tuple[str, ScoreValue, str]]:
         """(name, value, data type) of every score this row makes."""
         raise NotImplementedError
 
-    def flags(self) -> list[tuple[str, Any, str]]:
+    def flags(self) -> list[tuple[str, ScoreValue, str]]:
         """Labels that formats with one score per label (Langfuse) add as BOOLEAN scores."""
         return []
 
@@ -106,11 +109,12 @@ class GradeRow(ScoreRow):
     failure_label: str | None
     dimensions: dict[str, int]  # a person's scores, 1-5 (those given)
 
-    def scores(self) -> list[tuple[str, Any, str]]:
-        out = [("grade", self.grade, "CATEGORICAL"), ("pass", int(is_pass(self.grade)), "BOOLEAN")]
+    def scores(self) -> list[tuple[str, ScoreValue, str]]:
+        out: list[tuple[str, ScoreValue, str]] = [("grade", self.grade, "CATEGORICAL"),
+                                                  ("pass", int(is_pass(self.grade)), "BOOLEAN")]
         return out + [(name, value, "NUMERIC") for name, value in self.dimensions.items()]
 
-    def flags(self) -> list[tuple[str, Any, str]]:
+    def flags(self) -> list[tuple[str, ScoreValue, str]]:
         return [(self.failure_label, 1, "BOOLEAN")] if self.failure_label else []
 
     @property
@@ -127,10 +131,10 @@ class GradeRow(ScoreRow):
 class ClaimRow(ScoreRow):
     """A person's mark on one claim of an answer (claim: its index), or what all their marks on it add up to."""
 
-    values: tuple[tuple[str, Any, str], ...]
+    values: tuple[tuple[str, ScoreValue, str], ...]
     claim: int | None = None
 
-    def scores(self) -> list[tuple[str, Any, str]]:
+    def scores(self) -> list[tuple[str, ScoreValue, str]]:
         return list(self.values)
 
     @property
@@ -146,7 +150,7 @@ class MetricRow(ScoreRow):
     value: float | None
     scorer: str  # the method that made it: offline-rapidfuzz, llm:<model>, id-based, import:<file>
 
-    def scores(self) -> list[tuple[str, Any, str]]:
+    def scores(self) -> list[tuple[str, ScoreValue, str]]:
         return [(self.metric, self.value, "NUMERIC")]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradedesk.core.exchange.scores import GradeRow, MetricRow, ScoreRow, score_rows
+from gradedesk.core.exchange.scores import GradeRow, MetricRow, ScoreRow, ScoreValue, score_rows
 from gradedesk.core.exchange.scores_langfuse import observation_id
 from gradedesk.core.grading.scorers import is_llm_method
 from gradedesk.core.grading.vocabulary import is_pass
@@ -34,7 +34,7 @@ def _annotator_kind(g: ScoreRow) -> str:
     return ANNOTATOR_KINDS[g.kind]
 
 
-def _result(value: object, data_type: str, explanation: str | None) -> dict:
+def _result(value: ScoreValue, data_type: str, explanation: str | None) -> dict:
     """A score's result; a value not defined (None) has no score, only why (never a number it does not have)."""
     result = {} if value is None else {"score": float(value)} if data_type == "NUMERIC" else {"label": value}
     return {**result, "explanation": explanation} if explanation else result

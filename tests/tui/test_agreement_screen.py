@@ -1,5 +1,5 @@
 """The agreement screen: a Pilot test of the matrix (Enter on a cell dismisses with it), the desk's `a` key, a
-markup-hostile category shown literally, and a snapshot at a fixed size."""
+markup-hostile category shown literally, a failure on the screen alone notified, and a snapshot at a fixed size."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human, add_rubric
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
-from tests.fixtures.desk import make_app, rendered_text, settle
+from tests.fixtures.desk import make_app, rendered_text, screen_text, settle
 from gradedesk.tui.screens.agreement import AgreementScreen
 
 FAST = Settings(boot=200, seed=1)
@@ -164,3 +164,23 @@ async def test_two_judge_rubrics_are_shown_side_by_side(store):
         plain = rendered_text(shown.content)
         assert both > 0 and f"side by side on the {both} pair(s) every version graded" in plain
         assert "gpt-4o-mini rubric-1" in plain and "gpt-4o-mini rubric-2" in plain
+
+
+def toast_text(app) -> str:
+    """The notifications on screen (their lines start with the toast's bar), as one line."""
+    lines = (line.strip("▌ ") for line in screen_text(app).splitlines() if line.startswith("▌"))
+    return " ".join(line for line in lines if line)
+
+
+@sync
+async def test_a_failure_on_the_screen_alone_is_notified_literally(tmp_path):
+    app = Host(tmp_path / "gone [run 1].db", 1)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:  # run_test hides notifications by default
+        for _ in range(100):
+            await pilot.pause()
+            if "no such store" in toast_text(app):
+                break
+            await asyncio.sleep(0.02)
+        toast = toast_text(app)
+        assert toast.startswith("error agreement could not be computed:") and "[run 1].db: no such store" in toast
+    assert app.return_code in (None, 0)

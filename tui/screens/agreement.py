@@ -181,7 +181,7 @@ class AgreementScreen(Screen):
         if self.report_error is not None:
             self.report_error(text)
         else:
-            self.notify(Text(text), title="error", severity="error", markup=False)
+            self.notify(text, title="error", severity="error", markup=False)  # a str: the toast cannot build from a Text
 
     # Widgets ----------------------------------------------------------------------------------------------------------
 
