@@ -119,12 +119,12 @@ def _resolve_file(ref: CitationRef, evidence: list[tuple[int, Evidence]]) -> Cit
         return Citation(ref.text, target, (), lines, f"{path} is not in the evidence")
     if lines is None:
         return Citation(ref.text, target, tuple(p for p, _ in same), None)
-    ranged = [(p, e) for p, e in same if e.start_line is not None and e.end_line is not None]
+    ranged = [(p, e.start_line, e.end_line) for p, e in same if e.start_line is not None and e.end_line is not None]
     if not ranged:  # the evidence does not say which lines it holds: the file is all we can check
         return Citation(ref.text, target, tuple(p for p, _ in same), lines)
-    holding = [p for p, e in ranged if e.start_line <= lines[1] and lines[0] <= e.end_line]
+    holding = [p for p, first, last in ranged if first <= lines[1] and lines[0] <= last]
     if not holding:
-        shown = ", ".join(f"{e.start_line}-{e.end_line}" for _, e in ranged)
+        shown = ", ".join(f"{first}-{last}" for _, first, last in ranged)
         what = f"line {lines[0]} of {path} is" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]} of {path} are"
         return Citation(ref.text, target, (), lines, f"{what} not in the evidence (it shows lines {shown})")
     return Citation(ref.text, target, tuple(holding), lines)

@@ -75,7 +75,7 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         judge_visible = judge_visible or seen
         if before is None and change.grade is ...:
             raise UserError("grade the answer first (keys 1-4), then add a label, scores or a note")
-        base = {"grade": None, "failure_label": None, "note": None, **{d: None for d in DIMENSIONS}}
+        base: dict[str, Any] = {"grade": None, "failure_label": None, "note": None, **{d: None for d in DIMENSIONS}}
         if before is not None:
             base.update({k: getattr(before, k) for k in base})
         if change.grade is not ...:

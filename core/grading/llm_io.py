@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.text.prompt_layout import Header, grader_evidence
@@ -49,8 +50,9 @@ def format_evidence(items: list[Evidence]) -> str:
                             for n, e in enumerate(items, start=1)])
 
 
-def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> object:
-    """A field of a reply, of the right type, or ReplyError naming it (bool is not accepted as a number)."""
+def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """A field of a reply, of the right type (`kind`, checked here), or ReplyError naming it (bool is not accepted as
+    a number)."""
     if key not in data:
         raise ReplyError(f"{key}: missing")
     value = data[key]

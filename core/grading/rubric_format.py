@@ -263,7 +263,8 @@ def _example(s: _Section, number: int, source: str, problems: list[str]) -> Exam
         problems.append(f"{source}:{got['question'][0]}: {where}.question: empty")
     if len(problems) > before:
         return None
-    return Example(**{k: v if k in REQUIRED_FIELDS else v or None for k, (_, v) in got.items()})
+    return Example(got["question"][1], got["answer"][1], got["grade"][1],
+                   **{k: v or None for k, (_, v) in got.items() if k not in REQUIRED_FIELDS})
 
 
 def parse_rubric(text: str, source: str = "rubric") -> Rubric:
@@ -280,7 +281,7 @@ def parse_rubric(text: str, source: str = "rubric") -> Rubric:
                         "(at most 64)")
     seen: dict[tuple[str, str | None], int] = {}
     texts: dict[tuple[str, str | None], str] = {}
-    examples = []
+    examples: list[Example | None] = []
     for s in sections:
         if s.kind == "unknown":
             continue

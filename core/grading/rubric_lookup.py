@@ -71,7 +71,7 @@ def resolve_rubric(store: Store | None, spec: str | None, flag: str = "--rubric"
     if path.exists():
         raise UserError(f"{flag}: {spec}: not a file")
     version = find_version(store, spec) if store is not None else None
-    if version is None:
+    if store is None or version is None:
         where = f" nor a rubric version in {store.path} (see `gradedesk rubric history`)" if store else ""
         raise UserError(f"{flag}: {spec}: no such file{where}")
     return stored_rubric(store, version)

@@ -101,13 +101,14 @@ def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Ev
     ev_text = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence if e.file_path]
                                  + [e.symbol_name or "" for e in evidence]))
     evidence_cov, _ = _coverage(gold, ev_text)
-    label_args = dict(evidence=evidence, evidence_cov=evidence_cov, expected_files=expected_files)
     if not answer or abstains(answer):
         why = "the answer is empty" if not answer else "the answer declines to answer"
-        label = _label(ungrounded=[], coverage=0.0, question_share=None, **label_args)
+        label: str | None = _label(ungrounded=[], evidence=evidence, evidence_cov=evidence_cov, coverage=0.0,
+                                   expected_files=expected_files, question_share=None)
         return RuleGrade("unsupported", label, ABSTAIN_CONFIDENCE, f"{why}; rule label: {label}", None, [])
     said = Haystack(answer)
     coverage, missing = _coverage(gold, said)
+    assert coverage is not None  # the gold has key terms (has_gold), so there is a share of them
     backing = Haystack("\n".join([ev_text.text, gold, question]))
     ungrounded = [t for t in code_terms(strip_citations(answer)) if not backing.has(t)]
     question_share = said.share(code_terms(question) + content_words(question))
@@ -119,8 +120,9 @@ def grade_answer(question: str, gold: str, answer: str | None, evidence: list[Ev
         grade = "wrong"
     else:
         grade = "unsupported"
-    label = None if grade == "fully_correct" else _label(ungrounded=ungrounded, coverage=coverage,
-                                                           question_share=question_share, **label_args)
+    label = None if grade == "fully_correct" else _label(
+        ungrounded=ungrounded, evidence=evidence, evidence_cov=evidence_cov, coverage=coverage,
+        expected_files=expected_files, question_share=question_share)
     parts = [f"{coverage:.0%} of the gold answer's key terms are in the answer"]
     if missing:
         parts.append("missing: " + ", ".join(missing[:6]) + (" ..." if len(missing) > 6 else ""))

@@ -18,6 +18,7 @@ after its retries is stored with {"error": "call_failed"} and retried on the nex
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
@@ -51,7 +52,8 @@ def offline_faithfulness(answer: str | None, evidence: list[Evidence]) -> Score:
         return Score("faithfulness", None, {"reason": "the answer makes no claims", "claims": []})
     hay = Haystack("\n".join([e.text for e in evidence] + [e.file_path for e in evidence if e.file_path]
                              + [e.symbol_name or "" for e in evidence]))
-    verdicts = [{"claim": c[:200], "supported": (hay.share(key_terms(c)) or 0.0) >= SUPPORT_SHARE} for c in claims]
+    verdicts: list[dict[str, Any]] = [{"claim": c[:200], "supported": (hay.share(key_terms(c)) or 0.0) >= SUPPORT_SHARE}
+                                      for c in claims]
     supported = sum(v["supported"] for v in verdicts)
     return Score("faithfulness", supported / len(claims), {"claims": verdicts, "supported": supported})
 
@@ -112,7 +114,7 @@ def relevance_messages(question: str, answer: str) -> list[dict]:
 def parse_faithfulness(text: str) -> Score:
     data = parse_json_reply(text)
     claims = require(data, "claims", list, "a list")
-    verdicts = []
+    verdicts: list[dict[str, Any]] = []
     for n, c in enumerate(claims):
         if not isinstance(c, dict) or not isinstance(c.get("claim"), str) or not isinstance(c.get("supported"), bool):
             raise ReplyError(f"claims[{n}]: must be {{\"claim\": text, \"supported\": true|false}}")
