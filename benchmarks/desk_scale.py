@@ -251,7 +251,7 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
     grader = "typeahead"
     with open_store(path, create=False) as store:
         review.save_desk_state(store, grader, run_id, TYPEAHEAD_START, {})
-        before = store.scalar("SELECT coalesce(max(id), 0) FROM human_grades")
+        before = store._scalar("SELECT coalesce(max(id), 0) FROM human_grades")
         seed = run_info(store, run_id).order_seed
     keys = random.Random(5).choices(["j", "k", "1", "2", "3", "4", "tab"], weights=[5, 1, 2, 2, 2, 2, 2],
                                     k=TYPEAHEAD_KEYS)
@@ -274,7 +274,7 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
         caught_up = max(0.0, shown[-1] - last_key)
         final_shown = bool(drawn) and drawn[-1] == final
     with open_store(path, create=False) as store:
-        stored = store.query("SELECT a.question_pk, a.method, h.grade FROM human_grades h JOIN answers a "
+        stored = store._query("SELECT a.question_pk, a.method, h.grade FROM human_grades h JOIN answers a "
                              "ON a.id = h.answer_id WHERE h.grader = ? AND h.id > ? ORDER BY h.id", (grader, before))
     stored_rows = [(r["question_pk"], r["method"], r["grade"]) for r in stored]
     misfiled = sum(a != b for a, b in zip_longest(stored_rows, expected))

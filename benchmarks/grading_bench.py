@@ -50,13 +50,13 @@ def build(store_path: Path, n: int, funcs: list[dict], rng: random.Random) -> in
     store = open_store(store_path)
     now = utc_now()
     with store.transaction():
-        run = store.db["runs"].insert({"created_at": now, "provider": "bench", "budgets": "[2000]",
+        run = store._db["runs"].insert({"created_at": now, "provider": "bench", "budgets": "[2000]",
                                        "order_seed": 1}).last_pk
         for i in range(n):
             target = funcs[i]
             hits = [target] + rng.sample(funcs, 9)
             rng.shuffle(hits)
-            q = store.db["questions"].insert({
+            q = store._db["questions"].insert({
                 "benchmark": "bench", "question_id": f"q{i}", "question": f"What does {target['symbol_name']} do?",
                 "category": "lookup", "gold_answer": f"{target['symbol_name']} in {target['file_path']}: "
                                                      f"{target['doc'][:300]}",
@@ -65,19 +65,19 @@ def build(store_path: Path, n: int, funcs: list[dict], rng: random.Random) -> in
             answer = f"`{target['symbol_name']}` ({target['file_path']}) " + target["text"][:400]
             evidence = [{k: h[k] for k in ("file_path", "symbol_name", "start_line", "end_line", "chunk_id", "text")}
                         for h in hits]
-            store.db["answers"].insert({"run_id": run, "question_pk": q, "method": "raw", "status": "ok",
+            store._db["answers"].insert({"run_id": run, "question_pk": q, "method": "raw", "status": "ok",
                                         "text": answer, "evidence": json.dumps(evidence), "created_at": now})
-            bundle = store.db["bundles"].insert({
+            bundle = store._db["bundles"].insert({
                 "question": "q", "question_type": "code_lookup", "total_tokens": 0, "token_budget": 2000,
                 "retrieval_strategies_used": "[]", "coverage_notes": "[]", "created_at": now,
                 "compiler_version": "bench", "warnings": "[]", "tokenizer": "tiktoken/o200k_base"}).last_pk
             for pos, h in enumerate(evidence[:6], start=1):
-                store.db["bundle_snippets"].insert({**{k: h[k] for k in ("file_path", "symbol_name", "start_line",
+                store._db["bundle_snippets"].insert({**{k: h[k] for k in ("file_path", "symbol_name", "start_line",
                                                                          "end_line", "chunk_id", "text")},
                                                     "bundle_id": bundle, "position": pos, "content_hash": "h",
                                                     "token_count": 0, "retrieval_method": "bm25",
                                                     "relevance_score": 1.0, "retrieval_rank": pos})
-            store.db["answers"].insert({"run_id": run, "question_pk": q, "method": "bundle", "budget": 2000,
+            store._db["answers"].insert({"run_id": run, "question_pk": q, "method": "bundle", "budget": 2000,
                                         "status": "ok", "text": answer, "bundle_id": bundle, "created_at": now})
     store.close()
     return run

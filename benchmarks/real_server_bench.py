@@ -80,7 +80,7 @@ def main() -> int:
         print_system_role_warning(err)
         if out.strip():
             with open_store(store, create=False) as s:
-                rows = s.query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out, error FROM answers")
+                rows = s._query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out, error FROM answers")
             done = [r for r in rows if r["status"] == "ok"]
             latencies = [r["latency_ms"] for r in done if r["latency_ms"] is not None]
             print(f"  answers: {len(rows)}: {len(done)} done, "
@@ -104,7 +104,7 @@ def main() -> int:
             if args.scores:
                 print(f"  LLM scores: {report['scores_done']} usable, {report['unusable_scores']} unusable")
             with open_store(store, create=False) as s:
-                grades = s.query("SELECT finish_reason, reasoning FROM auto_grades WHERE grader_kind = 'judge'")
+                grades = s._query("SELECT finish_reason, reasoning FROM auto_grades WHERE grader_kind = 'judge'")
             print(f"  finish reasons: {dict(Counter(g['finish_reason'] for g in grades))}")
             for why, n in Counter(g["reasoning"].split(" (")[0][:90] for g in grades).most_common(3):
                 print(f"  {n} x {why}")

@@ -143,11 +143,11 @@ def main() -> int:
     started, cpu = time.perf_counter(), _cpu_seconds()
     report = index_repository(store, root, progress=lambda d, t, p: None)
     full, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
-    lines = sum(r[0].count("\n") + 1 for r in store.conn.execute("SELECT text FROM chunks"))
+    lines = sum(r[0].count("\n") + 1 for r in store._conn.execute("SELECT text FROM chunks"))
     started = time.perf_counter()
     index_repository(store, root)
     rerun = time.perf_counter() - started
-    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = sum(p.stat().st_size for p in store_path.parent.glob(store_path.name + "*"))
     print(f"index: {report.files_indexed} files, {report.chunks} chunks, {lines} non-blank-edged lines; "
           f"{full:.1f} s wall, {cpu:.1f} s CPU over workers (goal <= 30 s wall); unchanged re-run {rerun:.2f} s; "
@@ -330,7 +330,7 @@ def _project_name_files(store, repo: RepoRecord, question) -> set[str]:
         return set()
     defined: dict[str, set[str]] = {}
     marks = ",".join("?" * len(question.expected_symbols))
-    for path, symbol in store.conn.execute(
+    for path, symbol in store._conn.execute(
             f"SELECT DISTINCT file_path, symbol_name FROM chunks WHERE repo_id = ? AND kind = 'class' "
             f"AND symbol_name IN ({marks})", (repo.id, *question.expected_symbols)):
         defined.setdefault(path, set()).add(symbol)

@@ -41,13 +41,13 @@ def record_alignment(store: Store, *, run_id: int, base_version: str, new_versio
     """Keep an alignment and its items (one transaction); `report(alignment_id)` gives the report to keep once the
     alignment has its id (the report names it). Returns the id."""
     with store.transaction():
-        alignment_id = cast(int, store.db.table("alignments").insert({
+        alignment_id = cast(int, store._db.table("alignments").insert({
             "run_id": run_id, "base_version": base_version, "new_version": new_version, "judge_model": judge_model,
             "grader": grader, "seed": seed, "test_share": test_share, "report": "{}", "created_at": utc_now(),
         }).last_pk)
-        store.conn.execute("UPDATE alignments SET report = ? WHERE id = ?",
+        store._conn.execute("UPDATE alignments SET report = ? WHERE id = ?",
                            (json.dumps(report(alignment_id), ensure_ascii=False), alignment_id))
-        store.db.table("alignment_items").insert_all(
+        store._db.table("alignment_items").insert_all(
             [{"alignment_id": alignment_id, "answer_id": i.answer_id, "question_pk": i.question_pk, "side": i.side,
               "grade": i.grade, "example": int(i.example)} for i in items])
     return alignment_id
@@ -57,5 +57,5 @@ def stored_alignments(store: Store) -> list[StoredAlignment]:
     """Every alignment with its report, oldest first."""
     return [StoredAlignment(r["id"], r["run_id"], r["base_version"], r["new_version"], r["judge_model"],
                             json.loads(r["report"]), r["created_at"])
-            for r in store.query("SELECT id, run_id, base_version, new_version, judge_model, report, created_at "
+            for r in store._query("SELECT id, run_id, base_version, new_version, judge_model, report, created_at "
                                  "FROM alignments ORDER BY id")]

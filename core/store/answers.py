@@ -20,14 +20,14 @@ Slot = tuple[int, str, int]
 def add_pending_answers(store: Store, run_id: int, slots: list[Slot], created_at: str) -> None:
     """Create the run's answer rows that are missing, as pending."""
     with store.transaction():
-        store.conn.executemany(
+        store._conn.executemany(
             "INSERT OR IGNORE INTO answers (run_id, question_pk, method, budget, status, created_at) "
             "VALUES (?, ?, ?, ?, 'pending', ?)", [(run_id, pk, m, b, created_at) for pk, m, b in slots])
 
 
 def answer_statuses(store: Store, run_id: int) -> dict[Slot, str]:
     """{slot: status (pending, ok, error)} of every answer of the run."""
-    rows = store.conn.execute("SELECT question_pk, method, budget, status FROM answers WHERE run_id = ?", (run_id,))
+    rows = store._conn.execute("SELECT question_pk, method, budget, status FROM answers WHERE run_id = ?", (run_id,))
     return {(pk, m, b): s for pk, m, b, s in rows}
 
 
@@ -57,21 +57,21 @@ class AnswerWrite:
 def record_answer(store: Store, run_id: int, slot: Slot, write: AnswerWrite) -> None:
     """Write a call's outcome into its slot; a bundle of an earlier try that this one replaces is removed."""
     with store.transaction():
-        answer_id, old_bundle, attempts = store.conn.execute(
+        answer_id, old_bundle, attempts = store._conn.execute(
             "SELECT id, bundle_id, attempts FROM answers WHERE run_id = ? AND question_pk = ? AND method = ? "
             "AND budget = ?", (run_id, *slot)).fetchone()
         row = {f.name: getattr(write, f.name) for f in fields(write)}
         row["attempts"] = attempts + write.attempts
         if write.tokens_counted is None:
             del row["tokens_counted"]
-        store.db.table("answers").update(answer_id, row)
+        store._db.table("answers").update(answer_id, row)
         if old_bundle is not None and old_bundle != write.bundle_id:
             delete_bundles(store, [old_bundle])
 
 
 def delete_bundles(store: Store, bundle_ids: Iterable[int]) -> None:
     """Remove bundles (and their snippets) that no answer holds any longer."""
-    store.conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundle_ids])
+    store._conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundle_ids])
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ class NewAnswer:
 def add_answer(store: Store, answer: NewAnswer) -> int:
     """Store an answered answer (status ok); its id."""
     names = [*(f.name for f in fields(answer)), "status"]
-    cursor = store.conn.execute(f"INSERT INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+    cursor = store._conn.execute(f"INSERT INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                                 (*astuple(answer), "ok"))
     return int(cursor.lastrowid or 0)
 
@@ -126,7 +126,7 @@ class RunAnswer:
 
 def run_answers(store: Store, run_id: int) -> list[RunAnswer]:
     """Every answer of the run with its question, by question, raw first, then by budget."""
-    return [RunAnswer(*row) for row in store.conn.execute(
+    return [RunAnswer(*row) for row in store._conn.execute(
         "SELECT a.id, a.question_pk, a.method, a.budget, a.status, a.text, a.evidence, a.evidence_files, a.bundle_id, "
         "a.tokens_in, a.tokens_out, a.error, a.finish_reason, a.created_at, a.answered_at, "
         "q.question_id, q.question, q.category, q.benchmark, q.gold_answer "

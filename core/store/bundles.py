@@ -53,10 +53,10 @@ _SNIPPET_COLUMNS = ", ".join(f.name for f in fields(SnippetRow))
 
 def insert_bundle(store: Store, bundle: BundleRow, snippets: Sequence[SnippetRow]) -> int:
     """Store a bundle and its snippets (inside the caller's transaction); returns bundles.id."""
-    bundle_id = int(store.conn.execute(
+    bundle_id = int(store._conn.execute(
         f"INSERT INTO bundles ({_BUNDLE_COLUMNS}) VALUES ({', '.join('?' * len(fields(BundleRow)))})",
         astuple(bundle)).lastrowid or 0)
-    store.conn.executemany(
+    store._conn.executemany(
         f"INSERT INTO bundle_snippets (bundle_id, {_SNIPPET_COLUMNS}) "
         f"VALUES (?, {', '.join('?' * len(fields(SnippetRow)))})",
         [(bundle_id, *astuple(s)) for s in snippets])
@@ -65,9 +65,9 @@ def insert_bundle(store: Store, bundle: BundleRow, snippets: Sequence[SnippetRow
 
 def bundle_rows(store: Store, bundle_id: int) -> tuple[BundleRow, list[SnippetRow]] | None:
     """A stored bundle and its snippets in position order; None when there is no such bundle."""
-    row = store.conn.execute(f"SELECT {_BUNDLE_COLUMNS} FROM bundles WHERE id = ?", (bundle_id,)).fetchone()
+    row = store._conn.execute(f"SELECT {_BUNDLE_COLUMNS} FROM bundles WHERE id = ?", (bundle_id,)).fetchone()
     if row is None:
         return None
-    snippets = [SnippetRow(*s) for s in store.conn.execute(
+    snippets = [SnippetRow(*s) for s in store._conn.execute(
         f"SELECT {_SNIPPET_COLUMNS} FROM bundle_snippets WHERE bundle_id = ? ORDER BY position", (bundle_id,))]
     return BundleRow(*row), snippets

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gradedesk.core.config import store_path
 from gradedesk.core.errors import UserError
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 class StoreError(UserError):
     pass
+
+
+SQLParams = tuple[object, ...] | dict[str, object]
 
 
 def utc_now() -> str:
@@ -73,19 +76,25 @@ def schema_version() -> int:
 
 
 class Store:
-    """An open store.db. Use `open_store`; close with `.close()` or as a context manager."""
+    """An open store.db. Use `open_store`; close with `.close()` or as a context manager.
+
+    What the rest of gradedesk holds: its path, `transaction()` and `close()`. The connection and the SQL helpers are
+    private (`_conn`, `_db`, `_query`, `_scalar`) to the modules of core/store/, which own the tables and give typed
+    functions over them; the lint (SLF001) and the type check keep every other layer off them. Tests and benchmarks
+    reach in on purpose, to check what was written.
+    """
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
         import sqlite_utils  # here, not at import: it pulls in numpy, and `gradedesk --help` must stay fast
 
         self.path = path
-        self.conn = conn
-        self.db = sqlite_utils.Database(conn)
+        self._conn = conn
+        self._db: sqlite_utils.Database = sqlite_utils.Database(conn)
         self._depth = 0
         self.created = False  # made by this open: removed again if the command fails on the user's input
 
     def close(self) -> None:
-        self.conn.close()
+        self._conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -102,43 +111,43 @@ class Store:
 
     def _empty(self) -> bool:
         try:
-            return not self.conn.execute("SELECT EXISTS (SELECT 1 FROM repos) OR EXISTS (SELECT 1 FROM runs) "
+            return not self._conn.execute("SELECT EXISTS (SELECT 1 FROM repos) OR EXISTS (SELECT 1 FROM runs) "
                                          "OR EXISTS (SELECT 1 FROM questions)").fetchone()[0]
         except sqlite3.Error:  # interrupted before the schema was made
             return True
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
-        """One transaction per logical write; nested calls join the outer one."""
+    def transaction(self) -> Iterator[None]:
+        """One transaction per logical write; nested calls join the outer one. The body calls the store's functions."""
         if self._depth:
             self._depth += 1
             try:
-                yield self.db
+                yield
             finally:
                 self._depth -= 1
             return
         self._depth = 1
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
+            yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
         else:
-            self.conn.execute("COMMIT")
+            self._conn.execute("COMMIT")
         finally:
             self._depth = 0
 
-    def query(self, sql: str, params: tuple | dict = ()) -> list[dict]:
-        return list(self.db.query(sql, params))
+    def _query(self, sql: str, params: SQLParams = ()) -> list[dict[str, Any]]:
+        return list(self._db.query(sql, params))
 
-    def scalar(self, sql: str, params: tuple | dict = ()):
-        row = self.conn.execute(sql, params).fetchone()
+    def _scalar(self, sql: str, params: SQLParams = ()) -> Any:
+        row = self._conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
     @property
     def schema_version(self) -> int:
-        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -150,7 +159,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def open_store(path: str | os.PathLike | None = None, *, create: bool = True) -> Store:
+def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
     """Open (and with create=True make or upgrade) the store at `path` (default: $GRADEDESK_STORE or ./store.db)."""
     p = Path(path or store_path())
     created = not p.exists()
@@ -201,7 +210,9 @@ _ADD_COLUMN = re.compile(r"^\s*ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)
 def _column_exists(conn: sqlite3.Connection, statement: str) -> bool:
     """An ADD COLUMN step whose column is already there (a store upgraded half-way by hand) is skipped, not fatal."""
     m = _ADD_COLUMN.match(statement)
-    return bool(m) and any(row[1] == m.group(2) for row in conn.execute(f"PRAGMA table_info({m.group(1)})"))
+    if m is None:
+        return False
+    return any(row[1] == m.group(2) for row in conn.execute(f"PRAGMA table_info({m.group(1)})"))
 
 
 def _has_foreign_tables(conn: sqlite3.Connection) -> bool:

@@ -107,7 +107,7 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
         JOIN questions q ON q.id = a.question_pk
         WHERE {SHOWN} AND {keyset} AND {cond}
         ORDER BY a.question_pk, a.method LIMIT :limit"""
-    return store.conn.execute(sql, params).fetchall()
+    return store._conn.execute(sql, params).fetchall()
 
 
 def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, question_pk: int | None,
@@ -125,12 +125,12 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, que
         params["cur"] = question_pk
     sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
            f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
-    pk: int | None = store.scalar(sql, params)
+    pk: int | None = store._scalar(sql, params)
     return pk
 
 
 def has_question(store: Store, run: RunInfo, question_pk: int) -> bool:
-    return store.scalar("SELECT 1 FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
+    return store._scalar("SELECT 1 FROM answers WHERE run_id = ? AND question_pk = ? LIMIT 1",
                         (run.id, question_pk)) is not None
 
 
@@ -140,7 +140,7 @@ def find_question(store: Store, run: RunInfo, text: str) -> int | None:
     # (benchmark, question_id) is indexed; questions of a run come from its benchmark, imports may mix: then scan
     for where, params in (("q.benchmark = ? AND q.question_id = ?", (run.benchmark, text)),
                           ("q.question_id = ?", (text,))):
-        pk: int | None = store.scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
+        pk: int | None = store._scalar(f"SELECT q.id FROM questions q WHERE {where} AND EXISTS (SELECT 1 FROM answers a "
                                       f"WHERE a.run_id = ? AND a.question_pk = q.id) LIMIT 1", (*params, run.id))
         if pk is not None:
             return pk
@@ -150,7 +150,7 @@ def find_question(store: Store, run: RunInfo, text: str) -> int | None:
 
 
 def run_categories(store: Store, run_id: int) -> list[str]:
-    return [r[0] for r in store.conn.execute(
+    return [r[0] for r in store._conn.execute(
         "SELECT DISTINCT q.category FROM questions q WHERE q.id IN (SELECT question_pk FROM answers WHERE run_id = ?) "
         "ORDER BY q.category", (run_id,))]
 
@@ -158,14 +158,14 @@ def run_categories(store: Store, run_id: int) -> list[str]:
 # order and progress ---------------------------------------------------------------------------------------------------
 def shown_question_pks(store: Store, run: RunInfo) -> array[int]:
     """The run's questions with a shown answer, ascending, as an array of ids (250,000 questions cost 2 MB)."""
-    rows = store.conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
+    rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
                               {"run": run.id, "budget": run.primary_budget})
     return array("q", (r[0] for r in rows))
 
 
 def count_shown(store: Store, run: RunInfo) -> int:
     """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
-    n: int = store.scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}",
+    n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}",
                           {"run": run.id, "budget": run.primary_budget})
     return n
 
@@ -176,7 +176,7 @@ def progress_counts(store: Store, run: RunInfo, grader: str,
     grader's current grades of shown answers. Driven by the grader's own events (small), not by the run's answers
     (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen)."""
     verdict, params = verdict_id("h.answer_id", judge_rubric)
-    row = store.conn.execute(
+    row = store._conn.execute(
         f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
                    coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
             FROM current_human_grades h
@@ -190,7 +190,7 @@ def progress_counts(store: Store, run: RunInfo, grader: str,
 
 def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
     """The questions with a shown answer the grader has a current grade of, ascending."""
-    return [r[0] for r in store.conn.execute(
+    return [r[0] for r in store._conn.execute(
         f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
         f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
         {"grader": grader, "run": run.id, "budget": run.primary_budget})]
@@ -219,12 +219,12 @@ def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None)
     how many of the run's current human grades sit in that verdict's confusion-matrix column). The verdict is the one
     the desk uses (the newest, or the judge's under `judge_rubric`)."""
     sql, params = _usefulness_sql(judge_rubric)
-    return store.conn.execute(sql, {"run": run.id, "budget": run.primary_budget, **params})
+    return store._conn.execute(sql, {"run": run.id, "budget": run.primary_budget, **params})
 
 
 def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:
     """Every shown answer of the question has this grader's current grade."""
-    return not store.scalar(
+    return not store._scalar(
         f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
         "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
         {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
@@ -232,7 +232,7 @@ def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int
 
 def next_draw_index(store: Store, run_id: int, grader: str) -> int:
     """The index of the grader's next draw in the run (0 for the first)."""
-    index: int = store.scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
+    index: int = store._scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
                               "grader = ?", (run_id, grader))
     return index
 
@@ -240,7 +240,7 @@ def next_draw_index(store: Store, run_id: int, grader: str) -> int:
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
              population: int) -> None:
     """Store one draw of the sampler; the caller holds the transaction."""
-    store.db.table("sample_draws").insert({
+    store._db.table("sample_draws").insert({
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
         "question_pk": question_pk, "probability": probability, "population": population,
         "created_at": utc_now()})
@@ -257,7 +257,7 @@ class ItemQuestion:
 
 
 def item_question(store: Store, question_pk: int) -> ItemQuestion | None:
-    q = store.query("SELECT * FROM questions WHERE id = ?", (question_pk,))
+    q = store._query("SELECT * FROM questions WHERE id = ?", (question_pk,))
     if not q:
         return None
     r = q[0]
@@ -289,7 +289,7 @@ _ANSWER_FIELDS = tuple(ShownAnswer.__dataclass_fields__)
 
 def shown_answers(store: Store, run: RunInfo, question_pk: int) -> list[ShownAnswer]:
     """The question's answers the desk shows, by method."""
-    rows = store.query(f"SELECT a.* FROM answers a WHERE {SHOWN} AND a.question_pk = :q ORDER BY a.method",
+    rows = store._query(f"SELECT a.* FROM answers a WHERE {SHOWN} AND a.question_pk = :q ORDER BY a.method",
                        {"run": run.id, "budget": run.primary_budget, "q": question_pk})
     return [ShownAnswer(**{k: r[k] for k in _ANSWER_FIELDS}) for r in rows]
 
@@ -312,7 +312,7 @@ def desk_verdict(store: Store, answer_id: int, judge_rubric: str | None = None) 
     """The machine grade the desk shows (machine_grades.verdict_id): the `machine_grades` view's, or the judge's
     verdict under `judge_rubric` when one is asked for (None when the judge did not grade the answer under it)."""
     verdict, params = verdict_id(":answer", judge_rubric)
-    row = store.conn.execute(
+    row = store._conn.execute(
         "SELECT g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence, g.reasoning, "
         f"g.rubric_version, {STALE_SQL} AS stale FROM auto_grades g "
         "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
@@ -329,7 +329,7 @@ class DeskState:
 
 
 def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
-    rows = store.query("SELECT question_pk, settings FROM desk_state WHERE grader = ? AND run_id = ?",
+    rows = store._query("SELECT question_pk, settings FROM desk_state WHERE grader = ? AND run_id = ?",
                        (grader, run_id))
     if not rows:
         return None
@@ -343,7 +343,7 @@ def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
 def save_desk_state(store: Store, grader: str, run_id: int, question_pk: int | None,
                     settings: dict[str, Any]) -> None:
     with store.transaction():
-        store.db.table("desk_state").upsert({
+        store._db.table("desk_state").upsert({
             "grader": grader, "run_id": run_id, "question_pk": question_pk,
             "settings": json.dumps(settings, sort_keys=True), "updated_at": utc_now()},
             pk=("grader", "run_id"))

@@ -27,7 +27,7 @@ def gold_hash(gold_answer: str | None, expected_files: str | None, expected_symb
 
 def stale_grade_counts(store: Store, run_id: int) -> dict[str, int]:
     """{grader_kind: how many of the run's machine grades were made against an older gold}; kinds with none left out."""
-    rows = store.conn.execute(
+    rows = store._conn.execute(
         "SELECT g.grader_kind, count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         f"JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND {STALE_SQL} GROUP BY g.grader_kind",
         (run_id,)).fetchall()

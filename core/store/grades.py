@@ -71,7 +71,7 @@ _NEWEST_LIVE = ("SELECT e.* FROM {table} e JOIN answers a ON a.id = e.answer_id 
 
 
 def _newest_live(store: Store, table: str, scope: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
-    rows = store.query(_NEWEST_LIVE.format(table=table, scope=scope), params)
+    rows = store._query(_NEWEST_LIVE.format(table=table, scope=scope), params)
     return rows[0] if rows else None
 
 
@@ -83,7 +83,7 @@ def _undo_newest(store: Store, table: str, scope: str, params: tuple[Any, ...], 
         target = _newest_live(store, table, scope, params)
         if target is None:
             return None
-        store.db.table(table).insert({
+        store._db.table(table).insert({
             "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": target["grader"], "action": "undo",
             "undoes_uuid": target["uuid"], **{k: target[k] for k in copied}, **fields, "created_at": utc_now()})
     return target
@@ -99,7 +99,7 @@ def seen_sql(answer: str, grader: str) -> str:
 
 
 def judge_seen(store: Store, answer_id: int, grader: str) -> bool:
-    return bool(store.scalar(f"SELECT {seen_sql(':answer', ':grader')}", {"answer": answer_id, "grader": grader}))
+    return bool(store._scalar(f"SELECT {seen_sql(':answer', ':grader')}", {"answer": answer_id, "grader": grader}))
 
 
 def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = False) -> HumanGrade | None:
@@ -108,7 +108,7 @@ def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = 
         row = _newest_live(store, "human_grades", "e.answer_id = ? AND e.grader = ? AND e.mode = 'recheck'",
                            (answer_id, grader))
         return _human(row) if row else None
-    rows = store.query("SELECT * FROM current_human_grades WHERE answer_id = ? AND grader = ?", (answer_id, grader))
+    rows = store._query("SELECT * FROM current_human_grades WHERE answer_id = ? AND grader = ?", (answer_id, grader))
     return _human(rows[0]) if rows else None
 
 
@@ -126,8 +126,8 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
         "machine_rubric": machine and machine.rubric,
     }
     with store.transaction():
-        store.db.table("human_grades").insert(row)
-        rows = store.query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
+        store._db.table("human_grades").insert(row)
+        rows = store._query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
     return _human(rows[0])
 
 
@@ -141,13 +141,13 @@ def undo_last_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None
 def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str) -> None:
     """Append which answer of a question the person preferred (raw, bundle or tie) and which sat on the left."""
     with store.transaction():
-        store.db.table("human_preferences").insert({
+        store._db.table("human_preferences").insert({
             "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
             "preferred": preferred, "left_method": left, "created_at": utc_now()})
 
 
 def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) -> str | None:
-    preferred: str | None = store.scalar(
+    preferred: str | None = store._scalar(
         "SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
         "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
     return preferred
@@ -178,7 +178,7 @@ def _mark(row: dict[str, Any]) -> ClaimMark:
 
 def current_marks(store: Store, answer_id: int, grader: str) -> dict[int, ClaimMark]:
     """The grader's current mark of each claim of an answer, by claim index (whatever its text)."""
-    rows = store.query("SELECT * FROM current_claim_marks WHERE answer_id = ? AND grader = ? ORDER BY claim_index",
+    rows = store._query("SELECT * FROM current_claim_marks WHERE answer_id = ? AND grader = ? ORDER BY claim_index",
                        (answer_id, grader))
     return {r["claim_index"]: _mark(r) for r in rows}
 
@@ -190,8 +190,8 @@ def add_mark(store: Store, answer_id: int, grader: str, claim_index: int, claim_
     row = {"uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "claim_index": claim_index,
            "claim_text": claim_text, "action": "set", "mark": mark, "scorers_visible": int(scorers_visible),
            "created_at": utc_now()}
-    store.db.table("claim_marks").insert(row)
-    return _mark(store.query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))[0])
+    store._db.table("claim_marks").insert(row)
+    return _mark(store._query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))[0])
 
 
 def undo_last_mark(store: Store, answer_id: int, grader: str, *, scorers_visible: bool = False) -> ClaimMark | None:
@@ -204,7 +204,7 @@ def undo_last_mark(store: Store, answer_id: int, grader: str, *, scorers_visible
 
 def scorers_seen(store: Store, answer_id: int, grader: str) -> bool:
     """Whether the person saved a mark on the answer with the machine faithfulness verdicts on screen."""
-    return bool(store.scalar("SELECT 1 FROM claim_marks WHERE answer_id = ? AND grader = ? AND scorers_visible = 1 "
+    return bool(store._scalar("SELECT 1 FROM claim_marks WHERE answer_id = ? AND grader = ? AND scorers_visible = 1 "
                              "LIMIT 1", (answer_id, grader)))
 
 
@@ -220,7 +220,7 @@ class RunMark:
 
 def run_marks(store: Store, run_id: int) -> list[RunMark]:
     """Every current claim mark of the run's answers, by answer, grader and claim."""
-    rows = store.query(
+    rows = store._query(
         "SELECT m.*, a.method, a.budget, a.question_pk FROM current_claim_marks m JOIN answers a "
         "ON a.id = m.answer_id WHERE a.run_id = ? ORDER BY m.answer_id, m.grader, m.claim_index", (run_id,))
     return [RunMark(_mark(r), r["method"], r["budget"], r["question_pk"]) for r in rows]

@@ -42,17 +42,17 @@ _REPO_COLUMNS = "id, name, root, git_commit, tokenizer, indexed_at, index_versio
 
 def list_repos(store: Store) -> list[RepoRecord]:
     """Every indexed repository, by name."""
-    return [RepoRecord(*row) for row in store.conn.execute(f"SELECT {_REPO_COLUMNS} FROM repos ORDER BY name")]
+    return [RepoRecord(*row) for row in store._conn.execute(f"SELECT {_REPO_COLUMNS} FROM repos ORDER BY name")]
 
 
 def find_repo(store: Store, name: str) -> RepoRecord | None:
-    row = store.conn.execute(f"SELECT {_REPO_COLUMNS} FROM repos WHERE name = ?", (name,)).fetchone()
+    row = store._conn.execute(f"SELECT {_REPO_COLUMNS} FROM repos WHERE name = ?", (name,)).fetchone()
     return RepoRecord(*row) if row else None
 
 
 def insert_repo(store: Store, name: str, root: str, git_commit: str | None, tokenizer: str) -> int:
     """A newly indexed repository at index version 1; returns its id."""
-    cursor = store.conn.execute(
+    cursor = store._conn.execute(
         "INSERT INTO repos (name, root, git_commit, tokenizer, indexed_at, index_version) VALUES (?, ?, ?, ?, ?, 1)",
         (name, root, git_commit, tokenizer, utc_now()))
     return int(cursor.lastrowid or 0)
@@ -61,7 +61,7 @@ def insert_repo(store: Store, name: str, root: str, git_commit: str | None, toke
 def update_repo(store: Store, repo_id: int, root: str, git_commit: str | None, tokenizer: str,
                 index_version: int) -> None:
     """Record a re-index of the repository (its indexed_at is now)."""
-    store.conn.execute("UPDATE repos SET root = ?, git_commit = ?, tokenizer = ?, indexed_at = ?, index_version = ? "
+    store._conn.execute("UPDATE repos SET root = ?, git_commit = ?, tokenizer = ?, indexed_at = ?, index_version = ? "
                        "WHERE id = ?", (root, git_commit, tokenizer, utc_now(), index_version, repo_id))
 
 
@@ -79,21 +79,21 @@ class FileState:
 
 def file_states(store: Store, repo_id: int) -> dict[str, FileState]:
     """The repository's indexed files by path."""
-    return {row[1]: FileState(*row) for row in store.conn.execute(
+    return {row[1]: FileState(*row) for row in store._conn.execute(
         "SELECT id, path, size, mtime_ns, sha256, language FROM files WHERE repo_id = ?", (repo_id,))}
 
 
 def delete_file(store: Store, file_id: int) -> None:
     """Forget a file; its chunks and references go with it (ON DELETE CASCADE)."""
-    store.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+    store._conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
 def set_file_stat(store: Store, file_id: int, size: int, mtime_ns: int) -> None:
-    store.conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+    store._conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
 
 
 def insert_file(store: Store, repo_id: int, path: str, size: int, mtime_ns: int, sha256: str, language: str) -> int:
-    cursor = store.conn.execute(
+    cursor = store._conn.execute(
         "INSERT INTO files (repo_id, path, size, mtime_ns, sha256, language) VALUES (?, ?, ?, ?, ?, ?)",
         (repo_id, path, size, mtime_ns, sha256, language))
     return int(cursor.lastrowid or 0)
@@ -102,20 +102,20 @@ def insert_file(store: Store, repo_id: int, path: str, size: int, mtime_ns: int,
 # chunks and references: the indexer's writes --------------------------------------------------------------------------
 def insert_chunks(store: Store, rows: Sequence[ChunkRow], refs: Sequence[RefRow]) -> None:
     """The chunks of the files an index run changed, and their call/import references, in one bulk insert each."""
-    store.conn.executemany(
+    store._conn.executemany(
         "INSERT INTO chunks (chunk_id, repo_id, file_id, file_path, start_line, end_line, symbol_name, kind, "
         "content_hash, text, token_count, tokenizer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    store.conn.executemany("INSERT INTO symbol_refs (chunk_id, repo_id, ref_kind, name, full_name, line) "
+    store._conn.executemany("INSERT INTO symbol_refs (chunk_id, repo_id, ref_kind, name, full_name, line) "
                            "VALUES (?, ?, ?, ?, ?, ?)", refs)
 
 
 def chunk_count(store: Store, repo_id: int) -> int:
-    return int(store.conn.execute("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,)).fetchone()[0])
+    return int(store._conn.execute("SELECT count(*) FROM chunks WHERE repo_id = ?", (repo_id,)).fetchone()[0])
 
 
 def chunk_order(store: Store, repo_id: int) -> list[tuple[int, str]]:
     """(rowid, chunk_id) of the repository's chunks, by rowid: the BM25 documents in order."""
-    return store.conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
+    return store._conn.execute("SELECT rowid, chunk_id FROM chunks WHERE repo_id = ? ORDER BY rowid",
                               (repo_id,)).fetchall()
 
 
@@ -123,7 +123,7 @@ def chunk_sources(store: Store, chunk_ids: Sequence[str]) -> Iterator[tuple[str,
     """(chunk_id, file_path, symbol_name, text) of these chunks: what their BM25 terms are made from."""
     for start in range(0, len(chunk_ids), _BATCH):
         batch = list(chunk_ids[start:start + _BATCH])
-        yield from store.conn.execute(
+        yield from store._conn.execute(
             f"SELECT chunk_id, file_path, symbol_name, text FROM chunks WHERE chunk_id IN "
             f"({','.join('?' * len(batch))})", batch)
 
@@ -131,7 +131,7 @@ def chunk_sources(store: Store, chunk_ids: Sequence[str]) -> Iterator[tuple[str,
 # chunks: retrieval's reads (hot: plain tuples) ------------------------------------------------------------------------
 def chunk_locations(store: Store, repo_id: int) -> Iterator[ChunkLocation]:
     """Every chunk of the repository without its text (retrieval's loaded index keeps these per chunk)."""
-    return store.conn.execute(
+    return store._conn.execute(
         "SELECT chunk_id, file_path, start_line, end_line, symbol_name, kind, content_hash, token_count, rowid "
         "FROM chunks WHERE repo_id = ?", (repo_id,))
 
@@ -140,19 +140,19 @@ def chunk_texts(store: Store, rowids: Sequence[int]) -> dict[int, str]:
     """{rowid: text} of these chunks (the hits of one question)."""
     if not rowids:
         return {}
-    return dict(store.conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
+    return dict(store._conn.execute(f"SELECT rowid, text FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
                                    list(rowids)).fetchall())
 
 
 def chunk_heads(store: Store, repo_id: int, max_chars: int) -> Iterator[tuple[int, str, str | None, str]]:
     """(rowid, file_path, symbol_name, the first max_chars of the text) of every chunk: what is embedded of it."""
-    return store.conn.execute("SELECT rowid, file_path, symbol_name, substr(text, 1, ?) FROM chunks WHERE repo_id = ?",
+    return store._conn.execute("SELECT rowid, file_path, symbol_name, substr(text, 1, ?) FROM chunks WHERE repo_id = ?",
                               (max_chars, repo_id))
 
 
 def chunks_by_file(store: Store, repo_id: int) -> Iterator[tuple[str, int, str]]:
     """(file_path, start_line, text) of every chunk, by file and line: the files rebuilt from their chunks."""
-    return store.conn.execute(
+    return store._conn.execute(
         "SELECT file_path, start_line, text FROM chunks WHERE repo_id = ? ORDER BY file_path, start_line", (repo_id,))
 
 
@@ -161,25 +161,25 @@ def referring_chunks(store: Store, repo_id: int, name: str, kinds: Sequence[str]
     """(chunk_id, ref_kind) of up to 500 chunks that call (or import, by `kinds`) the name."""
     sql = (f"SELECT DISTINCT chunk_id, ref_kind FROM symbol_refs WHERE repo_id = ? AND name = ? AND ref_kind IN "
            f"({','.join('?' * len(kinds))}) LIMIT 500")
-    return store.conn.execute(sql, (repo_id, name, *kinds)).fetchall()
+    return store._conn.execute(sql, (repo_id, name, *kinds)).fetchall()
 
 
 def called_names(store: Store, chunk_id: str) -> list[str]:
     """The names a chunk calls, each once."""
-    return [r[0] for r in store.conn.execute(
+    return [r[0] for r in store._conn.execute(
         "SELECT DISTINCT name FROM symbol_refs WHERE chunk_id = ? AND ref_kind = 'call'", (chunk_id,))]
 
 
 def calls_in_order(store: Store, chunk_ids: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(chunk_id, called name) of these chunks' calls, in line order."""
-    return store.conn.execute(
+    return store._conn.execute(
         f"SELECT chunk_id, name FROM symbol_refs WHERE chunk_id IN ({','.join('?' * len(chunk_ids))}) "
         "AND ref_kind = 'call' ORDER BY line", list(chunk_ids))
 
 
 def imported_names(store: Store, repo_id: int, files: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(file_path, name) for each name the import statements of these files bind."""
-    return store.conn.execute(
+    return store._conn.execute(
         f"SELECT c.file_path, s.name FROM chunks c JOIN symbol_refs s ON s.chunk_id = c.chunk_id WHERE c.repo_id = ? "
         f"AND c.file_path IN ({','.join('?' * len(files))}) AND s.ref_kind = 'import'", [repo_id, *files])
 
@@ -195,14 +195,14 @@ class StoredPostings:
 
 
 def stored_postings(store: Store, repo_id: int) -> StoredPostings | None:
-    row = store.conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
+    row = store._conn.execute("SELECT index_version, analyzer, doc_rowids, data FROM search_index WHERE repo_id = ?",
                              (repo_id,)).fetchone()
     return StoredPostings(*row) if row else None
 
 
 def postings_current(store: Store, repo_id: int, analyzer: str) -> bool:
     """Are the stored postings built for the repository's index version by this analyzer?"""
-    row = store.conn.execute("SELECT count(*) FROM search_index WHERE repo_id = ? AND analyzer = ? "
+    row = store._conn.execute("SELECT count(*) FROM search_index WHERE repo_id = ? AND analyzer = ? "
                              "AND index_version = (SELECT index_version FROM repos WHERE id = ?)",
                              (repo_id, analyzer, repo_id)).fetchone()
     return bool(row[0])
@@ -210,8 +210,8 @@ def postings_current(store: Store, repo_id: int, analyzer: str) -> bool:
 
 def save_postings(store: Store, repo_id: int, analyzer: str, doc_rowids: bytes, data: bytes) -> None:
     """Replace the repository's postings, stamped with its current index version."""
-    store.conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
-    store.conn.execute(
+    store._conn.execute("DELETE FROM search_index WHERE repo_id = ?", (repo_id,))
+    store._conn.execute(
         "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
         "VALUES (?, (SELECT index_version FROM repos WHERE id = ?), ?, ?, ?, ?)",
         (repo_id, repo_id, analyzer, utc_now(), doc_rowids, data))

@@ -53,7 +53,7 @@ def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[d
     """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order.
     Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
     status = "AND a.status = 'ok'" if only_ok else ""
-    return store.query(
+    return store._query(
         "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
         f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
         "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
@@ -61,7 +61,7 @@ def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[d
 
 def answer_row(store: Store, answer_id: int) -> dict[str, Any]:
     """One answer's row (as a dict, like `answers_of_run`'s, without the question's columns)."""
-    return store.query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
+    return store._query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
 
 
 # auto_grades ----------------------------------------------------------------------------------------------------------
@@ -90,16 +90,16 @@ class AutoGrade:
 def replace_auto_grade(store: Store, g: AutoGrade) -> None:
     """Store a grade in place of the grader's earlier one for the same answer, rubric and repeat; the caller holds the
     transaction. The schema's trigger stamps the question's current gold on it."""
-    store.conn.execute(
+    store._conn.execute(
         "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = ? AND grader_model = ? "
         "AND rubric_version IS ? AND repeat_index = ?",
         (g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index))
-    store.db.table("auto_grades").insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
+    store._db.table("auto_grades").insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
 
 
 def fresh_rule_grades(store: Store, run_id: int, model: str) -> set[int]:
     """The answers of the run that rule grader `model` graded against their question's current gold."""
-    return {r["answer_id"] for r in store.query(
+    return {r["answer_id"] for r in store._query(
         "SELECT g.answer_id FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q "
         f"ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'rule' AND g.grader_model = ? "
         f"AND NOT ({STALE_SQL})", (run_id, model))}
@@ -109,7 +109,7 @@ def fresh_judge_grades(store: Store, answer_ids: list[int], model: str, rubric_v
     """(answer id, repeat index) of the judge grades made by `model` under `rubric_version` against the current gold,
     not counting calls that failed (a grading_error without a reply: tried again)."""
     marks = ",".join("?" * len(answer_ids))
-    return {(r["answer_id"], r["repeat_index"]) for r in store.query(
+    return {(r["answer_id"], r["repeat_index"]) for r in store._query(
         "SELECT g.answer_id, g.repeat_index FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE g.grader_kind = 'judge' AND g.grader_model = ? "
         "AND g.rubric_version = ? AND NOT (coalesce(g.failure_label, '') = ? AND g.raw_response IS NULL) "
@@ -118,7 +118,7 @@ def fresh_judge_grades(store: Store, answer_ids: list[int], model: str, rubric_v
 
 def stale_judge_grades(store: Store, run_id: int, model: str) -> int:
     """How many of judge `model`'s grades of the run were made against an older gold."""
-    return store.scalar(
+    return store._scalar(
         "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id JOIN questions q ON "
         f"q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' AND g.grader_model = ? AND {STALE_SQL}",
         (run_id, model)) or 0
@@ -143,7 +143,7 @@ class JudgeRepeat:
 def judge_repeats(store: Store, run_id: int, model: str | None = None,
                   rubric_version: str | None = None) -> list[JudgeRepeat]:
     """The judge's grades of a run (of one model and rubric version when given), by answer and repeat."""
-    rows = store.conn.execute(
+    rows = store._conn.execute(
         "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
         "q.question_id, q.category, a.method, a.budget FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
@@ -155,7 +155,7 @@ def judge_repeats(store: Store, run_id: int, model: str | None = None,
 def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
     """The rubric versions the judge graded any of these answers under, oldest rubric first."""
     marks = ",".join("?" * len(answer_ids)) or "NULL"
-    return tuple(r["rubric_version"] for r in store.query(
+    return tuple(r["rubric_version"] for r in store._query(
         "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
         f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
         "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
@@ -175,7 +175,7 @@ def store_scores(store: Store, answer_id: int, scores: list[Score], method: str)
     """Write scores of one answer (replacing older values of the same metric and method); the caller holds the
     transaction."""
     now = utc_now()
-    store.db.table("answer_scores").upsert_all(
+    store._db.table("answer_scores").upsert_all(
         [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
           "detail": json.dumps(s.detail, ensure_ascii=False), "created_at": now} for s in scores],
         pk=("answer_id", "metric", "method"))
@@ -186,7 +186,7 @@ def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None
     scorer's, `detail` still JSON text) with its answer's run_id, answer_method, budget, benchmark and question_id.
     Rows as dicts: the score export spreads them into its records."""
     only = f"AND s.metric IN ({','.join('?' * len(metrics))})" if metrics else ""
-    return store.query(
+    return store._query(
         "SELECT s.*, a.run_id, a.method AS answer_method, a.budget, q.benchmark, q.question_id FROM answer_scores s "
         "JOIN answers a ON a.id = s.answer_id JOIN questions q ON q.id = a.question_pk "
         f"WHERE a.run_id = ? {only} ORDER BY s.answer_id, s.method, s.metric", (run_id, *(metrics or ())))
@@ -195,21 +195,21 @@ def run_scores(store: Store, run_id: int, metrics: tuple[str, ...] | None = None
 def score_details(store: Store, answer_ids: list[int], method: str) -> list[tuple[int, str, str | None]]:
     """(answer id, metric, detail JSON) of the scores scorer `method` stored for these answers."""
     marks = ",".join("?" * len(answer_ids))
-    return [(r[0], r[1], r[2]) for r in store.conn.execute(
+    return [(r[0], r[1], r[2]) for r in store._conn.execute(
         f"SELECT answer_id, metric, detail FROM answer_scores WHERE method = ? AND answer_id IN ({marks})",
         (method, *answer_ids))]
 
 
 def faithfulness_scores(store: Store, answer_id: int) -> list[tuple[str, float | None, str | None]]:
     """(scorer method, value, detail JSON) of every faithfulness score of an answer, by method."""
-    return [(r["method"], r["value"], r["detail"]) for r in store.query(
+    return [(r["method"], r["value"], r["detail"]) for r in store._query(
         "SELECT method, value, detail FROM answer_scores WHERE answer_id = ? AND metric = "
         "'faithfulness' ORDER BY method", (answer_id,))]
 
 
 def answer_score_values(store: Store, answer_id: int) -> list[tuple[str, str, float | None]]:
     """(metric, method, value) of every score of an answer, by metric and method."""
-    return [(s["metric"], s["method"], s["value"]) for s in store.query(
+    return [(s["metric"], s["method"], s["value"]) for s in store._query(
         "SELECT metric, method, value FROM answer_scores WHERE answer_id = ? ORDER BY metric, method", (answer_id,))]
 
 
@@ -227,7 +227,7 @@ class ClaimCounts:
 def put_claims(store: Store, answer_id: int, splitter: str, counts: ClaimCounts, detail: str) -> None:
     """Replace the stored claims of an answer (`detail`: the claims as JSON) (one transaction, joining the caller's)."""
     with store.transaction():
-        store.db.table("answer_claims").upsert({
+        store._db.table("answer_claims").upsert({
             "answer_id": answer_id, "splitter": splitter, "claims": counts.claims, "cited": counts.cited,
             "citations": counts.citations, "invalid": counts.invalid, "detail": detail, "computed_at": utc_now(),
         }, pk="answer_id")
@@ -235,13 +235,13 @@ def put_claims(store: Store, answer_id: int, splitter: str, counts: ClaimCounts,
 
 def claims_detail(store: Store, answer_id: int) -> tuple[str, str] | None:
     """(splitter version, claims JSON) of an answer's stored claims; None when never computed."""
-    row = store.query("SELECT splitter, detail FROM answer_claims WHERE answer_id = ?", (answer_id,))
+    row = store._query("SELECT splitter, detail FROM answer_claims WHERE answer_id = ?", (answer_id,))
     return (row[0]["splitter"], row[0]["detail"]) if row else None
 
 
 def claim_counts(store: Store, answer_id: int) -> ClaimCounts | None:
     """The counts of an answer's stored claims (whatever splitter made them); None when never computed."""
-    row = store.query("SELECT claims, cited, citations, invalid FROM answer_claims WHERE answer_id = ?", (answer_id,))
+    row = store._query("SELECT claims, cited, citations, invalid FROM answer_claims WHERE answer_id = ?", (answer_id,))
     return ClaimCounts(**row[0]) if row else None
 
 
@@ -262,7 +262,7 @@ class MethodClaimCounts:
 
 def claim_counts_by_method(store: Store, run_id: int, splitter: str) -> list[MethodClaimCounts]:
     """Per answer method and budget: the claim counts of the run's answered answers (claims by `splitter` only)."""
-    rows = store.conn.execute(
+    rows = store._conn.execute(
         "SELECT a.method, a.budget, count(*) AS answers, count(c.answer_id) AS computed, "
         "coalesce(sum(c.claims), 0) AS claims, coalesce(sum(c.cited), 0) AS cited, "
         "coalesce(sum(c.citations), 0) AS citations, coalesce(sum(c.invalid), 0) AS invalid, "

@@ -134,7 +134,7 @@ def open_other(path: str | Path) -> Iterator[OtherStore]:
 
 # this store ------------------------------------------------------------------------------------------------------------
 def run_identities(store: Store) -> list[RunIdentity]:
-    return [RunIdentity(*row) for row in store.conn.execute(_RUN_SQL)]
+    return [RunIdentity(*row) for row in store._conn.execute(_RUN_SQL)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +146,7 @@ class AnswerHere:
 def answer_here(store: Store, run_id: int, benchmark: str, question_id: str, method: str,
                 budget: int) -> AnswerHere | None:
     """The answer at this place of a run of this store, or None."""
-    row = store.conn.execute("""
+    row = store._conn.execute("""
         SELECT a.id, a.text FROM answers a JOIN questions q ON q.id = a.question_pk
         WHERE a.run_id = ? AND q.benchmark = ? AND q.question_id = ? AND a.method = ? AND a.budget = ?
     """, (run_id, benchmark, question_id, method, budget)).fetchone()
@@ -159,14 +159,14 @@ def uuids_here(store: Store, table: str, uuids: list[str]) -> set[str]:
     found: set[str] = set()
     for i in range(0, len(uuids), 500):  # well under SQLite's bound-parameter limit
         part = uuids[i:i + 500]
-        found |= {r[0] for r in store.conn.execute(
+        found |= {r[0] for r in store._conn.execute(
             f"SELECT uuid FROM {table} WHERE uuid IN ({_placeholders(part)})", tuple(part))}
     return found
 
 
 def question_in_run(store: Store, run_id: int, benchmark: str, question_id: str) -> int | None:
     """The row id of the question, when the run answered it."""
-    pk = store.scalar("SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
+    pk = store._scalar("SELECT q.id FROM questions q WHERE q.benchmark = ? AND q.question_id = ? "
                       "AND EXISTS (SELECT 1 FROM answers a WHERE a.run_id = ? AND a.question_pk = q.id)",
                       (benchmark, question_id, run_id))
     return None if pk is None else int(pk)
@@ -174,7 +174,7 @@ def question_in_run(store: Store, run_id: int, benchmark: str, question_id: str)
 
 def draw_here(store: Store, run_id: int, grader: str, draw_index: int) -> bool:
     """Has this person a sampler draw with this number in this run here?"""
-    return store.scalar("SELECT 1 FROM sample_draws WHERE run_id = ? AND grader = ? AND draw_index = ?",
+    return store._scalar("SELECT 1 FROM sample_draws WHERE run_id = ? AND grader = ? AND draw_index = ?",
                         (run_id, grader, draw_index)) is not None
 
 
@@ -182,7 +182,7 @@ def add_events(store: Store, new: dict[str, list[EventRow]]) -> None:
     """Copy the events, table by table, in one transaction: each row's columns that its table has, but its id."""
     with store.transaction():
         for table, rows in new.items():
-            columns = {r[1] for r in store.conn.execute(
+            columns = {r[1] for r in store._conn.execute(
                 f"PRAGMA table_info({_table(table, ANSWER_EVENTS + QUESTION_EVENTS)})")} - {"id"}
             for row in rows:
-                store.db.table(table).insert({k: v for k, v in row.items() if k in columns})
+                store._db.table(table).insert({k: v for k, v in row.items() if k in columns})

@@ -41,21 +41,21 @@ def _json_or_null(values: list[str] | None) -> str | None:
 
 def question_pk(store: Store, benchmark: str, question_id: str) -> int | None:
     """The row id of a benchmark's question, or None when it is not stored."""
-    pk = store.scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?", (benchmark, question_id))
+    pk = store._scalar("SELECT id FROM questions WHERE benchmark = ? AND question_id = ?", (benchmark, question_id))
     return None if pk is None else int(pk)
 
 
 def add_question(store: Store, question: QuestionRow, created_at: str) -> int:
     """Store a new question; its row id."""
     row = {**question.columns(), "created_at": created_at}
-    cursor = store.conn.execute(f"INSERT INTO questions ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+    cursor = store._conn.execute(f"INSERT INTO questions ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                 tuple(row.values()))
     return int(cursor.lastrowid or 0)
 
 
 def update_question(store: Store, pk: int, question: QuestionRow) -> None:
     """Rewrite a stored question (a corrected gold answer or labels keep its row, so its answers stay its own)."""
-    store.db.table("questions").update(pk, question.columns())
+    store._db.table("questions").update(pk, question.columns())
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class AnsweredQuestion:
 
 def answered_questions(store: Store, benchmark: str) -> dict[str, AnsweredQuestion]:
     """{question id: its text and the runs that answered it} for the benchmark's questions that have answers."""
-    return {r["question_id"]: AnsweredQuestion(r["question"], r["runs"]) for r in store.query(
+    return {r["question_id"]: AnsweredQuestion(r["question"], r["runs"]) for r in store._query(
         "SELECT q.question_id, q.question, group_concat(DISTINCT a.run_id) AS runs FROM questions q "
         "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
 
@@ -74,5 +74,5 @@ def answered_questions(store: Store, benchmark: str) -> dict[str, AnsweredQuesti
 def indexed_count(store: Store, repo_name: str, paths: list[str]) -> int:
     """How many of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
     marks = ",".join("?" * len(paths))
-    return int(store.scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
+    return int(store._scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
                             f"AND f.path IN ({marks})", (repo_name, *paths)))

@@ -74,7 +74,7 @@ def person_machine_pairs(store: Store, run_id: int, choice_kind: str | None = No
     grader's (`choice_kind`, optionally `choice_model`) or, without a choice, the one on the desk when it was saved."""
     pick = _chosen("h.answer_id") if choice_kind else _ON_DESK
     choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
-    return [PairRow(**r) for r in store.query(
+    return [PairRow(**r) for r in store._query(
         f"""
         SELECT h.answer_id, a.question_pk, h.grader, h.grade AS human, h.failure_label AS human_label, h.mode,
                h.rubric_version, a.method, a.budget, q.category,
@@ -94,7 +94,7 @@ def person_machine_pairs(store: Store, run_id: int, choice_kind: str | None = No
 
 def machine_graders(store: Store, run_id: int) -> list[tuple[str, str | None]]:
     """(kind, model) of every machine grader that graded an answer of the run."""
-    return [(r["grader_kind"], r["grader_model"]) for r in store.query(
+    return [(r["grader_kind"], r["grader_model"]) for r in store._query(
         "SELECT DISTINCT g.grader_kind, g.grader_model FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ?", (run_id,))]
 
@@ -108,7 +108,7 @@ def answer_verdicts(store: Store, run_id: int, choice_kind: str | None = None, c
     machine = (f"auto_grades m ON m.id = {_chosen('a.id')}" if choice_kind
                else "machine_grades m ON m.answer_id = a.id")
     choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
-    return store.conn.execute(
+    return store._conn.execute(
         f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, {_VERDICT}, m.grader_kind "
         f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
         {"run": run_id, **choice})
@@ -116,7 +116,7 @@ def answer_verdicts(store: Store, run_id: int, choice_kind: str | None = None, c
 
 def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[str, int], float]:
     """(method, budget) -> the share of people's current grades of the run's answered answers that are `pass_grade`."""
-    return {(r["method"], r["budget"]): r["rate"] for r in store.query(
+    return {(r["method"], r["budget"]): r["rate"] for r in store._query(
         "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
         (pass_grade, run_id))}
@@ -124,7 +124,7 @@ def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[s
 
 def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
     """(answer_id, grade) of every person's current grade of the run's answers."""
-    return [(r["answer_id"], r["grade"]) for r in store.query(
+    return [(r["answer_id"], r["grade"]) for r in store._query(
         "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
         "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
 
@@ -143,7 +143,7 @@ class GradeEvent:
 
 def grade_events(store: Store, run_id: int) -> list[GradeEvent]:
     """The run's grade events that no undo took back, oldest first."""
-    return [GradeEvent(**r) for r in store.query(
+    return [GradeEvent(**r) for r in store._query(
         """
         SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision
         FROM human_grades h JOIN answers a ON a.id = h.answer_id
@@ -168,7 +168,7 @@ class JudgeBesidePerson:
 def judge_grades_beside_people(store: Store, run_id: int) -> list[JudgeBesidePerson]:
     """Each usable first-repeat judge grade beside each person's current grade of the same answer, oldest rubric
     version first."""
-    return [JudgeBesidePerson(**r) for r in store.query(
+    return [JudgeBesidePerson(**r) for r in store._query(
         """
         SELECT h.answer_id, h.grader, h.grade AS person, g.grader_model, g.rubric_version, g.grade AS judge
         FROM current_human_grades h
@@ -185,7 +185,7 @@ def judge_grades_beside_people(store: Store, run_id: int) -> list[JudgeBesidePer
 
 def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
     """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
-    return [(r["preferred"], r["left_method"]) for r in store.query(
+    return [(r["preferred"], r["left_method"]) for r in store._query(
         "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
         "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
         "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
@@ -196,20 +196,20 @@ def answer_texts(store: Store, answer_ids: Iterable[int]) -> Iterator[tuple[int,
     ids = sorted(set(answer_ids))
     for start in range(0, len(ids), CHUNK):
         part = ids[start:start + CHUNK]
-        for r in store.query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
+        for r in store._query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
             yield r["id"], r["text"]
 
 
 # -- rubric versions ---------------------------------------------------------------------------------------------------
 
 def newest_rubric_version(store: Store) -> str | None:
-    version: str | None = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    version: str | None = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
     return version
 
 
 def machine_grades_under_other_rubric(store: Store, run_id: int, version: str) -> int:
     """How many of the run's machine grades name a rubric version other than `version`."""
-    n: int = store.scalar(
+    n: int = store._scalar(
         "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, version))
     return n
@@ -229,7 +229,7 @@ class FlaggedGrade:
 
 def grades_under_other_rubric(store: Store, run_id: int, version: str) -> list[FlaggedGrade]:
     """People's current grades of the run saved under a rubric version other than `version`."""
-    return [FlaggedGrade(**r) for r in store.query(
+    return [FlaggedGrade(**r) for r in store._query(
         """
         SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
         FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
@@ -250,7 +250,7 @@ class RubricText:
 def rubric_texts(store: Store) -> list[RubricText]:
     """Every stored rubric version, oldest first."""
     return [RubricText(**r)
-            for r in store.query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
+            for r in store._query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
 
 
 # -- judge alignment: people's grades, the judge's verdicts ------------------------------------------------------------
@@ -276,7 +276,7 @@ class PersonGradedAnswer:
 
 def people_graded_answers(store: Store, run_id: int, grader: str | None = None) -> list[PersonGradedAnswer]:
     """People's (or one person's) current grades of the run's answered answers, by answer then person."""
-    return [PersonGradedAnswer(**r) for r in store.query(
+    return [PersonGradedAnswer(**r) for r in store._query(
         "SELECT h.answer_id, h.grader, h.grade, h.failure_label, h.note, a.question_pk, a.method, a.budget, a.text, "
         "q.benchmark, q.question_id, q.question, q.gold_answer FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
@@ -287,7 +287,7 @@ def people_graded_answers(store: Store, run_id: int, grader: str | None = None) 
 def judge_verdicts(store: Store, model: str, version: str, answer_ids: Collection[int]) -> dict[int, str]:
     """answer_id -> the judge's grade (first repeat) under rubric `version`, for answers whose verdict is usable."""
     marks, ids = _in(answer_ids)
-    rows = store.query(
+    rows = store._query(
         "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
         f"AND rubric_version = ? AND repeat_index = 0 AND coalesce(failure_label, '') != ? AND answer_id IN ({marks})",
         (model, version, UNUSABLE, *ids))
@@ -300,7 +300,7 @@ def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int
     total, unknown, known = 0.0, 0, 0
     for version, answer_ids in parts:
         marks, ids = _in(answer_ids)
-        row = store.query(
+        row = store._query(
             "SELECT sum(cost_usd) AS cost, count(cost_usd) AS known, count(*) AS n FROM auto_grades "
             f"WHERE grader_kind = 'judge' AND grader_model = ? AND rubric_version = ? AND answer_id IN ({marks})",
             (model, version, *ids))[0]
@@ -328,7 +328,7 @@ class MachineGradeRow:
 
 def machine_grade_rows(store: Store, run_id: int) -> list[MachineGradeRow]:
     """The run's machine grades (first repeat only) with their answer's method and question."""
-    return [MachineGradeRow(**r) for r in store.query(
+    return [MachineGradeRow(**r) for r in store._query(
         "SELECT g.grader_kind, g.grader_model, g.rubric_version, g.grade, g.failure_label, g.answer_id, "
         "a.method, a.budget, q.question_id, q.category FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
@@ -349,7 +349,7 @@ class AnswerRow:
 
 def answer_rows(store: Store, run_id: int) -> list[AnswerRow]:
     """Each answer of the run: method, status, tokens, cost, latency, finish reason."""
-    return [AnswerRow(**r) for r in store.query(
+    return [AnswerRow(**r) for r in store._query(
         "SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
         "finish_reason FROM answers WHERE run_id = ?", (run_id,))]
 
@@ -366,7 +366,7 @@ class CallCost:
 
 def judge_cost(store: Store, run_id: int) -> CallCost:
     """Tokens, cost and calls of every judge grade of the run (every repeat)."""
-    return CallCost(**store.query(
+    return CallCost(**store._query(
         "SELECT coalesce(sum(g.tokens_in), 0) AS tokens_in, coalesce(sum(g.tokens_out), 0) AS tokens_out, "
         "sum(g.cost_usd) AS cost_usd, count(*) AS calls FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "WHERE a.run_id = ? AND g.grader_kind = 'judge'", (run_id,))[0])
@@ -374,6 +374,6 @@ def judge_cost(store: Store, run_id: int) -> CallCost:
 
 def llm_score_details(store: Store, run_id: int) -> list[str | None]:
     """The detail (JSON text) of every score an LLM scorer gave an answer of the run."""
-    return [r["detail"] for r in store.query(
+    return [r["detail"] for r in store._query(
         "SELECT s.detail FROM answer_scores s JOIN answers a ON a.id = s.answer_id "
         "WHERE a.run_id = ? AND s.method LIKE 'llm:%'", (run_id,))]

@@ -20,7 +20,7 @@ from gradedesk.core.store.connection import Store, StoreError
 def resolve_run(store: Store, run: str | int | None) -> int:
     """A run id from an id, "latest" (the newest run) or None (also the newest); one clear error otherwise."""
     if run is None or str(run).strip().lower() == "latest":
-        run_id = store.scalar("SELECT max(id) FROM runs")
+        run_id = store._scalar("SELECT max(id) FROM runs")
         if run_id is None:
             raise StoreError(f"{store.path}: no runs yet; make one with `gradedesk run`, `gradedesk demo` "
                              f"or `gradedesk import`")
@@ -29,7 +29,7 @@ def resolve_run(store: Store, run: str | int | None) -> int:
         run_id = int(run)
     except (TypeError, ValueError):
         raise UserError(f"RUN: {run!r} is not a run id or 'latest'") from None
-    if store.scalar("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
+    if store._scalar("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
         raise UserError(f"RUN: no run {run_id} in {store.path} (see `gradedesk runs`)")
     return run_id
 
@@ -62,7 +62,7 @@ _RUN_COLUMNS = ", ".join(f.name for f in fields(RunRow))
 
 
 def run_row(store: Store, run_id: int) -> RunRow:
-    rows = store.query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
+    rows = store._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
     if not rows:
         raise UserError(f"--run: no run {run_id} in {store.path}")
     r = rows[0]
@@ -95,8 +95,8 @@ def run_info(store: Store, run_id: int) -> RunInfo:
     r = run_row(store, run_id)
     budget = r.primary_budget
     if budget is None:  # older or imported runs: the largest budget answered
-        budget = store.scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
-    rubric = store.scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
+        budget = store._scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
+    rubric = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
     return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed), rubric)
 
 
@@ -131,14 +131,14 @@ def add_run(store: Store, run: NewRun) -> int:
            "primary_budget": run.primary_budget, "raw_k": run.raw_k, "tokenizer": run.tokenizer,
            "compiler_version": run.compiler_version, "prompt_versions": json.dumps(run.prompt_versions),
            "order_seed": run.order_seed, "config": json.dumps(run.config, ensure_ascii=False)}
-    cursor = store.conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+    cursor = store._conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                 tuple(row.values()))
     return int(cursor.lastrowid or 0)
 
 
 def run_by_key(store: Store, source: str, key: str) -> int | None:
     """The newest run of `source` (run, import) whose configuration has this key: the same command or file again."""
-    run_id = store.scalar("SELECT id FROM runs WHERE source = ? AND json_extract(config, '$.key') = ? "
+    run_id = store._scalar("SELECT id FROM runs WHERE source = ? AND json_extract(config, '$.key') = ? "
                           "ORDER BY id DESC LIMIT 1", (source, key))
     return None if run_id is None else int(run_id)
 
@@ -146,16 +146,16 @@ def run_by_key(store: Store, source: str, key: str) -> int | None:
 def delete_run(store: Store, run_id: int) -> None:
     """Take a run back whole: its answers go with it (ON DELETE CASCADE), and so do their bundles."""
     with store.transaction():
-        bundles = [r[0] for r in store.conn.execute(
+        bundles = [r[0] for r in store._conn.execute(
             "SELECT bundle_id FROM answers WHERE run_id = ? AND bundle_id IS NOT NULL", (run_id,))]
-        store.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        store._conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         delete_bundles(store, bundles)
 
 
 def list_runs(store: Store) -> list[dict[str, Any]]:
     """Every run, newest first, with its answer counts by status (column -> value: `gradedesk runs --json` prints
     them as they are)."""
-    return store.query("""
+    return store._query("""
         SELECT r.id, r.created_at, r.source, r.label, r.provider, r.model, r.endpoint_host, r.benchmark,
                r.budgets, r.primary_budget,
                (SELECT count(DISTINCT a.question_pk) FROM answers a WHERE a.run_id = r.id) AS questions,
@@ -168,10 +168,10 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
 # prompts ---------------------------------------------------------------------------------------------------------------
 def prompt_text(store: Store, name: str, version: str) -> str | None:
     """The stored text of a prompt version, or None when it is not stored yet."""
-    text = store.scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (name, version))
+    text = store._scalar("SELECT text FROM prompts WHERE name = ? AND version = ?", (name, version))
     return None if text is None else str(text)
 
 
 def add_prompt(store: Store, name: str, version: str, text: str, created_at: str) -> None:
-    store.conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
+    store._conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
                        (name, version, text, created_at))

@@ -21,6 +21,6 @@ class SampleDraw:
 
 def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
     """The run's draws, per person in draw order."""
-    return [SampleDraw(**r) for r in store.query(
+    return [SampleDraw(**r) for r in store._query(
         "SELECT grader, question_pk, probability, population FROM sample_draws WHERE run_id = ? "
         "ORDER BY grader, draw_index", (run_id,))]

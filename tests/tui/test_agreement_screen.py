@@ -37,7 +37,7 @@ def graded_store(path):
             add_human(store, aid, "alice", GRADES[(n * 3) % 4], rubric="rubric-1")
             if n % 3 == 0:
                 add_human(store, aid, "bob", GRADES[(n + 1) % 4], rubric="rubric-1")
-        store.conn.execute("UPDATE questions SET category = ? WHERE id = ?", (f"odd {HOSTILE}", info.question_pks[0]))
+        store._conn.execute("UPDATE questions SET category = ? WHERE id = ?", (f"odd {HOSTILE}", info.question_pks[0]))
     return info
 
 
@@ -153,7 +153,7 @@ async def test_two_judge_rubrics_are_shown_side_by_side(store):
         add_rubric(s, "rubric-2", "2030-01-01T00:00:00+00:00")
         for n, aid in enumerate(sorted(store.answer_ids.values())[:4]):
             add_auto(s, aid, GRADES[n % 2], model="gpt-4o-mini", rubric="rubric-2")
-        both = s.scalar(  # person grades of answers the judge graded under both rubrics
+        both = s._scalar(  # person grades of answers the judge graded under both rubrics
             "SELECT count(*) FROM current_human_grades h WHERE (SELECT count(DISTINCT rubric_version) FROM auto_grades "
             "g WHERE g.answer_id = h.answer_id AND g.grader_kind = 'judge') = 2")
     app = Host(store.path, store.run_id)

@@ -73,7 +73,7 @@ async def test_grades_made_at_the_desk_round_trip_through_the_lessons_format(tmp
         report = import_runlog(store, exported, grader="alice")
         assert report.human_grades == 4
         assert list(comparison_lines(store, report.run_id)) == out
-        assert {r["grader"] for r in store.query("SELECT grader FROM human_grades")} == {"alice"}
+        assert {r["grader"] for r in store._query("SELECT grader FROM human_grades")} == {"alice"}
     source = {ln["question_id"]: ln for ln in COMPARISON_LINES}
     for line in out:  # everything but the grades the person added is the lesson's line as it was
         assert {k: v for k, v in line.items() if not k.endswith("grade") and k != "grading_notes"} == \

@@ -36,7 +36,7 @@ def graded(tmp_path, chat_server):
 
 
 def sides(store, alignment_id) -> dict[str, list[dict]]:
-    rows = store.query("SELECT * FROM alignment_items WHERE alignment_id = ?", (alignment_id,))
+    rows = store._query("SELECT * FROM alignment_items WHERE alignment_id = ?", (alignment_id,))
     return {side: [r for r in rows if r["side"] == side] for side in ("train", "test")}
 
 
@@ -49,7 +49,7 @@ def test_examples_from_train_raise_agreement_on_test(graded, chat_server, tmp_pa
     # the file is the stored version, made from the base
     new = parse_rubric(out.read_text(encoding="utf-8"))
     assert new.version == new_v and new.based_on == base_v and len(new.examples) == 8
-    assert store.scalar("SELECT text FROM rubrics WHERE version = ?", (new_v,)) == new.text
+    assert store._scalar("SELECT text FROM rubrics WHERE version = ?", (new_v,)) == new.text
     # both sides stored, by question; examples only on the train side
     s = sides(store, r["alignment_id"])
     train_q, test_q = {x["question_pk"] for x in s["train"]}, {x["question_pk"] for x in s["test"]}
@@ -58,7 +58,7 @@ def test_examples_from_train_raise_agreement_on_test(graded, chat_server, tmp_pa
     assert not any(x["example"] for x in s["test"])
     assert all(x["grade"] == grades[x["answer_id"]] for x in s["train"] + s["test"])
     # nothing the judge was ever shown as an example is a test answer or a test question
-    test_answers = store.query(
+    test_answers = store._query(
         "SELECT a.text, q.question FROM alignment_items i JOIN answers a ON a.id = i.answer_id "
         "JOIN questions q ON q.id = i.question_pk WHERE i.alignment_id = ? AND i.side = 'test'", (r["alignment_id"],))
     shown_answers, shown_questions = set(), set()
@@ -71,7 +71,7 @@ def test_examples_from_train_raise_agreement_on_test(graded, chat_server, tmp_pa
     assert shown_answers.isdisjoint({t["text"] for t in test_answers})
     assert shown_questions.isdisjoint({t["question"] for t in test_answers})
     # verdicts stored like any judge run: base on train and test, new on test only
-    versions = {(v["rubric_version"], v["n"]) for v in store.query(
+    versions = {(v["rubric_version"], v["n"]) for v in store._query(
         "SELECT rubric_version, count(*) AS n FROM auto_grades WHERE grader_kind = 'judge' GROUP BY rubric_version")}
     assert versions == {(base_v, 48), (new_v, 24)}
     # the figures: the lenient base passes everything; the example-following new rubric agrees far more
@@ -93,7 +93,7 @@ def test_examples_from_train_raise_agreement_on_test(graded, chat_server, tmp_pa
     assert len(t["bias"]["new"]["verbosity"]) == 3 and t["consistency"] is None
     assert r["calls"]["made"] == len(chat_server.requests) == 48 + 24 and r["calls"]["reused"] == 0
     assert r["warnings"] == []  # 24 test answers, and the judge did not write the answers
-    stored = json.loads(store.scalar("SELECT report FROM alignments WHERE id = ?", (r["alignment_id"],)))
+    stored = json.loads(store._scalar("SELECT report FROM alignments WHERE id = ?", (r["alignment_id"],)))
     assert stored["test"]["measures"] == t["measures"]
 
 
@@ -112,7 +112,7 @@ def test_iterating_keeps_earlier_examples_out_of_test(graded, chat_server):
     store, run, _ = graded
     p = provider(chat_server)
     first = align(store, run, builtin_rubric(), p, AlignSettings(seed=1, boot=BOOT))
-    round1 = parse_rubric(store.scalar("SELECT text FROM rubrics WHERE version = ?", (first["new"]["version"],)))
+    round1 = parse_rubric(store._scalar("SELECT text FROM rubrics WHERE version = ?", (first["new"]["version"],)))
     second = align(store, run, round1, p, AlignSettings(seed=2, examples=4, boot=BOOT))
     assert second["base"]["version"] == first["new"]["version"]
     assert second["new"]["examples"] == 8 + 4
@@ -164,9 +164,9 @@ def test_grading_errors_and_failed_calls_are_left_out_and_counted(graded, chat_s
 def test_without_people_grades_align_says_what_to_do(tmp_path, chat_server):
     store = open_store(tmp_path / "s.db")
     run, grades = build_graded_run(store, 2)
-    store.conn.execute("DELETE FROM human_grades")
+    store._conn.execute("DELETE FROM human_grades")
     with pytest.raises(UserError, match="no answer with a gold answer has a grade by people; grade some at the desk"):
         align(store, run, builtin_rubric(), provider(chat_server))
     with pytest.raises(UserError, match="grader 'zoe'"):
         align(store, run, builtin_rubric(), provider(chat_server), AlignSettings(grader="zoe"))
-    assert chat_server.requests == [] and store.scalar("SELECT count(*) FROM alignments") == 0
+    assert chat_server.requests == [] and store._scalar("SELECT count(*) FROM alignments") == 0

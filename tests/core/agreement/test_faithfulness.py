@@ -50,16 +50,16 @@ def marked(project, chat_server, capsys):
     assert code == 0
     person: dict[int, float] = {}
     with open_store(db) as store:
-        for a in store.query("SELECT * FROM answers ORDER BY id"):
+        for a in store._query("SELECT * FROM answers ORDER BY id"):
             claims = claims_of(store, a).claims
             marks = [mark_of(c.index, a["id"]) for c in claims]
             for c, mark in zip(claims, marks):
                 record_mark(store, a["id"], "alice", c, mark)
             factual = [m for m in marks if m != "not_claim"]
             person[a["id"]] = factual.count("supported") / len(factual)
-        first = store.query("SELECT * FROM answers ORDER BY id LIMIT 1")[0]
+        first = store._query("SELECT * FROM answers ORDER BY id LIMIT 1")[0]
         record_mark(store, first["id"], "bob", claims_of(store, first).claims[1], "supported")  # bob stopped early
-        scores = {(r["answer_id"], r["method"]): r["value"] for r in store.query(
+        scores = {(r["answer_id"], r["method"]): r["value"] for r in store._query(
             "SELECT answer_id, method, value FROM answer_scores WHERE metric = 'faithfulness'")}
     return db, person, scores
 
@@ -89,7 +89,7 @@ def test_summary_and_export_carry_people_faithfulness_per_method(marked, capsys)
     code, out = cli(capsys, "summary", "--store", str(db), "--json")
     rows = {c["method"]: c for c in json.loads(out)["claims"]}
     with open_store(db) as store:
-        methods = {r["id"]: r["method"] for r in store.query("SELECT id, method FROM answers")}
+        methods = {r["id"]: r["method"] for r in store._query("SELECT id, method FROM answers")}
     for method, label in (("raw", "raw"), ("bundle", "bundle@600")):
         values = [v for aid, v in person.items() if methods[aid] == method]
         assert rows[label]["marked_answers"] == 3

@@ -35,7 +35,7 @@ def test_two_rubrics_side_by_side_on_the_items_both_graded(tmp_path, chat_server
     inflation = report["bias"]["grade_inflation"]
     passed_by_people = sum(g == "fully_correct" for g in grades.values())
     assert pairs == 24 and inflation["person_pass_rate"]["value"] == pytest.approx(passed_by_people / 24)
-    judged_pass = store.scalar("SELECT count(*) FROM machine_grades m JOIN answers a ON a.id = m.answer_id "
+    judged_pass = store._scalar("SELECT count(*) FROM machine_grades m JOIN answers a ON a.id = m.answer_id "
                                "WHERE a.run_id = ? AND m.grade = 'fully_correct'", (run,))
     assert inflation["judge_pass_rate"]["value"] == pytest.approx(judged_pass / 24)
     assert sum(t["n"] for t in report["bias"]["verbosity"]) == 24

@@ -58,7 +58,7 @@ def test_draws_are_reproducible_prefer_the_unsure_and_count_graded_questions_aga
             _grade_question(store, answers, qpk, FC, selection="question_order")
     nxt = draw_next(store, run, "alice")
     assert nxt.question_pk == last
-    drawn = [r["question_pk"] for r in store.query("SELECT question_pk FROM sample_draws ORDER BY draw_index")]
+    drawn = [r["question_pk"] for r in store._query("SELECT question_pk FROM sample_draws ORDER BY draw_index")]
     assert drawn[-1] == last and len(drawn) >= 2
     _grade_question(store, answers, last, FC, selection="question_order")
     assert draw_next(store, run, "alice", max_draws=50) is None  # everything graded
@@ -94,13 +94,13 @@ def test_sampled_figures_are_weighted_and_other_samples_are_reported_apart(run_s
         d = draw_next(store, run, "alice")
         # alice agrees with the judge except on the unsure questions' raw answers
         raw, bundle = answers[d.question_pk]
-        judge_raw = store.scalar("SELECT grade FROM machine_grades WHERE answer_id = ?", (raw,))
-        unsure = store.scalar("SELECT confidence FROM machine_grades WHERE answer_id = ?", (raw,)) < 0.9
+        judge_raw = store._scalar("SELECT grade FROM machine_grades WHERE answer_id = ?", (raw,))
+        unsure = store._scalar("SELECT confidence FROM machine_grades WHERE answer_id = ?", (raw,)) < 0.9
         record_grade(store, raw, "alice", GradeChange(grade=PC if unsure else judge_raw), selection="sampled",
                      selection_probability=d.probability)
         record_grade(store, bundle, "alice", GradeChange(grade=FC), selection="sampled",
                      selection_probability=d.probability)
-    ungraded = [q for q in answers if store.scalar(
+    ungraded = [q for q in answers if store._scalar(
         "SELECT count(*) FROM current_human_grades WHERE answer_id = ?", (answers[q][0],)) == 0]
     _grade_question(store, answers, ungraded[0], WR, selection="jump")
     report = agreement_report(store, run.id)
@@ -160,7 +160,7 @@ def test_the_sampled_figures_and_pass_rates_use_the_chosen_grader(tmp_path):
     shutil.copy(both, only_first)
     shutil.copy(both, only_second)
     with open_store(only_second) as store:
-        store.conn.execute("DELETE FROM auto_grades")
+        store._conn.execute("DELETE FROM auto_grades")
     for path in (both, only_second):  # judge-b fails every answer
         with open_store(path) as store:
             for raw, bundle in answers.values():

@@ -50,7 +50,7 @@ def test_judge_with_a_users_rubric_file(db, capsys, chat_server, tmp_path):
     assert f"judge judge-x ({version}), repeat 1: 48 graded now" in out
     assert all("Be strict." in b["messages"][0]["content"] for b in chat_server.requests)
     with open_store(db) as store:
-        assert store.query("SELECT DISTINCT rubric_version FROM auto_grades WHERE grader_kind = 'judge'") == [
+        assert store._query("SELECT DISTINCT rubric_version FROM auto_grades WHERE grader_kind = 'judge'") == [
             {"rubric_version": version}]
     # a stored version by its name, printed back as a file
     code, out, err = cli(capsys, "rubric", "show", "strict", "--store", db)
@@ -103,7 +103,7 @@ def test_bad_input_is_one_line_exit_2_and_stores_nothing(db, capsys, chat_server
     code, out, err = cli(capsys, "align", "--store", db, *base_url, *extra)
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM alignments") == 0
+        assert store._scalar("SELECT count(*) FROM alignments") == 0
     assert chat_server.requests == []
 
 
@@ -118,16 +118,16 @@ def test_an_existing_out_file_is_never_overwritten(db, capsys, chat_server, tmp_
 def test_a_store_from_before_rubric_files_is_upgraded_and_keeps_its_judge_prompt(tmp_path, capsys):
     path = tmp_path / "old.db"
     with open_store(path) as store:  # made as schema 1 made it: no alignment tables, the prompt as judge-rubric/1
-        store.conn.execute("DROP TABLE alignment_items")
-        store.conn.execute("DROP TABLE alignments")
-        store.db["rubrics"].insert({"version": "judge-rubric/1", "text": "You are grading an answer...",
+        store._conn.execute("DROP TABLE alignment_items")
+        store._conn.execute("DROP TABLE alignments")
+        store._db["rubrics"].insert({"version": "judge-rubric/1", "text": "You are grading an answer...",
                                     "created_at": "2024-01-01T00:00:00+00:00"})
-        store.conn.execute("PRAGMA user_version = 1")
+        store._conn.execute("PRAGMA user_version = 1")
     code, out, err = cli(capsys, "rubric", "history", "--store", str(path))
     assert code == 0 and "judge-rubric/1" in out and "(not measured on held-out items)" in out
     with open_store(path) as store:
         assert store.schema_version == schema_version() >= 2
-        assert store.scalar("SELECT count(*) FROM alignments") == 0
+        assert store._scalar("SELECT count(*) FROM alignments") == 0
     code, out, err = cli(capsys, "rubric", "show", "judge-rubric/1", "--store", str(path))
     assert code == 0 and out == "You are grading an answer...\n" and "older gradedesk" in err
 

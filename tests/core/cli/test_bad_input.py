@@ -47,7 +47,7 @@ def test_a_mistyped_base_url_leaves_latest_alone_but_a_started_run_is_kept(proje
                      "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--store", db)
     assert code == 2 and len(err.splitlines()) == 1 and "cannot connect" in err
     with open_store(db) as store:
-        assert [r["id"] for r in store.query("SELECT id FROM runs")] == [1]
+        assert [r["id"] for r in store._query("SELECT id FROM runs")] == [1]
         assert resolve_run(store, "latest") == 1
     # a run that got answers (here: failed calls) and then loses its endpoint keeps them for the resume
     chat_server.fail_next(500, times=2)
@@ -58,7 +58,7 @@ def test_a_mistyped_base_url_leaves_latest_alone_but_a_started_run_is_kept(proje
     code, err = _run(capsys, *args)
     assert code == 2 and "cannot connect" in err
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM answers WHERE run_id = 2 AND status = 'ok'") == 4
+        assert store._scalar("SELECT count(*) FROM answers WHERE run_id = 2 AND status = 'ok'") == 4
 
 
 def test_jsonl_lines_end_at_newline_only_and_a_byte_order_mark_is_skipped(tmp_path, capsys):
@@ -84,8 +84,8 @@ def test_export_then_import_keeps_text_with_line_separators(project, tmp_path, c
     code, err = _run(capsys, "import", str(out), "--store", str(tmp_path / "other.db"))
     assert code == 0, err
     with open_store(tmp_path / "other.db") as store:
-        assert store.scalar("SELECT count(*) FROM questions") == len(rows)
-        assert store.scalar("SELECT count(*) FROM questions WHERE question LIKE ?", ("%\u2028(see\x85below)",)) == 1
+        assert store._scalar("SELECT count(*) FROM questions") == len(rows)
+        assert store._scalar("SELECT count(*) FROM questions WHERE question LIKE ?", ("%\u2028(see\x85below)",)) == 1
 
 
 def test_validate_bundle_names_missing_and_mistyped_fields(tmp_path, capsys):
@@ -134,7 +134,7 @@ def test_import_names_mistyped_fields_of_marked_grades(tmp_path, capsys):
                                     f"{path}:4: grades.bundle[1]: correctness 9: must be a whole number from 1 to 5"]
     assert main(["import", str(path), "--skip-invalid", "--store", str(store)]) == 0
     with open_store(store) as s:
-        assert s.query("SELECT confidence, repeat_index FROM auto_grades") == [{"confidence": 0.5, "repeat_index": 1}]
+        assert s._query("SELECT confidence, repeat_index FROM auto_grades") == [{"confidence": 0.5, "repeat_index": 1}]
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -148,7 +148,7 @@ def test_endpoint_flags_that_would_fail_every_call_are_refused_up_front(project,
         code, err = _run(capsys, *command, "--model", "m", *flags, "--store", db)
         assert code == 2 and err.startswith(f"gradedesk: error: {message}") and len(err.splitlines()) == 1
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM runs") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0
 
 
 def test_another_file_with_the_same_name_does_not_reword_answered_questions(project, tmp_path, capsys):
@@ -162,15 +162,15 @@ def test_another_file_with_the_same_name_does_not_reword_answered_questions(proj
     code, err = _run(capsys, "run", "--questions", str(other), "--budgets", "500", "--store", db)
     assert code == 2 and f"question {first['id']!r}: run(s) 1 answered a different question" in err
     with open_store(db) as store:
-        assert store.scalar("SELECT question FROM questions WHERE question_id = ?", (first["id"],)) == first["question"]
-        assert store.scalar("SELECT count(*) FROM runs") == 1
+        assert store._scalar("SELECT question FROM questions WHERE question_id = ?", (first["id"],)) == first["question"]
+        assert store._scalar("SELECT count(*) FROM runs") == 1
     # fixing a gold answer in the same file is still an update
     fixed = tmp_path / "fixed" / "shop-questions.jsonl"
     fixed.parent.mkdir()
     fixed.write_text(json.dumps({**first, "gold_answer": "a better gold answer"}) + "\n", encoding="utf-8")
     assert main(["questions", "load", str(fixed), "--store", db]) == 0
     with open_store(db) as store:
-        assert store.scalar("SELECT gold_answer FROM questions WHERE question_id = ?", (first["id"],)) == \
+        assert store._scalar("SELECT gold_answer FROM questions WHERE question_id = ?", (first["id"],)) == \
             "a better gold answer"
 
 
@@ -182,9 +182,9 @@ def test_an_exported_run_imports_with_its_bundle_budget(project, tmp_path, capsy
     other = tmp_path / "other.db"
     assert main(["import", str(out), "--store", str(other)]) == 0
     with open_store(other) as store:
-        assert store.scalar("SELECT primary_budget FROM runs") == 700
-        assert {r["budget"] for r in store.query("SELECT budget FROM answers WHERE method = 'bundle'")} == {700}
-        assert {r["token_budget"] for r in store.query("SELECT token_budget FROM bundles")} == {700}
+        assert store._scalar("SELECT primary_budget FROM runs") == 700
+        assert {r["budget"] for r in store._query("SELECT budget FROM answers WHERE method = 'bundle'")} == {700}
+        assert {r["token_budget"] for r in store._query("SELECT token_budget FROM bundles")} == {700}
     # a log whose bundles had different budgets keeps them under one unknown budget (0), all shown at the desk
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     lines[0]["bundle_budget"] = 300
@@ -192,8 +192,8 @@ def test_an_exported_run_imports_with_its_bundle_budget(project, tmp_path, capsy
     mixed.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     assert main(["import", str(mixed), "--store", str(other)]) == 0
     with open_store(other) as store:
-        assert store.scalar("SELECT primary_budget FROM runs WHERE id = 2") == 0
-        assert store.scalar("SELECT count(DISTINCT budget) FROM answers WHERE run_id = 2") == 1
+        assert store._scalar("SELECT primary_budget FROM runs WHERE id = 2") == 0
+        assert store._scalar("SELECT count(DISTINCT budget) FROM answers WHERE run_id = 2") == 1
     lines[0]["bundle_budget"] = "lots"
     mixed.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     code, err = _run(capsys, "import", str(mixed), "--store", str(other))
@@ -209,7 +209,7 @@ def test_an_exported_run_brings_its_gold_answers_to_a_new_store(project, tmp_pat
     assert main(["import", str(out), "--store", str(other)]) == 0
     with open_store(db) as a, open_store(other) as b:
         gold = "SELECT question_id, gold_answer FROM questions ORDER BY question_id"
-        assert a.query(gold) == b.query(gold) and all(r["gold_answer"] for r in b.query(gold))
+        assert a._query(gold) == b._query(gold) and all(r["gold_answer"] for r in b._query(gold))
     # and grading offline then works in the new store (the rule grader needs a gold answer)
     assert main(["grade-offline", "--store", str(other)]) == 0
 

@@ -37,9 +37,9 @@ def test_a_model_that_never_stops_is_cut_at_max_tokens_and_its_answers_are_marke
     assert (summary["answered_now"], summary["failed_now"], summary["truncated_now"]) == (6, 0, 6)
     assert {r["max_tokens"] for r in chat_server.answer_requests} == {30}
     with open_store(db) as store:
-        rows = store.query("SELECT finish_reason, tokens_out FROM answers")
+        rows = store._query("SELECT finish_reason, tokens_out FROM answers")
         assert {(r["finish_reason"], r["tokens_out"]) for r in rows} == {("length", 30)}
-        assert json.loads(store.scalar("SELECT config FROM runs"))["max_tokens"] == 30
+        assert json.loads(store._scalar("SELECT config FROM runs"))["max_tokens"] == 30
     code, out, _ = cli(capsys, "summary", "--store", db, "--json")
     assert [a["truncated"] for a in json.loads(out)["answers"]] == [3, 3]
     assert "6 answer(s) were truncated" in " ".join(json.loads(out)["warnings"])
@@ -63,8 +63,8 @@ def test_a_server_that_never_answers_stops_run_within_three_timeouts_and_keeps_n
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert chat_server.base_url in err and "--timeout 0.5s" in err and "none answered" in err
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM runs") == 0 and store.scalar("SELECT count(*) FROM answers") == 0
-        assert store.scalar("SELECT count(*) FROM bundles") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0 and store._scalar("SELECT count(*) FROM answers") == 0
+        assert store._scalar("SELECT count(*) FROM bundles") == 0
 
 
 def test_a_server_that_never_answers_stops_judge_within_three_timeouts(project, chat_server, capsys):
@@ -91,7 +91,7 @@ def test_the_api_key_never_reaches_the_store_an_export_or_stderr(project, chat_s
     code, out2, err2 = cli(capsys, "judge", "--store", db, "--api-key-env", "TEAM_KEY", *endpoint(chat_server))
     assert code == 2 and "HTTP 401 (upstream failed for key Bearer [redacted])" in err2
     with open_store(db) as store:
-        errors = [r[0] for r in store.conn.execute("SELECT error FROM answers WHERE status = 'error'")]
+        errors = [r[0] for r in store._conn.execute("SELECT error FROM answers WHERE status = 'error'")]
         assert errors == ["HTTP 500: upstream failed for key Bearer [redacted]",
                           "HTTP 429: upstream failed for key Bearer [redacted]"]
     dump = "\n".join(open_store(db).conn.iterdump())
@@ -108,7 +108,7 @@ def test_run_without_questions_on_another_repository_refuses_instead_of_answerin
     assert "gradedesk's own benchmark asks about gradedesk's code, not about 'shop'" in err and "--questions" in err
     assert chat_server.requests == []
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM runs") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0
 
 
 def test_judge_counts_rejected_llm_score_replies_and_fails_when_no_reply_was_usable(project, chat_server, capsys):
@@ -131,7 +131,7 @@ def test_a_verdict_cut_at_max_tokens_is_a_grading_error_that_says_so(project, ch
     assert code == 1 and json.loads(out)["judge"]["truncated"] == 6
     assert {r["max_tokens"] for r in chat_server.answer_requests[6:]} == {20}
     with open_store(db) as store:
-        grades = store.query("SELECT failure_label, reasoning, finish_reason FROM auto_grades "
+        grades = store._query("SELECT failure_label, reasoning, finish_reason FROM auto_grades "
                              "WHERE grader_kind = 'judge'")
     assert len(grades) == 6 and {g["failure_label"] for g in grades} == {"grading_error"}
     assert {g["finish_reason"] for g in grades} == {"length"}
@@ -146,9 +146,9 @@ def test_a_reasoning_models_thinking_is_kept_apart_and_does_not_break_verdicts(p
     code, out, _ = cli(capsys, "judge", "--store", db, "--json", "--no-scores", *endpoint(chat_server))
     assert code == 0 and json.loads(out)["judge"]["grades_done"] == 6
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge' "
+        assert store._scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge' "
                             "AND grade = 'fully_correct'") == 6
-        answer = store.query("SELECT text, reasoning FROM answers LIMIT 1")[0]
+        answer = store._query("SELECT text, reasoning FROM answers LIMIT 1")[0]
     assert answer["reasoning"] == "Let me look at the evidence {first}." and answer["text"].startswith("echo: ")
 
 
@@ -160,7 +160,7 @@ def test_a_prompt_over_the_models_context_is_stored_as_such_and_not_retried(proj
                      "--concurrency", "1", *endpoint(chat_server))
     assert code == 1 and len(chat_server.answer_requests) == 6
     with open_store(db) as store:
-        error = store.scalar("SELECT error FROM answers WHERE status = 'error'")
+        error = store._scalar("SELECT error FROM answers WHERE status = 'error'")
     assert error.startswith("prompt of ") and "exceeds the model's context" in error
     assert error.endswith("use smaller --budgets or --max-tokens")
 

@@ -15,10 +15,10 @@ CODE = "def open_store(path):\n    conn.execute('PRAGMA journal_mode = WAL')"
 
 
 def make_run(store, model="answer-model") -> int:
-    q1 = store.scalar("SELECT id FROM questions WHERE question_id = 'q1'") or add_question(
+    q1 = store._scalar("SELECT id FROM questions WHERE question_id = 'q1'") or add_question(
         store, "q1", "What journal mode does open_store set?", "open_store sets journal_mode to WAL.",
         category="lookup", files=["core/store.py"], symbols=["open_store"])
-    q2 = store.scalar("SELECT id FROM questions WHERE question_id = 'q2'") or add_question(
+    q2 = store._scalar("SELECT id FROM questions WHERE question_id = 'q2'") or add_question(
         store, "q2", "Explain the tokenizer cache.", "get_tokenizer caches tokenizers with lru_cache.",
         category="explain")
     run = add_run(store, model=model)
@@ -174,4 +174,4 @@ def test_unreachable_judge_endpoint_is_one_line_exit_2(db, capsys):
     assert code == 2 and "cannot connect" in err and f"127.0.0.1:{port}" in err
     assert len(err.strip().splitlines()) == 1
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge'") == 0
+        assert store._scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge'") == 0

@@ -36,7 +36,7 @@ def test_a_fifo_named_like_source_does_not_hang_index(tmp_path, capsys, git):
     assert code == 0, err
     assert time.perf_counter() - started < 30
     with open_store(tmp_path / "s.db") as store:
-        paths = [r[0] for r in store.conn.execute("SELECT path FROM files")]
+        paths = [r[0] for r in store._conn.execute("SELECT path FROM files")]
     assert "x.py" not in paths and "shop/cart.py" in paths
 
 

@@ -58,7 +58,7 @@ def test_run_list_export_and_import_round_trip(project, tmp_path, capsys):
                                                                      for a in lines]
     assert [b["bundle_tokens"] for b in back] == [a["bundle_tokens"] for a in lines]
     with open_store(other) as store:
-        assert store.query("SELECT source, provider, benchmark FROM runs") == [
+        assert store._query("SELECT source, provider, benchmark FROM runs") == [
             {"source": "import", "provider": "imported", "benchmark": "shop-questions"}]
 
 
@@ -80,7 +80,7 @@ def test_user_errors_are_one_line_and_exit_2(project, tmp_path, capsys):
                        "--store", db)
     assert code == 2 and "needs --model" in err
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM answers") == 0
+        assert store._scalar("SELECT count(*) FROM answers") == 0
 
 
 def test_import_reports_bad_lines_and_skip_invalid(tmp_path, capsys):
@@ -139,7 +139,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(project, chat_server,
     assert proc.returncode == 130, err
     assert "interrupted; run the same command again to resume run 1" in err and "Traceback" not in err
     with open_store(db) as store:
-        statuses = dict(store.conn.execute("SELECT status, count(*) FROM answers GROUP BY status").fetchall())
+        statuses = dict(store._conn.execute("SELECT status, count(*) FROM answers GROUP BY status").fetchall())
     ok = statuses["ok"]
     assert statuses.get("error") is None and 1 <= ok < 9 and ok + statuses["pending"] == 9
     asked_before = len(chat_server.answer_requests)
@@ -161,10 +161,10 @@ def test_demo_builds_offline_and_building_again_reuses_everything(tmp_path, caps
     assert code == 0 and second["run"]["run_id"] == first["run_id"]
     assert second["run"]["answered_now"] == 0 and second["rule_graded"] == 0
     with open_store(db) as store:
-        assert store.scalar("SELECT provider FROM runs") == "offline-extractive"
-        assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'rule'") == first["answers_total"]
+        assert store._scalar("SELECT provider FROM runs") == "offline-extractive"
+        assert store._scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'rule'") == first["answers_total"]
         # the benchmark's own answer key is indexed but never shown as evidence
-        assert store.scalar("SELECT count(*) FROM answers WHERE evidence_files LIKE '%benchmark-questions%'") == 0
+        assert store._scalar("SELECT count(*) FROM answers WHERE evidence_files LIKE '%benchmark-questions%'") == 0
 
 
 def test_a_rejected_key_stops_the_run_with_one_line(project, chat_server, capsys, monkeypatch):
@@ -177,6 +177,6 @@ def test_a_rejected_key_stops_the_run_with_one_line(project, chat_server, capsys
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "HTTP 401" in err and "$TEAM_KEY" in err and "sk-wrong" not in err
     with open_store(db) as store:
-        assert store.scalar("SELECT count(*) FROM answers WHERE status <> 'pending'") == 0
-        assert store.scalar("SELECT count(*) FROM runs") == 0  # a new run that got no answer is not kept
-        assert "sk-wrong" not in (store.scalar("SELECT group_concat(config) FROM runs") or "")
+        assert store._scalar("SELECT count(*) FROM answers WHERE status <> 'pending'") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0  # a new run that got no answer is not kept
+        assert "sk-wrong" not in (store._scalar("SELECT group_concat(config) FROM runs") or "")

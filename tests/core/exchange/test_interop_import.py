@@ -18,7 +18,7 @@ from tests.fixtures.lesson_files import (COMPARISON_LINES, HARNESS_LINES, RAGAS_
 
 
 def answers(store, run_id):
-    return store.query("SELECT a.*, q.question_id FROM answers a JOIN questions q ON q.id = a.question_pk "
+    return store._query("SELECT a.*, q.question_id FROM answers a JOIN questions q ON q.id = a.question_pk "
                        "WHERE run_id = ? ORDER BY q.question_id, a.method DESC", (run_id,))
 
 
@@ -32,7 +32,7 @@ def test_the_lessons_comparison_log_imports_with_counts_and_coverage(tmp_path):
         raw, bundle = rows[0], rows[1]
         assert parse_hits(raw["evidence"]) == ([], "10 chunks, evidence not recorded")
         assert parse_hits(bundle["evidence"]) == ([], "4 chunks, evidence not recorded")
-        b = store.query("SELECT * FROM bundles WHERE id = ?", (bundle["bundle_id"],))[0]
+        b = store._query("SELECT * FROM bundles WHERE id = ?", (bundle["bundle_id"],))[0]
         assert b["total_tokens"] == 812
         assert json.loads(b["coverage_notes"]) == ["Found definition of invalidate; no callers found"]
         [line] = [ln for ln in comparison_lines(store, report.run_id) if ln["question_id"] == "q1"]
@@ -50,17 +50,17 @@ def test_hand_filled_grades_are_a_persons_or_a_named_judges(tmp_path):
     with open_store(tmp_path / "a.db") as store:
         report = import_runlog(store, log)
         assert (report.grades, report.human_grades) == (0, 3)
-        events = store.query("SELECT grader, grade, note, mode, judge_visible FROM human_grades ORDER BY id")
+        events = store._query("SELECT grader, grade, note, mode, judge_visible FROM human_grades ORDER BY id")
         assert events[0] == {"grader": "graded.jsonl", "grade": "partially_correct",
                              "note": "bundle names the method", "mode": "blind", "judge_visible": 0}
         assert import_runlog(store, log).already_imported
     with open_store(tmp_path / "b.db") as store:
         import_runlog(store, log, grader="carol")
-        assert {r["grader"] for r in store.query("SELECT grader FROM human_grades")} == {"carol"}
+        assert {r["grader"] for r in store._query("SELECT grader FROM human_grades")} == {"carol"}
     with open_store(tmp_path / "c.db") as store:
         report = import_runlog(store, log, grades_from=GradedBy.parse("judge:gpt-4o-mini"))
         assert (report.grades, report.human_grades) == (3, 0)
-        kinds = store.query("SELECT DISTINCT grader_kind, grader_model FROM auto_grades")
+        kinds = store._query("SELECT DISTINCT grader_kind, grader_model FROM auto_grades")
         assert kinds == [{"grader_kind": "judge", "grader_model": "gpt-4o-mini"}]
 
 
@@ -74,12 +74,12 @@ def test_a_graded_harness_log_keeps_its_judge_and_the_retrieval_graders_metrics(
     with open_store(tmp_path / "s.db") as store:
         report = import_runlog(store, log)
         assert (report.grades, report.human_grades, report.metrics) == (2, 0, 3)
-        grades = store.query("SELECT grader_kind, grader_model, grade, failure_label, confidence, reasoning "
+        grades = store._query("SELECT grader_kind, grader_model, grade, failure_label, confidence, reasoning "
                              "FROM machine_grades ORDER BY answer_id")
         assert grades[1] == {"grader_kind": "judge", "grader_model": "gpt-4o-2024-08-06", "grade": "wrong",
                              "failure_label": "missing_evidence", "confidence": 0.75, "reasoning": "main calls it"}
         scores = {r["metric"]: (r["method"], r["value"], json.loads(r["detail"]))
-                  for r in store.query("SELECT * FROM answer_scores")}
+                  for r in store._query("SELECT * FROM answer_scores")}
         assert scores == {"file_precision": ("import:run-graded.jsonl", 0.5, {"extra_files": ["src/utils.py"]}),
                           "file_recall": ("import:run-graded.jsonl", 1.0, {"missing_files": []}),
                           "symbol_recall": ("import:run-graded.jsonl", 0.0, {})}
@@ -101,7 +101,7 @@ def test_ragas_rows_are_answers_with_evidence_and_round_trip(tmp_path):
         rows = answers(store, report.run_id)
         texts = {r["text"]: [e.text for e in answer_evidence(store, r)] for r in rows}
         assert texts["invalidate() clears the cache."] == ["def invalidate(self):\n    self._data.clear()"]
-        golds = {r["question"]: r["gold_answer"] for r in store.query("SELECT * FROM questions")}
+        golds = {r["question"]: r["gold_answer"] for r in store._query("SELECT * FROM questions")}
         assert golds["What calls parse_config?"] == "main and load_settings"
         out = list(ragas_rows(store, report.run_id))
     by_input = {r["user_input"]: r for r in out}
@@ -152,7 +152,7 @@ def test_a_bad_comparison_line_names_its_field_and_stores_nothing(tmp_path, chan
         with pytest.raises(InputError) as info:
             import_runlog(store, log)
         assert info.value.problems[0].startswith(f"{log}:2: {problem}")
-        assert store.scalar("SELECT count(*) FROM runs") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0
 
 
 @pytest.mark.parametrize("change,problem", [

@@ -19,7 +19,7 @@ from tests.fixtures.grading import add_question, add_raw_answer, add_run
 def _preference(store, run_id, qpk, grader, preferred="raw") -> str:
     uid = str(uuid.uuid4())
     with store.transaction():
-        store.db["human_preferences"].insert({"uuid": uid, "run_id": run_id, "question_pk": qpk, "grader": grader,
+        store._db["human_preferences"].insert({"uuid": uid, "run_id": run_id, "question_pk": qpk, "grader": grader,
                                               "preferred": preferred, "left_method": "raw", "created_at": utc_now()})
     return uid
 
@@ -56,9 +56,9 @@ def test_merge_copies_is_idempotent(copies):
         second = merge_store(a, b_path)
         assert (second.grades_added, second.grades_already_here, second.preferences_already_here) == (0, 5, 1)
         assert merge_store(a, a_path).grades_added == 0  # a store merged into itself adds nothing
-        current = a.query("SELECT grader, count(*) AS n FROM current_human_grades GROUP BY grader ORDER BY grader")
+        current = a._query("SELECT grader, count(*) AS n FROM current_human_grades GROUP BY grader ORDER BY grader")
         assert current == [{"grader": "alice", "n": 4}, {"grader": "bob", "n": 3}]  # bob's undo came along
-        assert a.scalar("SELECT count(*) FROM human_preferences") == 1
+        assert a._scalar("SELECT count(*) FROM human_preferences") == 1
         report = agreement_report(a, run, Settings(boot=100))
     assert report["people"] == ["alice", "bob"]
     assert report["krippendorff_alpha"]["n"] == 3
@@ -68,7 +68,7 @@ def test_unmatched_reasons(copies):
     a_path, b_path, run, answers, qpks = copies
     with open_store(b_path) as b:
         add_human(b, answers[0], "bob", "wrong")
-        b.conn.execute("UPDATE answers SET text = 'another answer' WHERE id = ?", (answers[1],))
+        b._conn.execute("UPDATE answers SET text = 'another answer' WHERE id = ?", (answers[1],))
         add_human(b, answers[1], "bob", "wrong")
         extra_q = add_question(b, "q-new", "only in b?", "gold")
         extra_answer = add_raw_answer(b, run, extra_q, "new", [])
@@ -83,9 +83,9 @@ def test_unmatched_reasons(copies):
         assert report.grades_added == 1
         assert report.unmatched_grades == {DIFFERENT_TEXT: 1, UNMATCHED_ANSWER: 1, UNMATCHED_RUN: 1}
         assert report.unmatched_preferences == {UNMATCHED_QUESTION: 1, UNMATCHED_RUN: 1}
-        assert a.scalar("SELECT count(*) FROM human_grades") == 0  # dry run wrote nothing
+        assert a._scalar("SELECT count(*) FROM human_grades") == 0  # dry run wrote nothing
         merge_store(a, b_path)
-        assert a.scalar("SELECT count(*) FROM human_grades") == 1
+        assert a._scalar("SELECT count(*) FROM human_grades") == 1
 
 
 def test_merge_refuses_what_is_not_a_store(tmp_path, copies):
@@ -120,12 +120,12 @@ def test_claim_marks_merge_with_their_undo_events_and_only_onto_the_same_answer_
     a_path, b_path, run, answers, qpks = copies
     with open_store(b_path) as b:  # bob marks the claims of two answers in his copy; one answer differs here
         for ans in answers[:2]:
-            [claim] = claims_of(b, b.query("SELECT * FROM answers WHERE id = ?", (ans,))[0]).claims
+            [claim] = claims_of(b, b._query("SELECT * FROM answers WHERE id = ?", (ans,))[0]).claims
             record_mark(b, ans, "bob", claim, "unsupported")
             record_mark(b, ans, "bob", claim, "not_claim")
         undo_last_mark(b, answers[0], "bob")
     with open_store(a_path) as a:
-        a.conn.execute("UPDATE answers SET text = 'answered otherwise' WHERE id = ?", (answers[1],))
+        a._conn.execute("UPDATE answers SET text = 'answered otherwise' WHERE id = ?", (answers[1],))
         report = merge_store(a, b_path)
         assert (report.claim_marks_added, report.claim_marks_already_here) == (3, 0)
         assert report.unmatched_claim_marks == {DIFFERENT_TEXT: 2} and report.graders == ["bob"]
@@ -135,7 +135,7 @@ def test_claim_marks_merge_with_their_undo_events_and_only_onto_the_same_answer_
 
 def _draws(store, grader):
     """A person's sampler draws with their run and question named by what they are, not by id."""
-    return store.query(
+    return store._query(
         "SELECT r.model, q.benchmark, q.question_id, d.draw_index, d.probability, d.population, d.uuid "
         "FROM sample_draws d JOIN runs r ON r.id = d.run_id JOIN questions q ON q.id = d.question_pk "
         "WHERE d.grader = ? ORDER BY d.draw_index", (grader,))
@@ -147,7 +147,7 @@ def test_sampler_draws_merge_onto_this_stores_ids_once(tmp_path):
     carol_path, team_path = sampled_and_team_stores(tmp_path)
     with open_store(carol_path) as carol:
         theirs = _draws(carol, "carol")
-        graded = carol.scalar("SELECT count(DISTINCT a.question_pk) FROM current_human_grades h "
+        graded = carol._scalar("SELECT count(DISTINCT a.question_pk) FROM current_human_grades h "
                               "JOIN answers a ON a.id = h.answer_id")
     assert len(theirs) > graded == 8  # some questions came up again: those draws count again
     with open_store(team_path) as team:
@@ -156,17 +156,17 @@ def test_sampler_draws_merge_onto_this_stores_ids_once(tmp_path):
         assert first.graders == ["carol"]
         assert _draws(team, "carol") == theirs
         # ids differ between the stores: the draws point at this store's run and questions
-        assert team.scalar("SELECT count(*) FROM sample_draws d JOIN answers a ON a.question_pk = d.question_pk "
+        assert team._scalar("SELECT count(*) FROM sample_draws d JOIN answers a ON a.question_pk = d.question_pk "
                            "AND a.run_id = d.run_id AND a.method = 'raw' JOIN runs r ON r.id = d.run_id "
                            "WHERE r.model = 'answer-model'") == len(theirs)
-        assert team.scalar("SELECT min(run_id) FROM sample_draws") == 2
+        assert team._scalar("SELECT min(run_id) FROM sample_draws") == 2
         second = merge_store(team, carol_path)
         assert (second.draws_added, second.draws_already_here) == (0, len(theirs))
-        assert team.scalar("SELECT count(*) FROM sample_draws") == len(theirs)
+        assert team._scalar("SELECT count(*) FROM sample_draws") == len(theirs)
     # carol drew in another copy too: her draw 0 there is kept, the other copy's draw 0 is left out and named
     with open_store(tmp_path / "other.db") as other:
         run, answers = build_sampling_run(other)
         grade_sampled(other, run, answers, "carol", 1)
         report = merge_store(other, carol_path, dry_run=True)
         assert report.unmatched_draws == {DRAW_TAKEN: 1} and report.draws_added == len(theirs) - 1
-        assert other.scalar("SELECT count(*) FROM sample_draws") == 1  # dry run wrote nothing
+        assert other._scalar("SELECT count(*) FROM sample_draws") == 1  # dry run wrote nothing

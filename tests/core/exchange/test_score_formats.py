@@ -140,7 +140,7 @@ def test_a_revised_grade_updates_its_langfuse_scores_and_phoenix_annotations(gra
 def marked(graded):
     """The graded run, plus a bundled answer of the same question whose claims alice marked (all) and bob (one)."""
     store, run, _ = graded
-    qpk = store.scalar("SELECT question_pk FROM answers WHERE run_id = ?", (run,))
+    qpk = store._scalar("SELECT question_pk FROM answers WHERE run_id = ?", (run,))
     return store, run, add_marked_answer(store, run, qpk)
 
 

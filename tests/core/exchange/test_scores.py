@@ -65,7 +65,7 @@ def test_a_revised_grade_updates_its_scores(tmp_path):
                                                          note="it is in the evidence"), mode="open")
         second = io.StringIO()
         export_scores(store, run, second)
-        assert store.scalar("SELECT count(*) FROM human_grades") == 2  # the revision is a new event
+        assert store._scalar("SELECT count(*) FROM human_grades") == 2  # the revision is a new event
     before = {r["id"]: r for r in map(json.loads, first.getvalue().splitlines())}
     after = {r["id"]: r for r in map(json.loads, second.getvalue().splitlines())}
     assert set(after) == set(before) and len(after) == 3  # grade, pass, correctness: the same scores, updated
@@ -145,7 +145,7 @@ def test_rescoring_updates_the_machine_scores(tmp_path):
         first = io.StringIO()
         export_scores(store, run, first)
         with store.transaction():  # the labels are fixed: the retrieval evals change on the next scoring
-            store.db.execute("UPDATE questions SET expected_files = ? WHERE question_id = 'q1'",
+            store._db.execute("UPDATE questions SET expected_files = ? WHERE question_id = 'q1'",
                              [json.dumps(["src/other.py"])])
         grade_retrieval(store, run)
         score_offline_run(store, run)

@@ -58,7 +58,7 @@ def test_marks_on_claims_split_by_an_older_version_are_read_without_their_count(
     with open_store(tmp_path / "s.db") as store:
         run = add_run(store)
         marked = add_marked_answer(store, run, add_question(store, "q1", "q?", "g", benchmark="bench"))
-        store.conn.execute("UPDATE answer_claims SET splitter = 'claims/0' WHERE answer_id = ?", (marked,))
+        store._conn.execute("UPDATE answer_claims SET splitter = 'claims/0' WHERE answer_id = ?", (marked,))
         undo_last_mark(store, marked, "bob")
         gone = list(withdrawn_records(store, run, "gradedesk"))
     assert [r["name"] for r in gone] == ["claim_mark"] and gone[0]["grader"] == "bob"

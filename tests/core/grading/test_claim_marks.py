@@ -26,7 +26,7 @@ def answer(tmp_path):
     store = open_store(tmp_path / "s.db")
     q = add_question(store, "q1", "How is the discount applied?", "apply_discount, from Cart.total")
     aid = add_bundle_answer(store, add_run(store), q, ANSWER, [hit("shop/cart.py", "apply_discount", CART, "c1")])
-    row = store.query("SELECT * FROM answers WHERE id = ?", (aid,))[0]
+    row = store._query("SELECT * FROM answers WHERE id = ?", (aid,))[0]
     yield store, aid, claims_of(store, row).claims
     store.close()
 
@@ -48,7 +48,7 @@ def test_marks_are_events_and_undo_takes_back_the_newest(answer):
     assert undo_last_mark(store, aid, "alice").mark == "not_claim"
     assert undo_last_mark(store, aid, "alice") is None
     assert current_marks(store, aid, "bob")[2].mark == "unsupported"  # another person's marks are their own
-    rows = store.query("SELECT action, mark FROM claim_marks WHERE grader = 'alice' ORDER BY id")
+    rows = store._query("SELECT action, mark FROM claim_marks WHERE grader = 'alice' ORDER BY id")
     assert [r["action"] for r in rows] == ["set"] * 3 + ["undo"] * 3  # nothing deleted
 
 
@@ -64,7 +64,7 @@ def test_marks_that_do_not_fit_the_claim_are_refused(answer):
     save_claims(store, aid, split_claims("Something else entirely.", []))  # the claims were recomputed
     with pytest.raises(UserError, match="no longer makes claim 2 as shown"):
         record_mark(store, aid, "alice", discount, "supported")
-    assert store.scalar("SELECT count(*) FROM claim_marks") == 0
+    assert store._scalar("SELECT count(*) FROM claim_marks") == 0
 
 
 def test_figures_faithfulness_and_citation_precision(answer):

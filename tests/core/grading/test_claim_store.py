@@ -33,7 +33,7 @@ def test_offline_answers_cite_only_what_they_were_given(project, capsys):
     code, out = cli(capsys, "grade-offline", "--store", str(db))
     assert code == 0 and "claims and citations of 6 answers" in out
     with open_store(db) as store:
-        rows = store.query("SELECT c.*, a.text FROM answer_claims c JOIN answers a ON a.id = c.answer_id")
+        rows = store._query("SELECT c.*, a.text FROM answer_claims c JOIN answers a ON a.id = c.answer_id")
         assert len(rows) == 6 and {r["splitter"] for r in rows} == {SPLITTER}
         for r in rows:
             claims = json.loads(r["detail"])
@@ -61,7 +61,7 @@ def test_llm_answers_citations_to_evidence_they_were_not_given_are_counted(proje
         ["raw", "3", "6", "6", "6", "3", "3", "0", "-", "-"],  # shop/cache.py is not in any raw evidence
         ["bundle@600", "3", "6", "6", "6", "3", "3", "0", "-", "-"]]  # no bundle has 9 snippets
     with open_store(db) as store:
-        answer = store.query("SELECT * FROM answers WHERE method = 'bundle' LIMIT 1")[0]
+        answer = store._query("SELECT * FROM answers WHERE method = 'bundle' LIMIT 1")[0]
         got = claims_of(store, answer)
         bad = got.claims[1].citations[0]
         assert bad.target == "Evidence 9" and bad.problem.startswith("Evidence 9 is not in the evidence")
@@ -72,14 +72,14 @@ def test_claims_are_computed_once_and_recomputed_for_another_splitter_version(pr
     db, questions = project
     cli(capsys, "run", "--questions", str(questions), "--budgets", "600", "--store", str(db))
     with open_store(db) as store:
-        answer = store.query("SELECT * FROM answers ORDER BY id LIMIT 1")[0]
+        answer = store._query("SELECT * FROM answers ORDER BY id LIMIT 1")[0]
         assert load_claims(store, answer["id"]) is None
         first = claims_of(store, answer).claims  # computed and stored
         assert load_claims(store, answer["id"]) == first
-        store.conn.execute("UPDATE answer_claims SET splitter = 'claims/0', claims = 99")
+        store._conn.execute("UPDATE answer_claims SET splitter = 'claims/0', claims = 99")
         assert load_claims(store, answer["id"]) is None
         assert claims_of(store, answer).claims == first
-        assert store.scalar("SELECT claims FROM answer_claims WHERE answer_id = ?", (answer["id"],)) == len(first)
+        assert store._scalar("SELECT claims FROM answer_claims WHERE answer_id = ?", (answer["id"],)) == len(first)
         save_claims(store, answer["id"], [])  # an answer with no claims is stored as such, not as "not computed"
         assert load_claims(store, answer["id"]) == []
 
@@ -89,8 +89,8 @@ def test_a_store_from_before_claims_gets_the_tables_on_opening(tmp_path):
     with open_store(path) as store:  # as schema 2 left it: no answer_claims, no claim marks
         for statement in ("DROP VIEW current_claim_marks", "DROP TABLE claim_marks", "DROP TABLE answer_claims",
                           "PRAGMA user_version = 2"):
-            store.conn.execute(statement)
+            store._conn.execute(statement)
     with open_store(path) as store:
         assert store.schema_version == schema_version() >= 5
         for table in ("answer_claims", "claim_marks", "current_claim_marks"):
-            assert store.scalar(f"SELECT count(*) FROM {table}") == 0
+            assert store._scalar(f"SELECT count(*) FROM {table}") == 0

@@ -12,7 +12,7 @@ from gradedesk.core.store import grades
 
 
 def _events(store, grader="alice"):
-    return store.query("SELECT * FROM human_grades WHERE grader = ? ORDER BY id", (grader,))
+    return store._query("SELECT * FROM human_grades WHERE grader = ? ORDER BY id", (grader,))
 
 
 def test_grade_events_carry_state_and_revisions(env):

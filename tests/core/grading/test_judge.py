@@ -80,7 +80,7 @@ def test_judge_grades_records_errors_and_scores(run_store, chat_server):
     report = judge_run(store, run, provider(chat_server))
     assert (report.grades_done, report.grading_errors, report.failed_calls) == (1, 2, 0)
     assert report.skipped_no_gold == 1
-    rows = {r["answer_id"]: r for r in store.query("SELECT * FROM auto_grades WHERE grader_kind = 'judge'")}
+    rows = {r["answer_id"]: r for r in store._query("SELECT * FROM auto_grades WHERE grader_kind = 'judge'")}
     assert set(rows) == set(ids.values())
     good = rows[ids["good"]]
     assert (good["grade"], good["grader_model"], good["rubric_version"]) == ("fully_correct", "judge-model",
@@ -91,7 +91,7 @@ def test_judge_grades_records_errors_and_scores(run_store, chat_server):
         assert (r["grade"], r["failure_label"]) == ("unsupported", "grading_error")
         assert r["raw_response"] and r["confidence"] is None
     # the store keeps the rubric file's normal form under its version; the judge reads the prompt made from it
-    assert store.scalar("SELECT text FROM rubrics WHERE version = ?", (RUBRIC_VERSION,)) == builtin_rubric().text
+    assert store._scalar("SELECT text FROM rubrics WHERE version = ?", (RUBRIC_VERSION,)) == builtin_rubric().text
     s = scores_of(store, ids["good"], "llm:judge-model")
     assert s["faithfulness"]["value"] == 0.5
     assert s["answer_relevance"]["value"] == 1.0
@@ -117,13 +117,13 @@ def test_failed_calls_are_recorded_then_retried(run_store, chat_server):
     report = judge_run(store, run, p, scores=False, progress=lambda *args: seen.append(args))
     assert report.failed_calls == 1 and report.grades_done == 2
     assert seen[-1] == ("judge", 3, 3, 1)
-    failed = store.query("SELECT * FROM auto_grades WHERE failure_label = 'grading_error'")
+    failed = store._query("SELECT * FROM auto_grades WHERE failure_label = 'grading_error'")
     assert len(failed) == 1 and failed[0]["raw_response"] is None
     assert "HTTP 500" in failed[0]["reasoning"]
     again = judge_run(store, run, provider(chat_server), scores=False)
     assert (again.grades_done, again.failed_calls) == (1, 0)
-    assert store.scalar("SELECT count(*) FROM auto_grades WHERE failure_label = 'grading_error'") == 0
-    assert store.scalar("SELECT count(*) FROM auto_grades") == 3
+    assert store._scalar("SELECT count(*) FROM auto_grades WHERE failure_label = 'grading_error'") == 0
+    assert store._scalar("SELECT count(*) FROM auto_grades") == 3
 
 
 def test_repeat_reports_consistency(run_store, chat_server):
@@ -141,7 +141,7 @@ def test_repeat_reports_consistency(run_store, chat_server):
     p.concurrency = 1
     report = judge_run(store, run, p, repeat=2, scores=False)
     assert report.grades_done == 6
-    assert sorted(r["repeat_index"] for r in store.query("SELECT repeat_index FROM auto_grades")) == [0, 0, 0, 1, 1, 1]
+    assert sorted(r["repeat_index"] for r in store._query("SELECT repeat_index FROM auto_grades")) == [0, 0, 0, 1, 1, 1]
     c = judge_consistency(store, run)
     assert (c["answers_repeated"], c["identical"]) == (3, 2)
     assert c["share_identical"] == pytest.approx(2 / 3)

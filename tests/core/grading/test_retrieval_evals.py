@@ -108,4 +108,4 @@ def test_grade_retrieval_raw_and_bundle_from_store(tmp_path):
     assert scores_of(store, failed, "id-based") == {}
     # idempotent: a second pass replaces, never duplicates
     grade_retrieval(store, run)
-    assert store.scalar("SELECT count(*) FROM answer_scores WHERE answer_id = ?", (raw,)) == 5
+    assert store._scalar("SELECT count(*) FROM answer_scores WHERE answer_id = ?", (raw,)) == 5

@@ -145,7 +145,7 @@ def test_store_once_and_find_by_name_prefix_or_version(tmp_path):
     other = base.with_examples([Example("Q?", "A.", "wrong", label="hallucination")], base.version)
     assert store_rubric(store, base) == store_rubric(store, base) == base.version
     store_rubric(store, other)
-    assert store.scalar("SELECT count(*) FROM rubrics") == 2
+    assert store._scalar("SELECT count(*) FROM rubrics") == 2
     assert stored_rubric(store, other.version) == other
     assert find_version(store, "judge-rubric") == other.version  # a name: its newest version
     assert find_version(store, other.version[:-2]) == other.version
@@ -154,7 +154,7 @@ def test_store_once_and_find_by_name_prefix_or_version(tmp_path):
         find_version(store, "judge-rubric/")
     # a prompt stored by an older gradedesk is kept, shown, never judged with
     with store.transaction():
-        store.db["rubrics"].insert({"version": "judge-rubric/1", "text": "You are grading...", "created_at": "x"})
+        store._db["rubrics"].insert({"version": "judge-rubric/1", "text": "You are grading...", "created_at": "x"})
     with pytest.raises(UserError, match="older gradedesk as a prompt"):
         stored_rubric(store, "judge-rubric/1")
 

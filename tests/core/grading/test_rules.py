@@ -68,7 +68,7 @@ def test_grade_offline_stores_rule_grades_named_as_rules(tmp_path):
     report = grade_offline(store, run, lambda stage, done, total, failed: seen.append((stage, done, total, failed)))
     assert seen[-1] == ("scores", 3, 3, 0) and ("rules", 2, 2, 0) in seen and ("retrieval", 3, 3, 0) in seen
     assert (report.retrieval_scored, report.rule_graded, report.offline_scored) == (3, 2, 3)
-    rows = {r["answer_id"]: r for r in store.query("SELECT * FROM auto_grades")}
+    rows = {r["answer_id"]: r for r in store._query("SELECT * FROM auto_grades")}
     assert set(rows) == {a1, a2}
     assert {r["grader_kind"] for r in rows.values()} == {"rule"}
     assert {r["grader_model"] for r in rows.values()} == {RULES_ID}
@@ -77,7 +77,7 @@ def test_grade_offline_stores_rule_grades_named_as_rules(tmp_path):
     # idempotent: nothing is graded twice
     again = grade_offline(store, run)
     assert again.rule_graded == 0
-    assert store.scalar("SELECT count(*) FROM auto_grades") == 2
+    assert store._scalar("SELECT count(*) FROM auto_grades") == 2
 
 
 def test_citation_line_numbers_are_not_ungrounded_claims():

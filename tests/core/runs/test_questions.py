@@ -69,5 +69,5 @@ def test_store_upserts_in_one_transaction(tmp_path):
         first = store_questions(store, "bench", qs)
         again = store_questions(store, "bench", qs)
         assert first == again
-        assert store.scalar("SELECT count(*) FROM questions") == 1
-        assert json.loads(store.scalar("SELECT expected_symbols FROM questions")) == ["open_store"]
+        assert store._scalar("SELECT count(*) FROM questions") == 1
+        assert json.loads(store._scalar("SELECT expected_symbols FROM questions")) == ["open_store"]

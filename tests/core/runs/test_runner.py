@@ -29,14 +29,14 @@ def test_offline_run_answers_raw_and_every_budget_and_keeps_bundles(project):
     with open_store(db) as store:
         summary = run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets="300,600")
         assert (summary.questions, summary.answers_total, summary.answered_now, summary.failed_now) == (3, 9, 9, 0)
-        run = store.query("SELECT * FROM runs")[0]
+        run = store._query("SELECT * FROM runs")[0]
         assert run["provider"] == "offline-extractive" and run["model"] == "extractive/2"
         assert json.loads(run["budgets"]) == [300, 600] and run["primary_budget"] == 600
         assert run["raw_k"] == 10 and run["tokenizer"] == "tiktoken/o200k_base" and run["endpoint_host"] is None
         assert json.loads(run["prompt_versions"]) == {"raw_system": "1", "bundle_system": "1"}
-        prompts = {r["name"]: r["text"] for r in store.query("SELECT * FROM prompts")}
+        prompts = {r["name"]: r["text"] for r in store._query("SELECT * FROM prompts")}
         assert prompts == {"raw_system": RAW_SYSTEM.text, "bundle_system": BUNDLE_SYSTEM.text}
-        answers = store.query("SELECT * FROM answers ORDER BY question_pk, method DESC, budget")
+        answers = store._query("SELECT * FROM answers ORDER BY question_pk, method DESC, budget")
         assert [(a["method"], a["budget"]) for a in answers[:3]] == [("raw", 0), ("bundle", 300), ("bundle", 600)]
         assert all(a["status"] == "ok" and a["tokens_counted"] == 1 and a["attempts"] == 1 for a in answers)
         for a in answers:
@@ -62,7 +62,7 @@ def test_same_command_resumes_and_other_config_makes_a_new_run(project):
         again = run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets=[400])
         assert not again.created and again.run_id == first.run_id
         assert (again.already_done, again.answered_now) == (6, 0)
-        assert store.scalar("SELECT count(*) FROM answers") == 6 and store.scalar("SELECT count(*) FROM bundles") == 3
+        assert store._scalar("SELECT count(*) FROM answers") == 6 and store._scalar("SELECT count(*) FROM bundles") == 3
         other = run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets=[400], label="b")
         assert other.created and other.run_id != first.run_id
         assert resolve_run(store, "latest") == other.run_id == resolve_run(store, None)
@@ -80,9 +80,9 @@ def test_endpoint_run_records_failures_and_resume_retries_them(project, chat_ser
     with open_store(db) as store:
         first = run_benchmark(store, str(questions), fast_provider(chat_server), budgets=[500], concurrency=1)
         assert (first.answered_now, first.failed_now) == (4, 2)
-        failed = store.query("SELECT * FROM answers WHERE status = 'error'")
+        failed = store._query("SELECT * FROM answers WHERE status = 'error'")
         assert all("HTTP 400" in a["error"] and a["attempts"] == 1 and a["text"] is None for a in failed)
-        run = store.query("SELECT * FROM runs")[0]
+        run = store._query("SELECT * FROM runs")[0]
         assert run["provider"] == "openai-compatible" and run["model"] == "gpt-4o-mini"
         assert run["endpoint_host"] == chat_server.base_url.split("/")[2]
         assert len(chat_server.requests) == 6
@@ -97,11 +97,11 @@ def test_endpoint_run_records_failures_and_resume_retries_them(project, chat_ser
         again = run_benchmark(store, str(questions), fast_provider(chat_server), budgets=[500])
         assert again.run_id == first.run_id and (again.already_done, again.answered_now) == (4, 2)
         assert len(chat_server.requests) == 8  # only the two failures were asked again
-        retried = store.query(f"SELECT * FROM answers WHERE id IN ({','.join(str(a['id']) for a in failed)})")
+        retried = store._query(f"SELECT * FROM answers WHERE id IN ({','.join(str(a['id']) for a in failed)})")
         assert all(a["status"] == "ok" and a["error"] is None and a["attempts"] == 2 for a in retried)
         assert all(a["tokens_counted"] == 0 and a["cost_usd"] > 0 for a in retried)
         # a retried bundled answer keeps exactly one bundle
-        assert store.scalar("SELECT count(*) FROM bundles") == 3
+        assert store._scalar("SELECT count(*) FROM bundles") == 3
 
 
 def test_retryable_faults_are_retried_inside_one_run(project, chat_server):
@@ -113,7 +113,7 @@ def test_retryable_faults_are_retried_inside_one_run(project, chat_server):
         summary = run_benchmark(store, str(questions), fast_provider(chat_server, max_retries=3), budgets=[500],
                                 concurrency=1)
         assert (summary.answered_now, summary.failed_now) == (6, 0)
-        assert store.scalar("SELECT sum(attempts) FROM answers") == 9
+        assert store._scalar("SELECT sum(attempts) FROM answers") == 9
 
 
 def test_unreachable_endpoint_stops_the_run_with_one_line_and_leaves_no_empty_run(project):
@@ -123,8 +123,8 @@ def test_unreachable_endpoint_stops_the_run_with_one_line_and_leaves_no_empty_ru
         with pytest.raises(EndpointUnreachable, match=r"127\.0\.0\.1:9/v1: cannot connect"):
             run_benchmark(store, str(questions), provider, budgets=[500])
         # a new run that got no answer is not kept: it would become `latest` (a mistyped --base-url)
-        assert store.scalar("SELECT count(*) FROM runs") == 0
-        assert store.scalar("SELECT count(*) FROM answers") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0
+        assert store._scalar("SELECT count(*) FROM answers") == 0
 
 
 def test_questions_file_inside_the_repository_is_never_evidence(tmp_path):
@@ -134,9 +134,9 @@ def test_questions_file_inside_the_repository_is_never_evidence(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         index_repository(store, repo, name="shop")
         run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets=[2000])
-        files = {f for (ef,) in store.conn.execute("SELECT evidence_files FROM answers") for f in json.loads(ef)}
+        files = {f for (ef,) in store._conn.execute("SELECT evidence_files FROM answers") for f in json.loads(ef)}
         assert "questions.jsonl" not in files and files
-        assert store.scalar("SELECT count(*) FROM chunks WHERE file_path = 'questions.jsonl'") > 0
+        assert store._scalar("SELECT count(*) FROM chunks WHERE file_path = 'questions.jsonl'") > 0
 
 
 def test_bad_budgets_are_one_line_errors():

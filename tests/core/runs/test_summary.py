@@ -15,7 +15,7 @@ from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answ
 def judge_grade(store, answer_id, grade, label=None, *, model="judge-model", repeat=0, cost=0.002,
                 kind="judge", raw="{}"):
     with store.transaction():
-        store.db["auto_grades"].insert({
+        store._db["auto_grades"].insert({
             "answer_id": answer_id, "grader_kind": kind, "grader_model": model,
             "rubric_version": None, "repeat_index": repeat, "grade": grade,
             "failure_label": label, "confidence": 0.8, "reasoning": "r", "raw_response": raw, "tokens_in": 300,
@@ -31,7 +31,7 @@ def build_run(store, grades: dict[tuple[str, str], tuple[str, str | None]], *, m
     """Questions q1 (lookup, labelled), q2 (lookup, unlabelled), q3 (explain, labelled); raw and bundle answers."""
     qs = {}
     for qid, cat, files in (("q1", "lookup", ["a.py"]), ("q2", "lookup", None), ("q3", "explain", ["b.py"])):
-        existing = store.scalar("SELECT id FROM questions WHERE question_id = ?", (qid,))
+        existing = store._scalar("SELECT id FROM questions WHERE question_id = ?", (qid,))
         qs[qid] = existing or add_question(store, qid, f"question {qid}", "gold", category=cat, files=files)
     run = add_run(store, model=model)
     ids = {}

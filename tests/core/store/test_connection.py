@@ -16,9 +16,9 @@ def test_creates_schema_records_version_and_uses_wal(tmp_path):
     path = tmp_path / "store.db"
     with open_store(path) as store:
         assert store.schema_version == schema_version()
-        assert store.scalar("PRAGMA journal_mode") == "wal"
-        assert store.scalar("PRAGMA foreign_keys") == 1
-        tables = set(store.db.table_names())
+        assert store._scalar("PRAGMA journal_mode") == "wal"
+        assert store._scalar("PRAGMA foreign_keys") == 1
+        tables = set(store._db.table_names())
     assert {"repos", "chunks", "questions", "runs", "answers", "bundles", "bundle_snippets", "auto_grades",
             "human_grades", "rubrics", "prompts"} <= tables
     with open_store(path) as store:  # reopening is idempotent
@@ -39,9 +39,9 @@ def test_a_store_from_before_grades_named_their_machine_grader_is_upgraded_and_k
     conn.close()
     with open_store(path, create=False) as store:
         assert store.schema_version == schema_version()
-        columns = {r["name"] for r in store.query("PRAGMA table_info(human_grades)")}
+        columns = {r["name"] for r in store._query("PRAGMA table_info(human_grades)")}
         assert {"machine_kind", "machine_model", "machine_rubric"} <= columns
-        assert store.query("SELECT grade, machine_kind FROM current_human_grades") == \
+        assert store._query("SELECT grade, machine_kind FROM current_human_grades") == \
             [{"grade": "wrong", "machine_kind": None}]
 
 
@@ -80,7 +80,7 @@ def test_missing_store_without_create(tmp_path):
 
 
 def _run(store) -> int:
-    return store.db["runs"].insert({"created_at": "2026-01-01T00:00:00+00:00", "provider": "offline-extractive",
+    return store._db["runs"].insert({"created_at": "2026-01-01T00:00:00+00:00", "provider": "offline-extractive",
                                     "order_seed": 7}).last_pk
 
 
@@ -91,34 +91,34 @@ def test_transaction_rolls_back_whole_logical_write(tmp_path):
                 _run(store)
                 _run(store)
                 raise RuntimeError("boom")
-        assert store.scalar("SELECT count(*) FROM runs") == 0
+        assert store._scalar("SELECT count(*) FROM runs") == 0
         with store.transaction():
             with store.transaction():  # nested joins the outer
                 _run(store)
-        assert store.scalar("SELECT count(*) FROM runs") == 1
+        assert store._scalar("SELECT count(*) FROM runs") == 1
 
 
 def test_foreign_keys_enforced(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         with pytest.raises(sqlite3.IntegrityError):
             with store.transaction():
-                store.db["answers"].insert({"run_id": 999, "question_pk": 1, "method": "raw",
+                store._db["answers"].insert({"run_id": 999, "question_pk": 1, "method": "raw",
                                             "created_at": "2026-01-01T00:00:00+00:00"})
 
 
 def _answer(store) -> int:
     with store.transaction():
         run = _run(store)
-        q = store.db["questions"].insert({"benchmark": "b", "question_id": "q1", "question": "?", "category": "c",
+        q = store._db["questions"].insert({"benchmark": "b", "question_id": "q1", "question": "?", "category": "c",
                                           "created_at": "t"}).last_pk
-        return store.db["answers"].insert({"run_id": run, "question_pk": q, "method": "raw",
+        return store._db["answers"].insert({"run_id": run, "question_pk": q, "method": "raw",
                                            "created_at": "t"}).last_pk
 
 
 def _event(store, answer_id, grade=None, action="set", undoes=None) -> str:
     u = str(uuid.uuid4())
     with store.transaction():
-        store.db["human_grades"].insert({"uuid": u, "answer_id": answer_id, "grader": "ana", "action": action,
+        store._db["human_grades"].insert({"uuid": u, "answer_id": answer_id, "grader": "ana", "action": action,
                                          "undoes_uuid": undoes, "grade": grade, "created_at": "t"})
     return u
 
@@ -128,24 +128,24 @@ def test_current_human_grade_is_derived_from_events_with_undo(tmp_path):
         a = _answer(store)
         _event(store, a, "wrong")
         second = _event(store, a, "fully_correct")
-        current = lambda: [r["grade"] for r in store.query("SELECT grade FROM current_human_grades")]  # noqa: E731
+        current = lambda: [r["grade"] for r in store._query("SELECT grade FROM current_human_grades")]  # noqa: E731
         assert current() == ["fully_correct"]
         _event(store, a, action="undo", undoes=second)
         assert current() == ["wrong"]
-        assert store.scalar("SELECT count(*) FROM human_grades") == 3  # nothing deleted
+        assert store._scalar("SELECT count(*) FROM human_grades") == 3  # nothing deleted
 
 
 def test_machine_grades_prefers_judge_over_rule(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         a = _answer(store)
         with store.transaction():
-            store.db["auto_grades"].insert({"answer_id": a, "grader_kind": "rule", "grader_model": "rules/1",
+            store._db["auto_grades"].insert({"answer_id": a, "grader_kind": "rule", "grader_model": "rules/1",
                                             "grade": "wrong", "created_at": "t"})
-        assert store.query("SELECT grader_kind FROM machine_grades")[0]["grader_kind"] == "rule"
+        assert store._query("SELECT grader_kind FROM machine_grades")[0]["grader_kind"] == "rule"
         with store.transaction():
-            store.db["auto_grades"].insert({"answer_id": a, "grader_kind": "judge", "grader_model": "m",
+            store._db["auto_grades"].insert({"answer_id": a, "grader_kind": "judge", "grader_model": "m",
                                             "grade": "fully_correct", "created_at": "t"})
-        rows = store.query("SELECT grader_kind, grade FROM machine_grades")
+        rows = store._query("SELECT grader_kind, grade FROM machine_grades")
         assert rows == [{"grader_kind": "judge", "grade": "fully_correct"}]
 
 
@@ -170,7 +170,7 @@ def test_two_connections_write_concurrently_with_busy_timeout(tmp_path):
         t.join()
     assert not errors
     with open_store(path) as store:
-        assert store.scalar("SELECT count(*) FROM runs") == 100
+        assert store._scalar("SELECT count(*) FROM runs") == 100
 
 
 def test_schema_file_is_the_only_ddl():
@@ -205,16 +205,16 @@ def test_an_older_store_is_upgraded_by_the_schema_files_migrate_sections(tmp_pat
     path = tmp_path / "old.db"
     use_schema(V1)
     with open_store(path) as store:
-        store.conn.execute("INSERT INTO answers (text) VALUES ('kept')")
+        store._conn.execute("INSERT INTO answers (text) VALUES ('kept')")
         assert store.schema_version == 1
     use_schema(V3)
     with open_store(path) as store:
         assert store.schema_version == 3
-        assert store.query("SELECT text, finish_reason, tokens FROM answers") == [
+        assert store._query("SELECT text, finish_reason, tokens FROM answers") == [
             {"text": "kept", "finish_reason": "unknown", "tokens": None}]
     fresh = tmp_path / "fresh.db"
     with open_store(fresh) as store:  # a new store runs the CREATE statements only
-        assert store.schema_version == 3 and store.query("SELECT * FROM answers") == []
+        assert store.schema_version == 3 and store._query("SELECT * FROM answers") == []
 
 
 def test_an_added_column_that_is_already_there_is_not_added_again(tmp_path, use_schema):

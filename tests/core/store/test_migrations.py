@@ -36,14 +36,14 @@ def test_a_version_6_store_is_upgraded_and_keeps_its_rows(tmp_path):
     make_v6_store(db)
     with open_store(db) as store:
         assert store.schema_version == schema_version() >= 7
-        answer = store.query("SELECT * FROM answers")[0]
+        answer = store._query("SELECT * FROM answers")[0]
         assert answer["text"] == "open_store does" and answer["finish_reason"] is None and answer["reasoning"] is None
-        grade = store.query("SELECT * FROM auto_grades")[0]
+        grade = store._query("SELECT * FROM auto_grades")[0]
         # an old grade cannot say what gold it was made against: it is taken as made against the current one
         assert grade["gold_hash"] == gold_hash("open_store", '["core/store.py"]', None)
         assert stale_grade_counts(store, 1) == {}
     with open_store(db) as store:  # opening again changes nothing
-        assert store.schema_version == schema_version() and store.scalar("SELECT count(*) FROM auto_grades") == 1
+        assert store.schema_version == schema_version() and store._scalar("SELECT count(*) FROM auto_grades") == 1
 
 
 def test_a_corrected_gold_makes_the_grades_made_against_the_old_one_stale(tmp_path):
@@ -51,12 +51,12 @@ def test_a_corrected_gold_makes_the_grades_made_against_the_old_one_stale(tmp_pa
     make_v6_store(db)
     with open_store(db) as store:
         with store.transaction():
-            store.conn.execute("UPDATE questions SET gold_answer = 'open_store in core/store.py' WHERE id = 1")
+            store._conn.execute("UPDATE questions SET gold_answer = 'open_store in core/store.py' WHERE id = 1")
         assert stale_grade_counts(store, 1) == {"rule": 1}
         with store.transaction():  # a new grade is stamped with the gold as it is now
-            store.conn.execute("INSERT INTO auto_grades (answer_id, grader_kind, grader_model, grade, created_at) "
+            store._conn.execute("INSERT INTO auto_grades (answer_id, grader_kind, grader_model, grade, created_at) "
                                "VALUES (1, 'judge', 'j', 'wrong', 't')")
         assert stale_grade_counts(store, 1) == {"rule": 1}
         with store.transaction():  # labels are part of the gold too
-            store.conn.execute("UPDATE questions SET expected_symbols = '[\"open_store\"]' WHERE id = 1")
+            store._conn.execute("UPDATE questions SET expected_symbols = '[\"open_store\"]' WHERE id = 1")
         assert stale_grade_counts(store, 1) == {"rule": 1, "judge": 1}
