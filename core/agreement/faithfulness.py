@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
-from gradedesk.core.grading.claim_figures import human_by_method, marked_answers
+from gradedesk.core.grading.claim_figures import HumanClaimFigures, human_by_method, marked_answers
 from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate
 from gradedesk.core.stats.numeric import numeric_agreement
 from gradedesk.core.stats.records import FLAT, Record
@@ -40,7 +39,7 @@ class ScorerAgreement(Record):
 class Faithfulness(Record):
     people_answers: int  # (answer, person) pairs with every claim marked
     people: list[str]
-    by_method: dict[str, dict[str, Any]]  # core/grading/claim_figures.human_by_method
+    by_method: dict[str, HumanClaimFigures]
     scorers: list[ScorerAgreement]
     notes: list[str]
 

@@ -36,7 +36,7 @@ from gradedesk.core.agreement.split import (
 )
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.judge import JudgeReport, judge_consistency, judge_run
+from gradedesk.core.grading.judge import JudgeConsistency, JudgeReport, judge_consistency, judge_run
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.rubric_format import Rubric, shown
 from gradedesk.core.grading.rubric_lookup import store_rubric
@@ -172,7 +172,7 @@ class HeldOutFigures(Record):
     measures: dict[str, RubricComparison]
     target: Target
     bias: BiasByRubric
-    consistency: dict[str, dict[str, Any]] | None  # per role, core/grading/judge.judge_consistency; None: repeat 1
+    consistency: dict[str, JudgeConsistency] | None  # per role (base, new); None: repeat 1
     items: list[HeldOutItem]
 
 

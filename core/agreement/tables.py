@@ -197,8 +197,8 @@ def faithfulness_tables(report: AgreementReport) -> list[Table]:
     people = Table("Faithfulness by people (claim marks; answers with every claim marked)",
                    ["method", "answers", "partly marked", "faithfulness", "citation precision", "supported",
                     "miscited", "unsupported", "not claims"],
-                   [[method, m["marked_answers"], m["partly_marked"], m["human_faithfulness"],
-                     m["citation_precision"], m["supported"], m["miscited"], m["unsupported"], m["not_claims"]]
+                   [[method, m.marked_answers, m.partly_marked, m.human_faithfulness, m.citation_precision,
+                     m.supported, m.miscited, m.unsupported, m.not_claims]
                     for method, m in f.by_method.items()])
     level = int(report.settings.level * 100)
     scorers = Table(f"Faithfulness scorers vs people ({level}% bootstrap intervals; difference = scorer - person)",

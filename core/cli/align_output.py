@@ -88,9 +88,9 @@ def _consistency(r: AlignmentReport) -> None:
         return
     parts = []
     for role in ("base", "new"):
-        x = c[role]  # core/grading/judge.judge_consistency's figures
-        share = "-" if x["share_identical"] is None else f"{x['share_identical']:.1%}"
-        parts.append(f"{role} {x['identical']}/{x['answers_repeated']} identical ({share})")
+        x = c[role]
+        share = "-" if x.share_identical is None else f"{x.share_identical:.1%}"
+        parts.append(f"{role} {x.identical}/{x.answers_repeated} identical ({share})")
     print()
     print(f"judge consistency across {r.settings.repeat} repeats on test: " + ", ".join(parts))
 

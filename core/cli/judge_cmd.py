@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
              "prefer a different judge model")
     if args.json:
         print_json({"offline": asdict(offline), "judge": asdict(report) if report else None,
-                    "consistency": consistency})
+                    "consistency": consistency.to_dict() if consistency else None})
     else:
         print(offline_line(offline))
         if report:
@@ -82,15 +82,15 @@ def run(args: argparse.Namespace) -> int:
                   f"{report.unusable_scores} unusable LLM score replies, {report.truncated} replies cut at "
                   f"--max-tokens {args.max_tokens}, {report.stale_regraded} stale grades (gold changed) regraded, "
                   f"{report.skipped_no_gold} answers without a gold answer skipped")
-        if consistency and consistency["answers_repeated"]:
-            share = consistency["share_identical"]
-            print(f"judge consistency: {consistency['identical']}/{consistency['answers_repeated']} answers graded "
+        if consistency and consistency.answers_repeated:
+            share = consistency.share_identical
+            print(f"judge consistency: {consistency.identical}/{consistency.answers_repeated} answers graded "
                   f"identically across repeats ({share:.1%})")
-            for c in consistency["changed"]:
-                print(f"  changed: {c['question_id']} {method_label(c['method'], c['budget'])}: "
-                      f"{' -> '.join(c['grades'])}")
-        if consistency and consistency["all_errors"]:
-            print(f"judge consistency: {consistency['all_errors']} answer(s) got only grading errors in every "
+            for c in consistency.changed:
+                print(f"  changed: {c.question_id} {method_label(c.method, c.budget)}: "
+                      f"{' -> '.join(c.grades)}")
+        if consistency and consistency.all_errors:
+            print(f"judge consistency: {consistency.all_errors} answer(s) got only grading errors in every "
                   f"repeat and are not counted")
     for failure in (report.failures if report else [])[:20]:
         info(f"gradedesk: {failure}")

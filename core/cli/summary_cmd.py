@@ -76,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
             "with every claim marked)")
     print_table(("method", "answers", "claims", "cited", "citations", "invalid", "answers_with_invalid",
                  "people_answers", "human_faithfulness", "citation_precision"),
-                [[c["method"], c["answers"], c["claims"], c["cited"], c["citations"], c["invalid_citations"],
-                  c["answers_with_invalid"], c["marked_answers"], c["human_faithfulness"], c["citation_precision"]]
-                 for c in s.claims])
+                [[n.method, n.answers, n.claims, n.cited, n.citations, n.invalid_citations, n.answers_with_invalid,
+                  p.marked_answers, p.human_faithfulness, p.citation_precision]
+                 for n, p in ((c.counts, c.people) for c in s.claims)])
     section("cost: answering vs grading")
     cost = s.cost
     judge, llm = cost.grading.judge, cost.grading.llm_scores
@@ -90,12 +90,11 @@ def run(args: argparse.Namespace) -> int:
     if cost.grading_to_answering is not None:
         print(f"grading cost / answering cost: {cost.grading_to_answering:.2f}")
     if s.consistency:
-        k = s.consistency  # core/grading/judge.judge_consistency's figures
+        k = s.consistency
         section("judge consistency across repeats")
-        print(f"{k['identical']}/{k['answers_repeated']} identical ({k['share_identical']:.1%})")
+        print(f"{k.identical}/{k.answers_repeated} identical ({k.share_identical:.1%})")
         print_table(("question", "method", "budget", "judge", "grades"),
-                    [[x["question_id"], x["method"], x["budget"], x["judge_model"], " -> ".join(x["grades"])]
-                     for x in k["changed"]])
+                    [[x.question_id, x.method, x.budget, x.judge_model, " -> ".join(x.grades)] for x in k.changed])
     if s.warnings:
         section("notes")
         for w in s.warnings:

@@ -155,5 +155,6 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         if any(grades.values()):
             line["grades"] = grades
         for method, a in qa.by_method():
-            line[f"{method}_claims"] = answer_claim_record(store, a.id, marked[a.id])
+            claims = answer_claim_record(store, a.id, marked[a.id])
+            line[f"{method}_claims"] = claims.to_dict() if claims else None
         yield line

@@ -9,13 +9,14 @@ older splitter version they are split again in memory, and its marks apply where
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks
-from gradedesk.core.grading.claim_store import claim_counts, load_claims
+from gradedesk.core.grading.claim_store import MethodClaimCounts, claim_counts, load_claims
 from gradedesk.core.grading.claims import Claim, split_claims
 from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store import machine_grades
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import ClaimMark, run_marks
@@ -60,7 +61,24 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def human_by_method(marked: list[MarkedAnswer]) -> dict[str, dict]:
+@dataclass(frozen=True, slots=True)
+class HumanClaimFigures(Record):
+    """What people's claim marks add up to over one answer method's (answer, person) pairs."""
+
+    marked_answers: int  # pairs with every claim marked
+    partly_marked: int
+    human_faithfulness: float | None  # mean over the fully marked pairs; None when none is defined
+    citation_precision: float | None
+    supported: int  # marks summed over the fully marked pairs
+    miscited: int
+    unsupported: int
+    not_claims: int
+
+
+NO_MARKS = HumanClaimFigures(0, 0, None, None, 0, 0, 0, 0)
+
+
+def human_by_method(marked: list[MarkedAnswer]) -> dict[str, HumanClaimFigures]:
     """Per answer method: (answer, person) pairs fully and partly marked, mean human faithfulness and citation
     precision over the fully marked ones (None when none is defined), and the marks behind them."""
     groups: dict[str, list[MarkedAnswer]] = defaultdict(list)
@@ -69,32 +87,56 @@ def human_by_method(marked: list[MarkedAnswer]) -> dict[str, dict]:
     out = {}
     for method, rows in groups.items():
         done = [m.figures for m in rows if m.figures.complete]
-        out[method] = {
-            "marked_answers": len(done), "partly_marked": len(rows) - len(done),
-            "human_faithfulness": _mean([f.faithfulness for f in done if f.faithfulness is not None]),
-            "citation_precision": _mean([f.citation_precision for f in done if f.citation_precision is not None]),
-            **{k: sum(getattr(f, k) for f in done) for k in ("supported", "miscited", "unsupported", "not_claims")},
-        }
+        out[method] = HumanClaimFigures(
+            len(done), len(rows) - len(done),
+            _mean([f.faithfulness for f in done if f.faithfulness is not None]),
+            _mean([f.citation_precision for f in done if f.citation_precision is not None]),
+            sum(f.supported for f in done), sum(f.miscited for f in done), sum(f.unsupported for f in done),
+            sum(f.not_claims for f in done),
+        )
     return out
 
 
-def answer_claim_record(store: Store, answer_id: int, marked: list[MarkedAnswer]) -> dict | None:
+@dataclass(frozen=True, slots=True)
+class PersonClaimFigures(Record):
+    grader: str
+    marked: int
+    complete: bool
+    faithfulness: float | None
+    citation_precision: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClaimRecord(Record):
+    """An answer's claim counts and each person's figures, as an export line carries them."""
+
+    claims: int
+    cited: int
+    citations: int
+    invalid_citations: int
+    people: list[PersonClaimFigures]  # the people who marked at least one of its claims
+
+
+def answer_claim_record(store: Store, answer_id: int, marked: list[MarkedAnswer]) -> AnswerClaimRecord | None:
     """An answer's claim counts and each person's figures (`marked`: the answer's entries of `marked_answers`), for an
     export line; None when its claims were never computed."""
     counts = machine_grades.claim_counts(store, answer_id)
     if counts is None:
         return None
-    people = [{"grader": m.grader, "marked": f.marked, "complete": f.complete, "faithfulness": f.faithfulness,
-               "citation_precision": f.citation_precision} for m in marked if (f := m.figures).marked]
-    return {"claims": counts.claims, "cited": counts.cited, "citations": counts.citations,
-            "invalid_citations": counts.invalid, "people": people}
+    people = [PersonClaimFigures(m.grader, f.marked, f.complete, f.faithfulness, f.citation_precision)
+              for m in marked if (f := m.figures).marked]
+    return AnswerClaimRecord(counts.claims, counts.cited, counts.citations, counts.invalid, people)
 
 
-NO_MARKS = {"marked_answers": 0, "partly_marked": 0, "human_faithfulness": None, "citation_precision": None,
-            "supported": 0, "miscited": 0, "unsupported": 0, "not_claims": 0}
+@dataclass(frozen=True, slots=True)
+class MethodClaims(Record):
+    """One answer method's claim counts and its people's marks; its JSON form is one flat object (counts first)."""
+
+    counts: MethodClaimCounts = field(metadata=FLAT)
+    people: HumanClaimFigures = field(metadata=FLAT)
 
 
-def claim_summary(store: Store, run_id: int) -> list[dict]:
+def claim_summary(store: Store, run_id: int) -> list[MethodClaims]:
     """Per answer method: the claim and citation counts (claim_store.claim_counts) and what people's marks add up to."""
     human = human_by_method(marked_answers(store, run_id))
-    return [{**row, **human.get(row["method"], NO_MARKS)} for row in claim_counts(store, run_id)]
+    return [MethodClaims(c, human.get(c.method, NO_MARKS)) for c in claim_counts(store, run_id)]

@@ -15,6 +15,7 @@ from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.claims import SPLITTER, Claim, split_claims
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.progress import Progress
+from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import ClaimCounts, answers_of_run
@@ -66,10 +67,23 @@ def compute_run_claims(store: Store, run_id: int, progress: Progress | None = No
     return len(answers)
 
 
-def claim_counts(store: Store, run_id: int) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class MethodClaimCounts(Record):
+    """The claims of one answer method's answered answers (fields in `summary --json` order)."""
+
+    method: str  # raw, bundle@<budget>
+    answers: int
+    not_computed: int  # answers whose claims are not computed yet
+    claims: int
+    cited: int
+    citations: int
+    invalid_citations: int
+    answers_with_invalid: int  # answers with at least one invalid citation
+
+
+def claim_counts(store: Store, run_id: int) -> list[MethodClaimCounts]:
     """Per answer method (raw, bundle@budget): claims, cited claims, citations and invalid citations of the answered
     answers, how many answers have an invalid citation, and how many have no claims computed yet."""
-    return [{"method": method_label(r.method, r.budget), "answers": r.answers, "not_computed": r.answers - r.computed,
-             "claims": r.claims, "cited": r.cited, "citations": r.citations, "invalid_citations": r.invalid,
-             "answers_with_invalid": r.answers_with_invalid}
+    return [MethodClaimCounts(method_label(r.method, r.budget), r.answers, r.answers - r.computed, r.claims, r.cited,
+                              r.citations, r.invalid, r.answers_with_invalid)
             for r in machine_grades.claim_counts_by_method(store, run_id, SPLITTER)]

@@ -34,6 +34,7 @@ from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
 from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
+from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.machine_grades import AutoGrade, Score, answers_of_run, store_scores
@@ -272,8 +273,33 @@ def _outcome(task: JudgeTask, r: ChatResult, max_tokens: int) -> JudgeOutcome:
 
 
 # consistency across repeats ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ChangedGrade(Record):
+    """An answer whose repeated judge grades differ (a grading error counts as an outcome of its own)."""
+
+    answer_id: int
+    question_id: str
+    category: str
+    method: str
+    budget: int
+    judge_model: str
+    rubric_version: str | None
+    grades: list[str]  # one outcome per repeat, in repeat order
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConsistency(Record):
+    """How often the judge gave the same grade across repeats (fields in `--json` order)."""
+
+    answers_repeated: int  # answers graded at least twice, not counting those with only grading errors
+    identical: int
+    all_errors: int  # answers whose every repeat is a grading error: never judged, not counted as consistent
+    share_identical: float | None  # None: nothing repeated
+    changed: list[ChangedGrade]
+
+
 def judge_consistency(store: Store, run_id: int, model: str | None = None, *, rubric_version: str | None = None,
-                      answer_ids: Collection[int] | None = None) -> dict:
+                      answer_ids: Collection[int] | None = None) -> JudgeConsistency:
     """Share of answers whose repeated judge grades are identical, and the ones that changed.
 
     Only answers graded at least twice by the same judge model under the same rubric count; a grading error is an
@@ -295,9 +321,7 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None, *, ru
             all_errors += 1
         elif len(set(outcomes)) > 1:
             first = rs[0]
-            changed.append({"answer_id": first.answer_id, "question_id": first.question_id,
-                            "category": first.category, "method": first.method, "budget": first.budget,
-                            "judge_model": judge_model, "rubric_version": rubric, "grades": outcomes})
+            changed.append(ChangedGrade(first.answer_id, first.question_id, first.category, first.method,
+                                        first.budget, judge_model, rubric, outcomes))
     n = len(repeated) - all_errors
-    return {"answers_repeated": n, "identical": n - len(changed), "all_errors": all_errors,
-            "share_identical": None if n == 0 else (n - len(changed)) / n, "changed": changed}
+    return JudgeConsistency(n, n - len(changed), all_errors, None if n == 0 else (n - len(changed)) / n, changed)

@@ -20,8 +20,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradedesk.core.grading.claim_figures import claim_summary
-from gradedesk.core.grading.judge import judge_consistency
+from gradedesk.core.grading.claim_figures import MethodClaims, claim_summary
+from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.scorers import SCORE_METRICS
@@ -243,9 +243,9 @@ class RunSummary(Record):
     failure_labels: list[FailureCount]
     retrieval: list[ScoreMean]
     answer_scores: list[ScoreMean]
-    claims: list[dict[str, Any]]  # core/grading/claim_figures.claim_summary
+    claims: list[MethodClaims]
     cost: Cost
-    consistency: dict[str, Any] | None  # core/grading/judge.judge_consistency; None: no repeats
+    consistency: JudgeConsistency | None  # None: no repeats
     stale_grades: dict[str, int]
     warnings: list[str]
 
@@ -293,7 +293,7 @@ def summarize(store: Store, run: str | int) -> RunSummary:
     stale = stale_grade_counts(store, run_id)
     warnings = _warnings(graders, grade_table, answer_table, consistency, stale)
     claims = claim_summary(store, run_id)
-    missing = sum(c["not_computed"] for c in claims)
+    missing = sum(c.counts.not_computed for c in claims)
     if missing:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
@@ -303,14 +303,14 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         answer_scores=score_means(store, run_id, SCORE_METRICS), claims=claims,
         cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)
                   if grading.cost_usd is not None and answering.cost_usd else None),
-        consistency=consistency if consistency["answers_repeated"] else None,
+        consistency=consistency if consistency.answers_repeated else None,
         stale_grades=stale,
         warnings=warnings,
     )
 
 
 def _warnings(graders: list[GraderInfo], grade_table: list[GradeRow], answer_table: list[AnswerFigures],
-              consistency: dict[str, Any], stale: dict[str, int]) -> list[str]:
+              consistency: JudgeConsistency, stale: dict[str, int]) -> list[str]:
     out = []
     for g in graders:
         if g.self_evaluation:
@@ -333,7 +333,7 @@ def _warnings(graders: list[GraderInfo], grade_table: list[GradeRow], answer_tab
         out.append(f"{sum(stale.values())} machine grade(s) were made against a gold answer that has been corrected "
                    f"since ({', '.join(f'{kind}: {n}' for kind, n in sorted(stale.items()))}); "
                    f"`gradedesk grade-offline` and `gradedesk judge` grade them again")
-    if consistency["changed"]:
-        out.append(f"the judge changed its grade on {len(consistency['changed'])} of "
-                   f"{consistency['answers_repeated']} repeated answer(s)")
+    if consistency.changed:
+        out.append(f"the judge changed its grade on {len(consistency.changed)} of "
+                   f"{consistency.answers_repeated} repeated answer(s)")
     return out
