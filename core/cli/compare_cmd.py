@@ -27,24 +27,22 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         c = compare(store, args.run_a, args.run_b, args.grader)
     if args.json:
-        print_json(c)
+        print_json(c.to_dict())
         return 0
-    print(f"run {c['run_a']} -> run {c['run_b']} by {c['grader']}: {c['matched']} answers matched "
-          f"({c['only_in_a']} only in A, {c['only_in_b']} only in B); {c['better']} better, {c['worse']} worse")
+    print(f"run {c.run_a} -> run {c.run_b} by {c.grader}: {c.matched} answers matched "
+          f"({c.only_in_a} only in A, {c.only_in_b} only in B); {c.better} better, {c.worse} worse")
     print("\n== per method (A vs B)")
     print_table(("method", "pass_rate_a", "pass_rate_b", "context_precision_a", "context_precision_b",
                  "mean_tokens_in_a", "mean_tokens_in_b"),
-                [[m["method"], m["pass_rate_a"], m["pass_rate_b"], m["context_precision_a"], m["context_precision_b"],
-                  m["mean_tokens_in_a"], m["mean_tokens_in_b"]] for m in c["methods"]])
+                [[m.method, m.pass_rate_a, m.pass_rate_b, m.context_precision_a, m.context_precision_b,
+                  m.mean_tokens_in_a, m.mean_tokens_in_b] for m in c.methods])
     print("\n== pass rate per category and method")
     print_table(("category", "method", "n", "pass_rate_a", "pass_rate_b", "delta"),
-                [[x["category"], x["method"], x["n"], x["pass_rate_a"], x["pass_rate_b"], x["delta"]]
-                 for x in c["categories"]])
+                [[x.category, x.method, x.n, x.pass_rate_a, x.pass_rate_b, x.delta] for x in c.categories])
     print("\n== changed grades per question")
-    if not c["changed"]:
+    if not c.changed:
         print("(no grade changed)")
         return 0
     print_table(("question", "category", "method", "grade_a", "grade_b", "direction"),
-                [[x["question_id"], x["category"], x["method"], x["grade_a"], x["grade_b"], x["direction"]]
-                 for x in c["changed"]])
+                [[x.question_id, x.category, x.method, x.grade_a, x.grade_b, x.direction] for x in c.changed])
     return 0

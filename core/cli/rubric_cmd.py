@@ -77,18 +77,18 @@ def run_history(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         history = rubric_history(store)
     if args.json:
-        print_json(history)
+        print_json([h.to_dict() for h in history])
         return 0
-    rows = []
+    rows: list[list[object]] = []
     for h in history:
-        base = [h["version"], h["created_at"][:19], "-" if h["examples"] is None else h["examples"],
-                h["based_on"] or "-"]
-        if not h["test_agreement"]:
+        examples = "-" if h.examples is None else h.examples
+        base: list[object] = [h.version, h.created_at[:19], examples, h.based_on or "-"]
+        if not h.test_agreement:
             rows.append(base + ["(not measured on held-out items)", "", ""])
-        for n, t in enumerate(h["test_agreement"]):
-            where = f"align {t['alignment_id']} (run {t['run_id']}, {t['judge_model']}, {t['test_items']} test, " \
-                    f"{t['role']})"
-            diff = f"{est_text(t['difference'])}" if t.get("difference") else ""
-            rows.append((base if n == 0 else ["", "", "", ""]) + [where, est_text(t.get("percent_agreement")), diff])
+        for n, t in enumerate(h.test_agreement):
+            where = f"align {t.alignment_id} (run {t.run_id}, {t.judge_model}, {t.test_items} test, {t.role})"
+            diff = f"{est_text(t.difference)}" if t.difference else ""
+            rows.append([*(base if n == 0 else ["", "", "", ""]), where,
+                         est_text(t.measures.get("percent_agreement")), diff])
     print_table(["version", "created", "examples", "based on", "measured in", "test agreement", "new - base"], rows)
     return 0

@@ -1,13 +1,13 @@
 """Run comparisons (`gradedesk compare`): what changed from run A to run B, matched by (question id, method, budget),
 by one grader both runs have (a judge when there is one, else an imported grader, else the rule grader): pass rate,
 context precision and prompt tokens per method, pass rates per category, and each question whose grade changed.
-JSON-ready data, counted as summary.py counts a run.
+A typed `Comparison` (its `to_dict()` is what `compare --json` prints), counted as summary.py counts a run.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import method_label
@@ -15,9 +15,60 @@ from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR
 from gradedesk.core.runs.summary import (
     GraderKey, answer_figures, grade_counts, grader_key, grader_label, method_order, score_means,
 )
+from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.reports import MachineGradeRow, answer_rows, machine_grade_rows
 from gradedesk.core.store.runs import resolve_run
+
+
+@dataclass(frozen=True, slots=True)
+class MethodDelta(Record):
+    """One answer method in A and in B; None where a run has no such figure."""
+
+    method: str
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    context_precision_a: float | None
+    context_precision_b: float | None
+    mean_tokens_in_a: float | None
+    mean_tokens_in_b: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryDelta(Record):
+    category: str
+    method: str
+    n: int  # matched answers of this category and method
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    delta: float | None  # B - A; None when either rate is
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedQuestion(Record):
+    question_id: str
+    category: str
+    method: str
+    grade_a: str  # a grade, or grading_error
+    grade_b: str
+    direction: str  # better | worse | changed (to or from a grading error)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison(Record):
+    """What `gradedesk compare` prints (fields in `--json` order)."""
+
+    run_a: int
+    run_b: int
+    grader: str
+    matched: int
+    methods: list[MethodDelta]
+    only_in_a: int
+    only_in_b: int
+    categories: list[CategoryDelta]
+    changed: list[ChangedQuestion]
+    better: int
+    worse: int
 
 
 def _pick_grader(store: Store, a: int, b: int, grader: str | None) -> GraderKey:
@@ -36,7 +87,7 @@ def _pick_grader(store: Store, a: int, b: int, grader: str | None) -> GraderKey:
     return min(common, key=lambda k: (rank.get(k[0], 3), -(keys[a][k] + keys[b][k])))
 
 
-def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None = None) -> dict[str, Any]:
+def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None = None) -> Comparison:
     """What changed from run A to run B, matched by (question id, method, budget), per category and per question."""
     a, b = resolve_run(store, str(run_a)), resolve_run(store, str(run_b))
     key = _pick_grader(store, a, b, grader)
@@ -60,28 +111,30 @@ def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None
             direction = "changed"
             if GRADING_ERROR not in (ga, gb):
                 direction = "better" if GRADES.index(gb) < GRADES.index(ga) else "worse"
-            questions.append({"question_id": k[0], "category": rb.category, "method": k[1], "grade_a": ga,
-                              "grade_b": gb, "direction": direction})
+            questions.append(ChangedQuestion(k[0], rb.category, k[1], ga, gb, direction))
     categories = []
     for (cat, label) in sorted(per_cat, key=lambda k: (k[0], method_order(k[1]))):
         ca, cb = grade_counts(per_cat[(cat, label)][0]), grade_counts(per_cat[(cat, label)][1])
         delta = None if ca.pass_rate is None or cb.pass_rate is None else cb.pass_rate - ca.pass_rate
-        categories.append({"category": cat, "method": label, "n": ca.n, "pass_rate_a": ca.pass_rate,
-                           "pass_rate_b": cb.pass_rate, "delta": delta})
-    return {
-        "run_a": a, "run_b": b, "grader": grader_label(*key), "matched": len(matched),
-        "methods": _method_deltas(store, a, b, grades),
-        "only_in_a": len(set(grades[a]) - set(grades[b])), "only_in_b": len(set(grades[b]) - set(grades[a])),
-        "categories": categories, "changed": questions,
-        "better": sum(q["direction"] == "better" for q in questions),
-        "worse": sum(q["direction"] == "worse" for q in questions),
-    }
+        categories.append(CategoryDelta(cat, label, ca.n, ca.pass_rate, cb.pass_rate, delta))
+    return Comparison(
+        run_a=a, run_b=b, grader=grader_label(*key), matched=len(matched),
+        methods=_method_deltas(store, a, b, grades),
+        only_in_a=len(set(grades[a]) - set(grades[b])), only_in_b=len(set(grades[b]) - set(grades[a])),
+        categories=categories, changed=questions,
+        better=sum(q.direction == "better" for q in questions),
+        worse=sum(q.direction == "worse" for q in questions),
+    )
+
+
+_Side = tuple[float | None, float | None, float | None]  # pass rate, context precision, mean input tokens
+_NO_SIDE: _Side = (None, None, None)
 
 
 def _method_deltas(store: Store, a: int, b: int,
-                   grades: dict[int, dict[tuple[str, str], MachineGradeRow]]) -> list[dict[str, Any]]:
+                   grades: dict[int, dict[tuple[str, str], MachineGradeRow]]) -> list[MethodDelta]:
     """Per method: pass rate, mean context precision and mean input tokens in A and in B."""
-    sides = {}
+    sides: dict[int, dict[str, _Side]] = {}
     for run_id in (a, b):
         per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
         for (_, label), r in grades[run_id].items():
@@ -89,14 +142,12 @@ def _method_deltas(store: Store, a: int, b: int,
         precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",))}
         tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_rows(store, run_id))}
         sides[run_id] = {
-            label: {"pass_rate": grade_counts(per_method[label]).pass_rate if label in per_method else None,
-                    "context_precision": precision.get(label), "mean_tokens_in": tokens.get(label)}
+            label: (grade_counts(per_method[label]).pass_rate if label in per_method else None,
+                    precision.get(label), tokens.get(label))
             for label in set(per_method) | set(precision) | set(tokens)}
     out = []
     for label in sorted(set(sides[a]) | set(sides[b]), key=method_order):
-        row: dict[str, Any] = {"method": label}
-        for field_name in ("pass_rate", "context_precision", "mean_tokens_in"):
-            va, vb = sides[a].get(label, {}).get(field_name), sides[b].get(label, {}).get(field_name)
-            row.update({f"{field_name}_a": va, f"{field_name}_b": vb})
-        out.append(row)
+        pass_a, precision_a, tokens_a = sides[a].get(label, _NO_SIDE)
+        pass_b, precision_b, tokens_b = sides[b].get(label, _NO_SIDE)
+        out.append(MethodDelta(label, pass_a, pass_b, precision_a, precision_b, tokens_a, tokens_b))
     return out

@@ -3,8 +3,9 @@
 Code reads a record's attributes. Its JSON form, `to_dict()`, is what `--json` prints and the store keeps: each field
 under its own name, in declaration order; nested dataclasses (records, or the store's rows), lists and dicts converted
 the same way. A field declared with `field(metadata=FLAT)` spreads its entries into the parent instead (a group's
-estimates sit beside its name and size, as `{"group": ..., "n": ..., "cohen_kappa": {...}}`). `record["field"]` reads
-the JSON form of one field: the shape scripts and tests check.
+estimates sit beside its name and size, as `{"group": ..., "n": ..., "cohen_kappa": {...}}`); one declared with
+`field(metadata=OMIT_NONE)` is left out while it is None (a key some entries of a JSON form have and others do not).
+`record["field"]` reads the JSON form of one field: the shape scripts and tests check.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 _FLAT = "flatten"
 FLAT = {_FLAT: True}  # dataclasses.field(metadata=FLAT): the field's JSON form (a dict) spreads into its parent
+_OMIT_NONE = "omit_none"
+OMIT_NONE = {_OMIT_NONE: True}  # dataclasses.field(metadata=OMIT_NONE): no key in the JSON form while it is None
 
 
 def json_form(value: Any) -> Any:
@@ -21,7 +24,10 @@ def json_form(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
         for f in dataclasses.fields(value):
-            item = json_form(getattr(value, f.name))
+            raw = getattr(value, f.name)
+            if raw is None and f.metadata.get(_OMIT_NONE):
+                continue
+            item = json_form(raw)
             if f.metadata.get(_FLAT):
                 out.update(item)
             else:
