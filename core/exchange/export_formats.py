@@ -22,7 +22,9 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence, load_bundle, unrecorded_chunk_count
-from gradedesk.core.exchange.runlog_export import graded_by, grades_of, headline, questions_of_run
+from gradedesk.core.exchange.runlog_export import (
+    LoggedGrade, LoggedPersonGrade, graded_by, grades_of, headline, questions_of_run,
+)
 from gradedesk.core.store.answers import RunAnswer
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.runs import RunRow, run_row
@@ -43,11 +45,11 @@ def _chunk_count(store: Store, answer: RunAnswer | None) -> int:
     return count if count is not None else len(_evidence(store, answer))
 
 
-def _person(store: Store, answer: RunAnswer | None) -> dict | None:
+def _person(store: Store, answer: RunAnswer | None) -> LoggedGrade | None:
     """The newest current grade a person gave the answer."""
     if answer is None:
         return None
-    return headline([g for g in grades_of(store, answer.id) if g["grader_kind"] == "human"])
+    return headline([g for g in grades_of(store, answer.id) if isinstance(g, LoggedPersonGrade)])
 
 
 def comparison_lines(store: Store, run_id: int) -> Iterator[dict]:
@@ -56,7 +58,8 @@ def comparison_lines(store: Store, run_id: int) -> Iterator[dict]:
         q, raw, bundle = qa.question, qa.raw, qa.bundle
         stored = load_bundle(store, bundle.bundle_id) if bundle and bundle.bundle_id is not None else None
         people = {"raw": _person(store, raw), "bundle": _person(store, bundle)}
-        notes = {m: g["note"] for m, g in people.items() if g and g["note"]}
+        grades = {m: g.grade if g else None for m, g in people.items()}
+        notes = {m: g.remark for m, g in people.items() if g and g.remark}
         note = next(iter(notes.values())) if len(set(notes.values())) == 1 else \
             "\n".join(f"{m}: {n}" for m, n in notes.items()) or None
         values: dict[str, Any] = {
@@ -65,8 +68,7 @@ def comparison_lines(store: Store, run_id: int) -> Iterator[dict]:
             "bundle_answer": bundle and bundle.text, "bundle_chunks": _chunk_count(store, bundle),
             "bundle_tokens": stored.bundle.total_tokens if stored else None,
             "bundle_coverage": "; ".join(stored.bundle.coverage_notes) if stored else "",
-            "raw_grade": people["raw"] and people["raw"]["grade"],
-            "bundle_grade": people["bundle"] and people["bundle"]["grade"],
+            "raw_grade": grades["raw"], "bundle_grade": grades["bundle"],
             "grading_notes": note, "timestamp": qa.timestamp}
         yield {name: values[name] for name in COMPARISON_FIELDS}
 
@@ -93,6 +95,6 @@ def ragas_rows(store: Store, run_id: int) -> Iterator[dict]:
             yield {"user_input": q.question, "retrieved_contexts": contexts, "response": a.text or "",
                    "reference": q.gold_answer, **_rubric(run, q.question_id),
                    "question_id": q.question_id, "category": q.category, "method": method,
-                   "grade": head and head["grade"], "failure_label": head and head["failure_label"],
-                   "grading_notes": head and (head.get("note") or head.get("reasoning")),
-                   "graded_by": head and graded_by(head)}
+                   "grade": head.grade if head else None, "failure_label": head.failure_label if head else None,
+                   "grading_notes": head.remark if head else None,
+                   "graded_by": graded_by(head) if head else None}

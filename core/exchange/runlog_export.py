@@ -17,50 +17,100 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from gradedesk.core.evidence.stored import load_bundle, unrecorded_chunk_count
 from gradedesk.core.grading.claim_figures import MarkedAnswer, answer_claim_record, marked_answers
-from gradedesk.core.grading.vocabulary import DIMENSIONS, METHODS
+from gradedesk.core.grading.vocabulary import METHODS
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.stats.records import Record, json_form
 from gradedesk.core.store.answers import RunAnswer, run_answers
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grade_exchange import answer_human_grades, answer_machine_grades
 from gradedesk.core.store.runs import RunRow, run_row
 from gradedesk.core.text.redact import redact
 
+
+@dataclass(frozen=True, slots=True)
+class LoggedPersonGrade(Record):
+    """A person's current grade as a log line carries it (fields in the line's order)."""
+
+    grader_kind: str  # human
+    grader: str
+    uuid: str
+    grade: str | None
+    failure_label: str | None
+    correctness: int | None  # the four dimensions (core/grading/vocabulary.DIMENSIONS), 1-5
+    grounding: int | None
+    completeness: int | None
+    conciseness: int | None
+    note: str | None
+    judge_visible: int
+    mode: str
+    is_revision: int
+    rubric_version: str | None
+    created_at: str
+    machine_kind: str | None  # the machine grader on the desk when it was saved
+    machine_model: str | None
+    machine_rubric: str | None
+
+    @property
+    def remark(self) -> str | None:
+        """What the grade says in words (its note)."""
+        return self.note or None
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedMachineGrade(Record):
+    """A machine grade as a log line carries it (fields in the line's order)."""
+
+    grader_kind: str  # judge | rule | imported
+    grader: str | None  # the judge model or the grader's name
+    grade: str
+    failure_label: str | None
+    confidence: float | None
+    reasoning: str | None
+    rubric_version: str | None
+    repeat_index: int
+    created_at: str
+
+    @property
+    def remark(self) -> str | None:
+        """What the grade says in words (its reasoning)."""
+        return self.reasoning
+
+
+LoggedGrade = LoggedPersonGrade | LoggedMachineGrade
+
 # the fields of a person's grade that a log line carries (and import stores back as a human_grades event)
-HUMAN_FIELDS = ("grade", "failure_label", *DIMENSIONS, "note", "judge_visible", "mode", "is_revision",
-                "rubric_version", "created_at", "machine_kind", "machine_model", "machine_rubric")
+HUMAN_FIELDS = tuple(f.name for f in fields(LoggedPersonGrade) if f.name not in ("grader_kind", "grader", "uuid"))
 
 
-def grades_of(store: Store, answer_id: int) -> list[dict]:
+def grades_of(store: Store, answer_id: int) -> list[LoggedGrade]:
     """Every current grade of an answer, each marked with its grader: people's current grades, then machine grades."""
-    out = []
+    out: list[LoggedGrade] = []
     for h in answer_human_grades(store, answer_id):
-        out.append({"grader_kind": "human", "grader": h.grader, "uuid": h.uuid,
-                    **{k: getattr(h, k) for k in HUMAN_FIELDS}})
+        out.append(LoggedPersonGrade("human", h.grader, h.uuid, **{k: getattr(h, k) for k in HUMAN_FIELDS}))
     for g in answer_machine_grades(store, answer_id):
-        out.append({"grader_kind": g.grader_kind, "grader": g.grader_model, "grade": g.grade,
-                    "failure_label": g.failure_label, "confidence": g.confidence, "reasoning": g.reasoning,
-                    "rubric_version": g.rubric_version, "repeat_index": g.repeat_index, "created_at": g.created_at})
+        out.append(LoggedMachineGrade(g.grader_kind, g.grader_model, g.grade, g.failure_label, g.confidence,
+                                      g.reasoning, g.rubric_version, g.repeat_index, g.created_at))
     return out
 
 
-def headline(grades: list[dict]) -> dict | None:
+def headline(grades: list[LoggedGrade]) -> LoggedGrade | None:
     """The grade a log line leads with: the newest person's grade, else the machine grade (judge > imported > rule)."""
-    humans = [g for g in grades if g["grader_kind"] == "human"]
+    humans = [g for g in grades if isinstance(g, LoggedPersonGrade)]
     if humans:
-        return max(humans, key=lambda g: g["created_at"])
+        return max(humans, key=lambda g: g.created_at)
     rank = {"judge": 0, "imported": 1, "rule": 2}
-    machine = [g for g in grades if g["grader_kind"] in rank]
-    return min(machine, key=lambda g: (rank[g["grader_kind"]], g["repeat_index"])) if machine else None
+    machine = [g for g in grades if isinstance(g, LoggedMachineGrade) and g.grader_kind in rank]
+    return min(machine, key=lambda g: (rank[g.grader_kind], g.repeat_index)) if machine else None
 
 
-def graded_by(grade: dict) -> str:
+def graded_by(grade: LoggedGrade) -> str:
     """Who made a grade, as `*_grade_by` and `graded_by` name it: human:NAME, judge:MODEL, rule:NAME, imported:NAME."""
-    return f"{grade['grader_kind']}:{grade['grader']}"
+    return f"{grade.grader_kind}:{grade.grader}"
 
 
 def chunks_of(store: Store, answer: RunAnswer | None) -> list[dict] | int:
@@ -134,10 +184,10 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
         notes = []
         for method in METHODS:
             head = headline(grades.get(method, []))
-            line[f"{method}_grade"] = head and head["grade"]
-            by = head and graded_by(head)
+            line[f"{method}_grade"] = head.grade if head else None
+            by = graded_by(head) if head else None
             line[f"{method}_grade_by"] = by
-            text = head and (head.get("note") or head.get("reasoning"))
+            text = head.remark if head else None
             if text:
                 notes.append(f"{method} ({by}): {text}")
         line["grading_notes"] = "\n".join(notes) or None
@@ -153,7 +203,7 @@ def export_run(store: Store, run_id: int) -> Iterator[dict]:
                                  **({"finish_reason": a.finish_reason, "truncated": a.finish_reason == TRUNCATED}
                                     if a.finish_reason else {})} for a in bundles]
         if any(grades.values()):
-            line["grades"] = grades
+            line["grades"] = json_form(grades)
         for method, a in qa.by_method():
             claims = answer_claim_record(store, a.id, marked[a.id])
             line[f"{method}_claims"] = claims.to_dict() if claims else None
