@@ -36,7 +36,7 @@ def build(path: Path, questions: int, graded: int) -> None:
     rng = random.Random(1)
     store = open_store(path)
     with store.transaction():
-        c = store.conn
+        c = store._conn
         c.execute("INSERT INTO runs (id, created_at, provider, budgets, primary_budget, order_seed, config) "
                   "VALUES (1, ?, 'offline-extractive', '[2000]', 2000, 1, '{\"key\": \"scale\"}')", (CREATED,))
         c.executemany("INSERT INTO questions (id, benchmark, question_id, question, category, created_at) "

@@ -79,7 +79,7 @@ def build(path: Path, answers: int) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{tmp}{suffix}").unlink(missing_ok=True)
     store = open_store(tmp)
-    conn = store.conn
+    conn = store._conn
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
