@@ -35,8 +35,9 @@ from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, s
 from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.store import machine_grades
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.machine_grades import AutoGrade, Score, answers_of_run, store_scores
+from gradedesk.core.store.machine_grades import AutoGrade, Score, store_scores
 
 # the built-in rubric (core/grading/judge-rubric.rubric): its version and the system message it gives the judge
 RUBRIC_VERSION = builtin_rubric().version

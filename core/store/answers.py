@@ -8,9 +8,10 @@ is (AnswerRef: run, question, method and budget), as exported scores name it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import astuple, dataclass, fields
+from typing import Any
 
+from gradedesk.core.store.bundles import delete_bundles
 from gradedesk.core.store.connection import Store
 
 # (question_pk, method, budget): an answer's place in its run
@@ -67,11 +68,6 @@ def record_answer(store: Store, run_id: int, slot: Slot, write: AnswerWrite) -> 
         store._db.table("answers").update(answer_id, row)
         if old_bundle is not None and old_bundle != write.bundle_id:
             delete_bundles(store, [old_bundle])
-
-
-def delete_bundles(store: Store, bundle_ids: Iterable[int]) -> None:
-    """Remove bundles (and their snippets) that no answer holds any longer."""
-    store._conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundle_ids])
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +145,19 @@ class AnswerRef:
 
 # the columns of an AnswerRef over answers a JOIN questions q
 ANSWER_REF_SQL = "a.run_id, a.id, q.benchmark, q.question_id, a.method, a.budget"
+
+
+# the answers machine graders read ------------------------------------------------------------------------------------
+def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[dict[str, Any]]:
+    """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order.
+    Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
+    status = "AND a.status = 'ok'" if only_ok else ""
+    return store._query(
+        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
+        f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
+        "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
+
+
+def answer_row(store: Store, answer_id: int) -> dict[str, Any]:
+    """One answer's row (as a dict, like `answers_of_run`'s, without the question's columns)."""
+    return store._query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.store.answers import delete_bundles
+from gradedesk.core.store.bundles import delete_bundles
 from gradedesk.core.store.connection import Store, StoreError
 
 
