@@ -15,8 +15,9 @@ from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR
 from gradedesk.core.runs.summary import (
     GraderKey, answer_figures, grade_counts, grader_key, grader_label, method_order, score_means,
 )
+from gradedesk.core.store.answers import answer_outcomes
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import MachineGradeRow, answer_rows, machine_grade_rows
+from gradedesk.core.store.reports import MachineGradeRow, machine_grade_rows
 from gradedesk.core.store.runs import resolve_run
 
 
@@ -87,7 +88,7 @@ def _method_deltas(store: Store, a: int, b: int,
         for (_, label), r in grades[run_id].items():
             per_method[label].append(r)
         precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",))}
-        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_rows(store, run_id))}
+        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_outcomes(store, run_id))}
         sides[run_id] = {
             label: {"pass_rate": grade_counts(per_method[label]).pass_rate if label in per_method else None,
                     "context_precision": precision.get(label), "mean_tokens_in": tokens.get(label)}

@@ -28,12 +28,11 @@ from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.stats.records import FLAT, Record
+from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.machine_grades import run_scores
-from gradedesk.core.store.reports import (
-    AnswerRow, CallCost, MachineGradeRow, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
-)
+from gradedesk.core.store.reports import CallCost, MachineGradeRow, judge_cost, llm_score_details, machine_grade_rows
 from gradedesk.core.store.runs import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
@@ -114,8 +113,8 @@ class AnswerFigures(Record):
     mean_latency_ms: float | None
 
 
-def answer_figures(answers: list[AnswerRow]) -> list[AnswerFigures]:
-    groups: dict[str, list[AnswerRow]] = defaultdict(list)
+def answer_figures(answers: list[AnswerOutcome]) -> list[AnswerFigures]:
+    groups: dict[str, list[AnswerOutcome]] = defaultdict(list)
     for a in answers:
         groups[method_label(a.method, a.budget)].append(a)
     out = []
@@ -253,7 +252,7 @@ class RunSummary(Record):
 def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
     info = run_row(store, run_id)
-    answer_table = answer_figures(answer_rows(store, run_id))
+    answer_table = answer_figures(answer_outcomes(store, run_id))
     answered = {a.method: a.ok for a in answer_table}
     by_grader: dict[GraderKey, list[MachineGradeRow]] = defaultdict(list)
     for r in machine_grade_rows(store, run_id):

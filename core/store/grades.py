@@ -210,6 +210,14 @@ def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) 
     return preferred
 
 
+def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
+    """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
+    return [(r["preferred"], r["left_method"]) for r in store._query(
+        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
+        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
+        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
+
+
 # claim_marks ----------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ClaimMark:

@@ -17,6 +17,7 @@ no verdict).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
@@ -171,6 +172,37 @@ def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
         "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
         f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
         "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
+
+
+def _in(ids: Collection[int]) -> tuple[str, tuple[int, ...]]:
+    ordered = tuple(sorted(ids))
+    return ",".join("?" * len(ordered)) or "NULL", ordered
+
+
+def judge_verdicts(store: Store, model: str, version: str, answer_ids: Collection[int]) -> dict[int, str]:
+    """answer_id -> the judge's grade (first repeat) under rubric `version`, for answers whose verdict is usable."""
+    marks, ids = _in(answer_ids)
+    rows = store._query(
+        "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
+        f"AND rubric_version = ? AND repeat_index = 0 AND coalesce(failure_label, '') != ? AND answer_id IN ({marks})",
+        (model, version, GRADING_ERROR, *ids))
+    return {r["answer_id"]: r["grade"] for r in rows}
+
+
+def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int]]]) -> tuple[float | None, int]:
+    """Total cost (USD) of the judge's verdicts under each (rubric version, answer ids), every repeat, and how many of
+    them have no known cost (None: no cost known at all)."""
+    total, unknown, known = 0.0, 0, 0
+    for version, answer_ids in parts:
+        marks, ids = _in(answer_ids)
+        row = store._query(
+            "SELECT sum(cost_usd) AS cost, count(cost_usd) AS known, count(*) AS n FROM auto_grades "
+            f"WHERE grader_kind = 'judge' AND grader_model = ? AND rubric_version = ? AND answer_id IN ({marks})",
+            (model, version, *ids))[0]
+        total += row["cost"] or 0.0
+        known += row["known"]
+        unknown += row["n"] - row["known"]
+    return (total if known else None), unknown
 
 
 # answer_scores --------------------------------------------------------------------------------------------------------
