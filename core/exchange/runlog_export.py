@@ -28,7 +28,7 @@ from gradedesk.core.store.answers import RunAnswer, run_answers
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import answer_human_grades
 from gradedesk.core.store.machine_grades import answer_machine_grades
-from gradedesk.core.store.runs import RunRow, run_row
+from gradedesk.core.store.run_records import RunRow, run_row
 from gradedesk.core.text.redact import redact
 
 # the fields of a person's grade that a log line carries (and import stores back as a human_grades event)

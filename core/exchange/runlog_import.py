@@ -34,7 +34,7 @@ from gradedesk.core.store.grades import HumanGrade, add_imported_human_grade
 from gradedesk.core.store.machine_grades import AutoGrade, Score, add_machine_grade, store_scores
 from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
 from gradedesk.core.store.rubrics import stored_text
-from gradedesk.core.store.runs import NewRun, add_run, run_by_key
+from gradedesk.core.store.run_records import NewRun, add_run, run_by_key
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer

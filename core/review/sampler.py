@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from gradedesk.core.store import desk, samples
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
 

@@ -18,7 +18,7 @@ from gradedesk.core.runs.summary import (
 from gradedesk.core.store.answers import answer_outcomes
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.reports import MachineGradeRow, machine_grade_rows
-from gradedesk.core.store.runs import resolve_run
+from gradedesk.core.store.run_records import resolve_run
 
 
 def _pick_grader(store: Store, a: int, b: int, grader: str | None) -> GraderKey:

@@ -33,7 +33,7 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.store.reports import CallCost, MachineGradeRow, judge_cost, llm_score_details, machine_grade_rows
-from gradedesk.core.store.runs import RunRow, resolve_run, run_row
+from gradedesk.core.store.run_records import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
 

@@ -22,7 +22,7 @@ from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 # The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
