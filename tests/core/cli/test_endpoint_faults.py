@@ -94,7 +94,7 @@ def test_the_api_key_never_reaches_the_store_an_export_or_stderr(project, chat_s
         errors = [r[0] for r in store._conn.execute("SELECT error FROM answers WHERE status = 'error'")]
         assert errors == ["HTTP 500: upstream failed for key Bearer [redacted]",
                           "HTTP 429: upstream failed for key Bearer [redacted]"]
-    dump = "\n".join(open_store(db).conn.iterdump())
+    dump = "\n".join(open_store(db)._conn.iterdump())
     for text in (out, err, out2, err2, exported.read_text(encoding="utf-8"), dump):
         assert KEY not in text and "0123456789abcdef" not in text
 
