@@ -284,7 +284,7 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None, *, ru
     rows = machine_grades.judge_repeats(store, run_id, model, rubric_version)
     if answer_ids is not None:
         rows = [r for r in rows if r.answer_id in answer_ids]
-    groups: dict[tuple[int, str, str | None], list[machine_grades.JudgeRepeat]] = {}
+    groups: dict[tuple[int, str | None, str | None], list[machine_grades.RunMachineGrade]] = {}
     for r in rows:
         groups.setdefault((r.answer_id, r.grader_model, r.rubric_version), []).append(r)
     repeated = {k: v for k, v in groups.items() if len(v) >= 2}

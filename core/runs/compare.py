@@ -17,7 +17,7 @@ from gradedesk.core.runs.summary import (
 )
 from gradedesk.core.store.answers import answer_outcomes
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import MachineGradeRow, machine_grade_rows
+from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows
 from gradedesk.core.store.run_records import resolve_run
 
 
@@ -47,10 +47,10 @@ def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None
                           for r in machine_grade_rows(store, run_id) if grader_key(r) == key}
     matched = sorted(set(grades[a]) & set(grades[b]), key=lambda k: (k[0], method_order(k[1])))
 
-    def outcome(r: MachineGradeRow) -> str:
+    def outcome(r: RunMachineGrade) -> str:
         return GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade
 
-    per_cat: dict[tuple[str, str], tuple[list[MachineGradeRow], list[MachineGradeRow]]] = defaultdict(lambda: ([], []))
+    per_cat: dict[tuple[str, str], tuple[list[RunMachineGrade], list[RunMachineGrade]]] = defaultdict(lambda: ([], []))
     questions = []
     for k in matched:
         ra, rb = grades[a][k], grades[b][k]
@@ -80,11 +80,11 @@ def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None
 
 
 def _method_deltas(store: Store, a: int, b: int,
-                   grades: dict[int, dict[tuple[str, str], MachineGradeRow]]) -> list[dict[str, Any]]:
+                   grades: dict[int, dict[tuple[str, str], RunMachineGrade]]) -> list[dict[str, Any]]:
     """Per method: pass rate, mean context precision and mean input tokens in A and in B."""
     sides = {}
     for run_id in (a, b):
-        per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
+        per_method: dict[str, list[RunMachineGrade]] = defaultdict(list)
         for (_, label), r in grades[run_id].items():
             per_method[label].append(r)
         precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",))}

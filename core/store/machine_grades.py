@@ -5,7 +5,9 @@ machine_grades.
 What it gives: which grades are already made against the current gold (`fresh_rule_grades`, `fresh_judge_grades`),
 writing one grade (`replace_auto_grade`, an AutoGrade; `add_machine_grade` for one that came with a run log), an
 answer's or a run's grades as run logs and score exports read them (`answer_machine_grades`, `run_machine_grades`),
-the judge's repeats (`judge_repeats`) and the rubric versions it graded under (`judge_rubrics`), scores in and out
+a run's grades with where each answer stands (RunMachineGrade: the judge's repeats, `judge_repeats`; every first
+repeat, `machine_grade_rows`), the rubric versions the judge graded under (`judge_rubrics`), its usable verdicts under
+a version and their cost (`judge_verdicts`, `verdict_cost`: judge alignment's), scores in and out
 (`store_scores`, `run_scores`, `score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out
 (`put_claims`, `claims_detail`, `claim_counts`, `claim_counts_by_method`).
 
@@ -138,11 +140,13 @@ def stale_judge_grades(store: Store, run_id: int, model: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeRepeat:
-    """One judge grade of a run's answer, with where the answer stands (for consistency across repeats)."""
+class RunMachineGrade:
+    """A machine grade of a run's answer, with where the answer stands (its question, method and budget): what the
+    judge's consistency across repeats and `gradedesk summary`'s grade counts are made of."""
 
     answer_id: int
-    grader_model: str
+    grader_kind: str
+    grader_model: str | None
     rubric_version: str | None
     repeat_index: int
     grade: str
@@ -153,16 +157,26 @@ class JudgeRepeat:
     budget: int
 
 
+_RUN_GRADE_COLUMNS = ("g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index, g.grade, "
+                      "g.failure_label, q.question_id, q.category, a.method, a.budget")
+
+
 def judge_repeats(store: Store, run_id: int, model: str | None = None,
-                  rubric_version: str | None = None) -> list[JudgeRepeat]:
+                  rubric_version: str | None = None) -> list[RunMachineGrade]:
     """The judge's grades of a run (of one model and rubric version when given), by answer and repeat."""
     rows = store._conn.execute(
-        "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
-        "q.question_id, q.category, a.method, a.budget FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        f"SELECT {_RUN_GRADE_COLUMNS} FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
         + ("AND g.grader_model = ? " if model else "") + ("AND g.rubric_version = ? " if rubric_version else "")
         + "ORDER BY g.answer_id, g.repeat_index", (run_id, *[v for v in (model, rubric_version) if v]))
-    return [JudgeRepeat(*r) for r in rows]
+    return [RunMachineGrade(*r) for r in rows]
+
+
+def machine_grade_rows(store: Store, run_id: int) -> list[RunMachineGrade]:
+    """The run's machine grades (first repeat only) with their answer's method and question."""
+    return [RunMachineGrade(*r) for r in store._conn.execute(
+        f"SELECT {_RUN_GRADE_COLUMNS} FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
 
 
 def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:

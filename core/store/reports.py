@@ -1,6 +1,6 @@
 """The read-only joins behind the figures, across table families: `gradedesk agree`'s report (people's grades beside
 the machine grades, every answer's verdict, grade events, judge grades per rubric version), judge alignment (people's
-graded answers) and `gradedesk summary` (a run's machine grades, grading cost and LLM scorers' details).
+graded answers) and `gradedesk summary` (a run's grading cost and LLM scorers' details).
 
 It owns no table: it joins answers, questions, auto_grades and the machine_grades view, human_grades and the
 current_human_grades view, answer_scores and rubrics. A query over one family lives with that family (rubric versions
@@ -207,29 +207,7 @@ def people_graded_answers(store: Store, run_id: int, grader: str | None = None) 
         + " ORDER BY h.answer_id, h.grader", (run_id, grader) if grader else (run_id,))]
 
 
-# -- summary: a run's answers, machine grades and grading cost ---------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class MachineGradeRow:
-    grader_kind: str
-    grader_model: str | None
-    rubric_version: str | None
-    grade: str
-    failure_label: str | None
-    answer_id: int
-    method: str
-    budget: int
-    question_id: str
-    category: str
-
-
-def machine_grade_rows(store: Store, run_id: int) -> list[MachineGradeRow]:
-    """The run's machine grades (first repeat only) with their answer's method and question."""
-    return [MachineGradeRow(**r) for r in store._query(
-        "SELECT g.grader_kind, g.grader_model, g.rubric_version, g.grade, g.failure_label, g.answer_id, "
-        "a.method, a.budget, q.question_id, q.category FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
-
+# -- summary: a run's grading cost -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class CallCost:
