@@ -26,7 +26,7 @@ from gradedesk.core.agreement.report import agreement_report  # noqa: E402
 from gradedesk.core.grading.vocabulary import GRADES  # noqa: E402
 from gradedesk.core.exchange.merge import merge_store  # noqa: E402
 from gradedesk.core.review.sampler import draw_next  # noqa: E402
-from gradedesk.core.store.runs import run_info  # noqa: E402
+from gradedesk.core.store.run_records import run_info  # noqa: E402
 from gradedesk.core.store.connection import open_store  # noqa: E402
 
 CREATED = "2026-01-01T00:00:00+00:00"

@@ -159,7 +159,7 @@ async def measure(path: Path, steps: int) -> dict:
     with open_store(path, create=False) as store:  # the grader resumes inside the graded part, the same every run
         review.save_desk_state(store, "bench", 1, HUMAN_GRADED // 4, {})
     t0 = time.perf_counter()  # from here: importing the desk, checking the store, starting Textual, first item
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
     from gradedesk.tui.app import DeskApp, DeskConfig
     from gradedesk.tui.screens.grading import GradingScreen
 
@@ -245,7 +245,7 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
     from gradedesk.core.review import queue as review
     from gradedesk.core.review.queue import left_method
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.store.runs import run_info
+    from gradedesk.core.store.run_records import run_info
     from gradedesk.tui.app import DeskApp, DeskConfig
 
     grader = "typeahead"

@@ -65,7 +65,7 @@ LAYERS = "gradedesk layers"
 @pytest.mark.parametrize(("module", "line", "broken"), [
     # a lower layer, upward
     ("core/text/hashing.py", "from gradedesk.core.grading import judge", LAYERS),
-    ("core/store/runs.py", "from gradedesk.tui import app", LAYERS),
+    ("core/store/run_records.py", "from gradedesk.tui import app", LAYERS),
     # ordered where the code is ordered: agreement sits on grading, grading on evidence, evidence on retrieval
     ("core/grading/rules.py", "from gradedesk.core.agreement import report", LAYERS),
     ("core/evidence/stored.py", "from gradedesk.core.grading import judge", LAYERS),

@@ -193,7 +193,7 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
              reveal_share: float = 0.0) -> None:
     """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
     from gradedesk.core.store.connection import open_store
 
     if recheck is not None and not 0 < recheck <= 1:

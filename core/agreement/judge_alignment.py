@@ -48,8 +48,8 @@ from gradedesk.core.stats.paired_graders import paired_grader_estimates, paired_
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.alignments import AlignmentItem, record_alignment
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import judge_verdicts, verdict_cost
-from gradedesk.core.store.runs import run_row
+from gradedesk.core.store.machine_grades import judge_verdicts, verdict_cost
+from gradedesk.core.store.run_records import run_row
 
 TARGET = 0.80  # the evals lesson: below 80% agreement the rubric needs work
 FEW_ITEMS = 20

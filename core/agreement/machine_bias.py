@@ -13,7 +13,7 @@ from gradedesk.core.stats.bias import LengthItem, Tercile, inflation_figures, te
 from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import answer_texts
+from gradedesk.core.store.answers import answer_texts
 
 LENGTH_UNIT = "words"
 _PASS = GRADES.index(PASS_GRADE)

@@ -20,7 +20,7 @@ from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.reports import PairRow, answer_verdicts, human_pass_rates
-from gradedesk.core.store.runs import run_row
+from gradedesk.core.store.run_records import run_row
 
 
 @dataclass

@@ -39,8 +39,9 @@ from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
-from gradedesk.core.store.reports import (
-    FlaggedGrade, grades_under_other_rubric, machine_graders, machine_grades_under_other_rubric, newest_rubric_version,
+from gradedesk.core.store.reports import machine_graders
+from gradedesk.core.store.rubrics import (
+    FlaggedGrade, grades_under_other_rubric, machine_grades_under_other_rubric, newest_rubric_version,
 )
 
 FEW_PAIRS = 20  # below this, percentile-bootstrap intervals are too narrow to trust

@@ -14,7 +14,7 @@ from gradedesk.core.grading.rubric_format import parse_rubric
 from gradedesk.core.stats.records import FLAT, OMIT_NONE, Record
 from gradedesk.core.store.alignments import stored_alignments
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import rubric_texts
+from gradedesk.core.store.rubrics import rubric_texts
 
 HISTORY_MEASURES = ("percent_agreement", "cohen_kappa", "gwet_ac1")
 

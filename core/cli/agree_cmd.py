@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
 
     boot = DEFAULT_BOOT if args.bootstrap is None else args.bootstrap
     if boot < 0:

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
 
     if args.model is None and args.base_url is None:
         raise UserError("align needs a judge: give --model M (and --base-url URL for a local server)")

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.exchange.export_formats import comparison_lines, ragas_rows
     from gradedesk.core.exchange.runlog_export import export_run
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
 
     write = {"gradedesk": export_run, "comparison": comparison_lines, "ragas": ragas_rows}[args.format]
     with open_store(args.store, create=False) as store:

@@ -32,7 +32,7 @@ def offline_line(report) -> str:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
     from gradedesk.core.grading.offline_grading import grade_offline
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import print_json, progress_bars

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gradedesk.core.store.runs import resolve_run, run_row
+    from gradedesk.core.store.run_records import resolve_run, run_row
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline_grading import grade_offline

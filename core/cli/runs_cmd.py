@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.store.runs import list_runs
+    from gradedesk.core.store.run_records import list_runs
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.output import info, print_json, print_table
 

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
     from gradedesk.core.exchange.scores_withdrawn import withdrawn_records
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.store.runs import resolve_run
+    from gradedesk.core.store.run_records import resolve_run
 
     if args.configs and args.format != "langfuse":
         raise UserError("--configs: score configs are Langfuse's; add --format langfuse")

@@ -4,4 +4,4 @@ new run with its grades and metrics, all or nothing (runlog_import); another sto
 as gradedesk's run log (runlog_export), as the lesson's comparison log or RAGAS rows (export_formats), and its grades,
 claim marks and scorers' metrics as score records: gradedesk's, Langfuse's or Phoenix's (scores, scores_langfuse,
 scores_phoenix). The names of these formats and shapes are listed once, in formats; the tables are read and written
-through core/store (answers, runs, questions, grade_exchange, merge)."""
+through core/store (answers, runs, questions, grades, machine_grades, merge)."""

@@ -27,7 +27,7 @@ from gradedesk.core.exchange.runlog_export import (
 )
 from gradedesk.core.store.answers import RunAnswer
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.runs import RunRow, run_row
+from gradedesk.core.store.run_records import RunRow, run_row
 
 COMPARISON_FIELDS = ("question_id", "question", "category", "raw_answer", "raw_chunks", "bundle_answer",
                      "bundle_chunks", "bundle_tokens", "bundle_coverage", "raw_grade", "bundle_grade",

@@ -27,8 +27,9 @@ from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.stats.records import Record, json_form
 from gradedesk.core.store.answers import RunAnswer, run_answers
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grade_exchange import answer_human_grades, answer_machine_grades
-from gradedesk.core.store.runs import RunRow, run_row
+from gradedesk.core.store.grades import answer_human_grades
+from gradedesk.core.store.machine_grades import answer_machine_grades
+from gradedesk.core.store.run_records import RunRow, run_row
 from gradedesk.core.text.redact import redact
 
 

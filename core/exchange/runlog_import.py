@@ -30,10 +30,11 @@ from gradedesk.core.exchange.runlog_shapes import parse_runlog
 from gradedesk.core.jsonl import read_lines
 from gradedesk.core.store.answers import NewAnswer, add_answer
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.grade_exchange import (HumanGrade, MachineGrade, add_answer_scores, add_imported_human_grade,
-                                                 add_machine_grade, rubric_stored)
+from gradedesk.core.store.grades import HumanGrade, add_imported_human_grade
+from gradedesk.core.store.machine_grades import AutoGrade, Score, add_machine_grade, store_scores
 from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
-from gradedesk.core.store.runs import NewRun, add_run, run_by_key
+from gradedesk.core.store.rubrics import stored_text
+from gradedesk.core.store.run_records import NewRun, add_run, run_by_key
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.tokens import get_tokenizer
@@ -116,10 +117,10 @@ def _store_headline(store: Store, answer_id: int, line: LogLine, a: LogAnswer, n
             conciseness=None, note=a.notes, judge_visible=0, mode="blind", is_revision=0, rubric_version=None,
             created_at=now,  # when it came in: the log does not say when the person graded
             machine_kind=None, machine_model=None, machine_rubric=None))
-    add_machine_grade(store, MachineGrade(
+    add_machine_grade(store, AutoGrade(
         answer_id=answer_id, grader_kind=by.kind, grader_model=by.name or names.imported, rubric_version=None,
         repeat_index=0, grade=a.grade, failure_label=a.failure_label, confidence=a.confidence, reasoning=a.notes,
-        created_at=now))
+        raw_response=None, created_at=now))
     return 1, 0
 
 
@@ -135,18 +136,19 @@ def _store_marked(store: Store, answer_id: int, a: LogAnswer, now: str) -> tuple
             humans += add_imported_human_grade(store, HumanGrade(**row))
         else:
             rubric = g.get("rubric_version")
-            known = rubric and rubric_stored(store, rubric)
-            add_machine_grade(store, MachineGrade(
+            known = rubric and stored_text(store, rubric) is not None
+            add_machine_grade(store, AutoGrade(
                 answer_id=answer_id, grader_kind=g["grader_kind"], grader_model=g["grader"],
                 rubric_version=rubric if known else None, repeat_index=int(g.get("repeat_index") or 0),
                 grade=g["grade"], failure_label=g.get("failure_label"), confidence=g.get("confidence"),
-                reasoning=g.get("reasoning"), created_at=g.get("created_at") or now))
+                reasoning=g.get("reasoning"), raw_response=None, created_at=g.get("created_at") or now))
             machine += 1
     return machine, humans
 
 
 def _store_metrics(store: Store, answer_id: int, a: LogAnswer, names: _Names, now: str) -> int:
-    add_answer_scores(store, answer_id, names.imported, a.metrics, now)
+    store_scores(store, answer_id, [Score(metric, value, detail) for metric, (value, detail) in a.metrics.items()],
+                 names.imported, now)
     return len(a.metrics)
 
 

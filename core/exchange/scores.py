@@ -51,7 +51,8 @@ from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.answers import AnswerRef
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grade_exchange import marked_answer_refs, run_human_grades, run_machine_grades
+from gradedesk.core.store.grades import marked_answer_refs, run_human_grades
+from gradedesk.core.store.machine_grades import run_machine_grades
 from gradedesk.core.text.redact import redact, redact_json
 
 

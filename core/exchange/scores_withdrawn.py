@@ -24,7 +24,7 @@ from gradedesk.core.exchange.scores_langfuse import observation_id, score_uuid, 
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.vocabulary import DIMENSIONS
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grade_exchange import grade_set_events, mark_set_events
+from gradedesk.core.store.grades import grade_set_events, mark_set_events
 
 
 @dataclass

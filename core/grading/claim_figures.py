@@ -17,7 +17,7 @@ from gradedesk.core.grading.claim_store import MethodClaimCounts, claim_counts, 
 from gradedesk.core.grading.claims import Claim, split_claims
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.stats.records import FLAT, Record
-from gradedesk.core.store import machine_grades
+from gradedesk.core.store import answers, machine_grades
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import ClaimMark, run_marks
 
@@ -38,7 +38,7 @@ def _claims(store: Store, answer_id: int) -> list[Claim]:
     stored = load_claims(store, answer_id)
     if stored is not None:
         return stored
-    answer = machine_grades.answer_row(store, answer_id)
+    answer = answers.answer_row(store, answer_id)
     return split_claims(answer["text"], answer_evidence(store, answer))
 
 

@@ -17,8 +17,9 @@ from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.progress import Progress
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.machine_grades import ClaimCounts, answers_of_run
+from gradedesk.core.store.machine_grades import ClaimCounts
 
 
 def save_claims(store: Store, answer_id: int, claims: list[Claim]) -> None:

@@ -36,8 +36,9 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.machine_grades import AutoGrade, Score, answers_of_run, store_scores
+from gradedesk.core.store.machine_grades import AutoGrade, Score, store_scores
 
 # the built-in rubric (core/grading/judge-rubric.rubric): its version and the system message it gives the judge
 RUBRIC_VERSION = builtin_rubric().version
@@ -282,7 +283,7 @@ class ChangedGrade(Record):
     category: str
     method: str
     budget: int
-    judge_model: str
+    judge_model: str | None
     rubric_version: str | None
     grades: list[str]  # one outcome per repeat, in repeat order
 
@@ -309,7 +310,7 @@ def judge_consistency(store: Store, run_id: int, model: str | None = None, *, ru
     rows = machine_grades.judge_repeats(store, run_id, model, rubric_version)
     if answer_ids is not None:
         rows = [r for r in rows if r.answer_id in answer_ids]
-    groups: dict[tuple[int, str, str | None], list[machine_grades.JudgeRepeat]] = {}
+    groups: dict[tuple[int, str | None, str | None], list[machine_grades.RunMachineGrade]] = {}
     for r in rows:
         groups.setdefault((r.answer_id, r.grader_model, r.rubric_version), []).append(r)
     repeated = {k: v for k, v in groups.items() if len(v) >= 2}

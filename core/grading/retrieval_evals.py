@@ -26,8 +26,9 @@ import json
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.machine_grades import Score, answers_of_run, store_scores
+from gradedesk.core.store.machine_grades import Score, store_scores
 
 METHOD = "id-based"
 METRICS = ("file_precision", "file_recall", "symbol_recall", "context_precision", "context_recall")

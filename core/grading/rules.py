@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.machine_grades import AutoGrade, answers_of_run, fresh_rule_grades, replace_auto_grade
+from gradedesk.core.store.machine_grades import AutoGrade, fresh_rule_grades, replace_auto_grade
 from gradedesk.core.text.matching import Haystack, abstains, code_terms, content_words
 from gradedesk.core.text.prompt_layout import strip_citations
 

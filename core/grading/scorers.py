@@ -23,7 +23,8 @@ from typing import Any
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
-from gradedesk.core.store.machine_grades import Score, answers_of_run, store_scores
+from gradedesk.core.store.answers import answers_of_run
+from gradedesk.core.store.machine_grades import Score, store_scores
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.matching import Haystack, abstains, key_terms, sentences

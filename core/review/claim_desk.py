@@ -16,9 +16,10 @@ from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks, record_mark
 from gradedesk.core.grading.claim_store import claims_of, load_claims
 from gradedesk.core.grading.claims import Claim, Focus, LineIndex, focus_lines
+from gradedesk.core.store.answers import answer_row
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import ClaimMark, current_marks, scorers_seen, undo_last_mark
-from gradedesk.core.store.machine_grades import answer_row, faithfulness_scores
+from gradedesk.core.store.machine_grades import faithfulness_scores
 
 
 @dataclass(frozen=True)

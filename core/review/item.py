@@ -19,7 +19,7 @@ from gradedesk.core.store import desk
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen, latest_preference
 from gradedesk.core.store.machine_grades import answer_score_values, judge_rubrics
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 

@@ -30,7 +30,7 @@ from gradedesk.core.store.desk import load_desk_state as load_desk_state
 from gradedesk.core.store.desk import neighbour as neighbour
 from gradedesk.core.store.desk import run_categories as run_categories
 from gradedesk.core.store.desk import save_desk_state as save_desk_state
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 STATUSES = ("all", "graded", "ungraded", "disagreeing")
 

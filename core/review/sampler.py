@@ -13,9 +13,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gradedesk.core.store import desk
+from gradedesk.core.store import desk, samples
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
 
@@ -77,10 +77,10 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
         return None
     probabilities = draw_probabilities(usefulness)
     with store.transaction():
-        index = desk.next_draw_index(store, run.id, grader)
+        index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            desk.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks))
+            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks))
             if not desk.question_graded_by(store, run, grader, pks[i]):
                 return Draw(pks[i], probabilities[i], len(pks), k)
     return None

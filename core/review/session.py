@@ -13,10 +13,10 @@ from typing import Any
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import Item, load_item
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.store.answers import answer_row
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import HumanGrade, undo_last_grade
-from gradedesk.core.store.machine_grades import answer_row
-from gradedesk.core.store.runs import RunInfo, run_info
+from gradedesk.core.store.run_records import RunInfo, run_info
 
 @dataclass(frozen=True)
 class Opening:

@@ -16,9 +16,10 @@ from gradedesk.core.runs.summary import (
     GraderKey, answer_figures, grade_counts, grader_key, grader_label, method_order, score_means,
 )
 from gradedesk.core.stats.records import Record
+from gradedesk.core.store.answers import answer_outcomes
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import MachineGradeRow, answer_rows, machine_grade_rows
-from gradedesk.core.store.runs import resolve_run
+from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows
+from gradedesk.core.store.run_records import resolve_run
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +98,10 @@ def compare(store: Store, run_a: str | int, run_b: str | int, grader: str | None
                           for r in machine_grade_rows(store, run_id) if grader_key(r) == key}
     matched = sorted(set(grades[a]) & set(grades[b]), key=lambda k: (k[0], method_order(k[1])))
 
-    def outcome(r: MachineGradeRow) -> str:
+    def outcome(r: RunMachineGrade) -> str:
         return GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade
 
-    per_cat: dict[tuple[str, str], tuple[list[MachineGradeRow], list[MachineGradeRow]]] = defaultdict(lambda: ([], []))
+    per_cat: dict[tuple[str, str], tuple[list[RunMachineGrade], list[RunMachineGrade]]] = defaultdict(lambda: ([], []))
     questions = []
     for k in matched:
         ra, rb = grades[a][k], grades[b][k]
@@ -132,15 +133,15 @@ _NO_SIDE: _Side = (None, None, None)
 
 
 def _method_deltas(store: Store, a: int, b: int,
-                   grades: dict[int, dict[tuple[str, str], MachineGradeRow]]) -> list[MethodDelta]:
+                   grades: dict[int, dict[tuple[str, str], RunMachineGrade]]) -> list[MethodDelta]:
     """Per method: pass rate, mean context precision and mean input tokens in A and in B."""
     sides: dict[int, dict[str, _Side]] = {}
     for run_id in (a, b):
-        per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
+        per_method: dict[str, list[RunMachineGrade]] = defaultdict(list)
         for (_, label), r in grades[run_id].items():
             per_method[label].append(r)
         precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",))}
-        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_rows(store, run_id))}
+        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_outcomes(store, run_id))}
         sides[run_id] = {
             label: (grade_counts(per_method[label]).pass_rate if label in per_method else None,
                     precision.get(label), tokens.get(label))

@@ -19,7 +19,7 @@ from gradedesk.core.evidence.bundle import EvidenceBundle
 from gradedesk.core.errors import UserError
 from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, block, file_header, user_message
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.runs import add_prompt, prompt_text
+from gradedesk.core.store.run_records import add_prompt, prompt_text
 
 
 

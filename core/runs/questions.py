@@ -13,8 +13,8 @@ from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.jsonl import json_lines, read_lines
 from gradedesk.core.limits import MAX_CHARS, too_long
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.questions import (QuestionRow, add_question, answered_questions, indexed_count,
-                                            question_pk, update_question)
+from gradedesk.core.store.index import indexed_count
+from gradedesk.core.store.questions import QuestionRow, add_question, answered_questions, question_pk, update_question
 
 BUNDLED_QUESTIONS = "benchmark-questions.jsonl"  # package data: gradedesk's own benchmark (the demo's questions)
 REQUIRED_TEXT = ("id", "question", "category", "gold_answer")

@@ -37,7 +37,7 @@ from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.store.answers import AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.index import RepoRecord
-from gradedesk.core.store.runs import NewRun, add_run, delete_run, run_by_key
+from gradedesk.core.store.run_records import NewRun, add_run, delete_run, run_by_key
 from gradedesk.core.text.tokens import get_tokenizer
 
 

@@ -28,13 +28,12 @@ from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.stats.records import FLAT, Record
+from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
-from gradedesk.core.store.machine_grades import run_scores
-from gradedesk.core.store.reports import (
-    AnswerRow, CallCost, MachineGradeRow, answer_rows, judge_cost, llm_score_details, machine_grade_rows,
-)
-from gradedesk.core.store.runs import RunRow, resolve_run, run_row
+from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows, run_scores
+from gradedesk.core.store.reports import CallCost, judge_cost, llm_score_details
+from gradedesk.core.store.run_records import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
 
@@ -85,14 +84,14 @@ class GradeCounts(Record):
     pass_rate: float | None
 
 
-def grade_counts(rows: list[MachineGradeRow]) -> GradeCounts:
+def grade_counts(rows: list[RunMachineGrade]) -> GradeCounts:
     c = Counter(GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade for r in rows)
     usable = len(rows) - c[GRADING_ERROR]
     return GradeCounts(len(rows), {g: c[g] for g in GRADES}, c[GRADING_ERROR],
                        c[PASS_GRADE] / usable if usable else None)
 
 
-def grader_key(r: MachineGradeRow) -> GraderKey:
+def grader_key(r: RunMachineGrade) -> GraderKey:
     return (r.grader_kind, r.grader_model, r.rubric_version)
 
 
@@ -114,8 +113,8 @@ class AnswerFigures(Record):
     mean_latency_ms: float | None
 
 
-def answer_figures(answers: list[AnswerRow]) -> list[AnswerFigures]:
-    groups: dict[str, list[AnswerRow]] = defaultdict(list)
+def answer_figures(answers: list[AnswerOutcome]) -> list[AnswerFigures]:
+    groups: dict[str, list[AnswerOutcome]] = defaultdict(list)
     for a in answers:
         groups[method_label(a.method, a.budget)].append(a)
     out = []
@@ -253,9 +252,9 @@ class RunSummary(Record):
 def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
     info = run_row(store, run_id)
-    answer_table = answer_figures(answer_rows(store, run_id))
+    answer_table = answer_figures(answer_outcomes(store, run_id))
     answered = {a.method: a.ok for a in answer_table}
-    by_grader: dict[GraderKey, list[MachineGradeRow]] = defaultdict(list)
+    by_grader: dict[GraderKey, list[RunMachineGrade]] = defaultdict(list)
     for r in machine_grade_rows(store, run_id):
         by_grader[grader_key(r)].append(r)
     graders: list[GraderInfo] = []
@@ -268,8 +267,8 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         rows = by_grader[key]
         graders.append(GraderInfo(name, kind, model, rubric,
                                   kind == "judge" and bool(info.model) and model == info.model))
-        per_method: dict[str, list[MachineGradeRow]] = defaultdict(list)
-        per_cat: dict[tuple[str, str], list[MachineGradeRow]] = defaultdict(list)
+        per_method: dict[str, list[RunMachineGrade]] = defaultdict(list)
+        per_cat: dict[tuple[str, str], list[RunMachineGrade]] = defaultdict(list)
         for r in rows:
             label = method_label(r.method, r.budget)
             per_method[label].append(r)

@@ -1,3 +1,26 @@
-"""The store: one SQLite file, one schema. In: a path. Out: an open Store (connection.py: WAL, busy timeout, the schema
-applied from store.db-schema.sql and its version recorded, one transaction per logical write) and the runs in it as
-every other folder names them (runs.py: resolve a RUN argument, list runs, a run's settings)."""
+"""The store: one SQLite file, one schema (store.db-schema.sql), and the only code that runs SQL.
+
+In: a path (`connection.open_store`), then typed calls: `def name(store: Store, ...) -> record`. Out: frozen
+dataclasses, typed tuples or primitives (a hot query the desk or `agree` runs over a million rows may return cursor
+tuples; its docstring says so). The rest of gradedesk holds a Store (its path, `transaction()`, `close()`) and never
+its connection. Each table has one owner module below; a query that joins several families lives in reports.py
+(the figures) or merge.py (another store). These modules import only each other, core/errors, core/config and
+core/jsonl.
+
+connection: open, upgrade and close a store (WAL, busy timeout, one transaction per logical write); the schema.
+questions: questions.
+run_records: runs, prompts (resolve a RUN argument, a run's row and desk settings).
+answers: answers.
+bundles: bundles, bundle_snippets.
+grades: human_grades, claim_marks, human_preferences (views current_human_grades, current_claim_marks).
+machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
+rubrics: rubrics.
+samples: sample_draws.
+desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
+alignments: alignments, alignment_items.
+index: repos, files, chunks, symbol_refs, search_index.
+vectors: chunk_vectors, repo_embeddings.
+gold: a question's gold hash (the SQL function the schema's trigger calls) and which grades are stale against it.
+reports: no table; the read-only joins behind `agree`, judge alignment and `summary`.
+merge: no table of its own; `gradedesk merge` reads another store and copies its people's events into this one.
+"""

@@ -1,16 +1,20 @@
-"""The answers table, and the bundles its bundled answers hold.
+"""The answers table (a run's answers, one per question, method and budget; its bundles are bundles.py's).
 
 A run's answer slots made up front (`add_pending_answers`) and their statuses (`answer_statuses`), one call's outcome
 written into its slot (`record_answer`: a bundle it replaces goes), an imported answer (`add_answer`), a run's
-answers with their questions (`run_answers`, what a run log or export line is made of), and an answer named by what it
-is (AnswerRef: run, question, method and budget), as exported scores name it.
+answers with their questions (`run_answers`, what a run log or export line is made of), an answer named by what it
+is (AnswerRef: run, question, method and budget), as exported scores name it, the answers machine graders read
+(`answers_of_run`, `answer_row`: rows as dicts), what each answer of a run cost (`answer_outcomes`) and answers' texts
+by id (`answer_texts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass, fields
+from typing import Any
 
+from gradedesk.core.store.bundles import delete_bundles
 from gradedesk.core.store.connection import Store
 
 # (question_pk, method, budget): an answer's place in its run
@@ -67,11 +71,6 @@ def record_answer(store: Store, run_id: int, slot: Slot, write: AnswerWrite) -> 
         store._db.table("answers").update(answer_id, row)
         if old_bundle is not None and old_bundle != write.bundle_id:
             delete_bundles(store, [old_bundle])
-
-
-def delete_bundles(store: Store, bundle_ids: Iterable[int]) -> None:
-    """Remove bundles (and their snippets) that no answer holds any longer."""
-    store._conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundle_ids])
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +148,52 @@ class AnswerRef:
 
 # the columns of an AnswerRef over answers a JOIN questions q
 ANSWER_REF_SQL = "a.run_id, a.id, q.benchmark, q.question_id, a.method, a.budget"
+
+
+# the answers machine graders read ------------------------------------------------------------------------------------
+def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[dict[str, Any]]:
+    """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order.
+    Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
+    status = "AND a.status = 'ok'" if only_ok else ""
+    return store._query(
+        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
+        f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
+        "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
+
+
+def answer_row(store: Store, answer_id: int) -> dict[str, Any]:
+    """One answer's row (as a dict, like `answers_of_run`'s, without the question's columns)."""
+    return store._query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
+
+
+# what a run's answers cost, and their texts -------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class AnswerOutcome:
+    method: str
+    budget: int
+    status: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    tokens_counted: int | None
+    finish_reason: str | None
+
+
+def answer_outcomes(store: Store, run_id: int) -> list[AnswerOutcome]:
+    """Each answer of the run: method, status, tokens, cost, latency, finish reason."""
+    return [AnswerOutcome(**r) for r in store._query(
+        "SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
+        "finish_reason FROM answers WHERE run_id = ?", (run_id,))]
+
+
+CHUNK = 500  # ids bound per query (SQLite's limit on bound parameters)
+
+
+def answer_texts(store: Store, answer_ids: Iterable[int]) -> Iterator[tuple[int, str | None]]:
+    """(id, text) of the answers, looked up by id alone (with the run in the condition SQLite scans the run)."""
+    ids = sorted(set(answer_ids))
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start:start + CHUNK]
+        for r in store._query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
+            yield r["id"], r["text"]

@@ -7,7 +7,7 @@ the raw JSON view the desk shows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 
 from gradedesk.core.store.connection import Store
@@ -71,3 +71,8 @@ def bundle_rows(store: Store, bundle_id: int) -> tuple[BundleRow, list[SnippetRo
     snippets = [SnippetRow(*s) for s in store._conn.execute(
         f"SELECT {_SNIPPET_COLUMNS} FROM bundle_snippets WHERE bundle_id = ? ORDER BY position", (bundle_id,))]
     return BundleRow(*row), snippets
+
+
+def delete_bundles(store: Store, bundle_ids: Iterable[int]) -> None:
+    """Remove bundles (and their snippets) that no answer holds any longer."""
+    store._conn.executemany("DELETE FROM bundles WHERE id = ?", [(b,) for b in bundle_ids])

@@ -18,7 +18,7 @@ import functools
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, UTC
 from pathlib import Path
@@ -44,6 +44,11 @@ SQLParams = tuple[object, ...] | dict[str, object]
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def column_list(alias: str, names: Iterable[str]) -> str:
+    """SQL: the columns `names` of table alias `alias`, comma-separated (a record's fields, read in their order)."""
+    return ", ".join(f"{alias}.{n}" for n in names)
 
 
 _MIGRATE = re.compile(r"^-- migrate to (\d+)\s*$", re.M)

@@ -1,5 +1,5 @@
 """The grading desk's queries over a run: which answers it shows, the queue's filters and keyset pages, moving between
-items, the run's question order, progress, recheck samples, the sampler's usefulness and draws (table sample_draws),
+items, the run's question order, progress, recheck samples, the sampler's usefulness (its draws are samples.py's),
 where each grader stopped (table desk_state), and one item loaded whole: its question, its shown answers and their
 machine verdicts (core/review/item.py puts them together with grades, scores, claims and bundles).
 
@@ -13,7 +13,6 @@ sampler.py turn them into QueueRow, Progress and the draw. An item's few rows co
 from __future__ import annotations
 
 import json
-import uuid
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 # The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
@@ -228,22 +227,6 @@ def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int
         f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
         "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
         {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
-
-
-def next_draw_index(store: Store, run_id: int, grader: str) -> int:
-    """The index of the grader's next draw in the run (0 for the first)."""
-    index: int = store._scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
-                              "grader = ?", (run_id, grader))
-    return index
-
-
-def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
-             population: int) -> None:
-    """Store one draw of the sampler; the caller holds the transaction."""
-    store._db.table("sample_draws").insert({
-        "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
-        "question_pk": question_pk, "probability": probability, "population": population,
-        "created_at": utc_now()})
 
 
 # one item loaded whole (one indexed lookup each) ---------------------------------------------------------------------

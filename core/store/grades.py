@@ -5,41 +5,49 @@ a later `undo` event naming it (undoes_uuid), and what is current is derived.
 What it gives: a person's current grade of an answer (`current_grade`, a HumanGrade), whether they have seen its
 machine grade (`judge_seen`), appending a grade, a preference or a claim mark, taking back the newest one (one undo for
 grades and marks), current claim marks (`current_marks`, ClaimMark records; `run_marks` for a whole run), and the newest
-preference. Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
+preference. For run logs and score exports: people's current grades of an answer or a run (`answer_human_grades`,
+`run_human_grades`), every grade and claim mark ever set in a run, undone or not (`grade_set_events`,
+`mark_set_events`), the answers with claim marks (`marked_answer_refs`), and a grade that came with a run log
+(`add_imported_human_grade`). Validation (which grades, marks, modes exist) is core/grading's; this module stores what
+it is given.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields, replace
 from typing import Any
 
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.answers import ANSWER_REF_SQL, AnswerRef
+from gradedesk.core.store.connection import Store, column_list, utc_now
 
 
 @dataclass(frozen=True)
 class HumanGrade:
-    """One `set` event of human_grades (the columns a reader uses)."""
+    """One `set` event of human_grades: every column but the event bookkeeping (row id, action, undoes_uuid). A run log
+    carries it whole, and an imported one is stored from it."""
 
-    id: int
     uuid: str
     answer_id: int
     grader: str
     grade: str | None
     failure_label: str | None
-    correctness: int | None
+    correctness: int | None  # the four dimensions, 1-5
     grounding: int | None
     completeness: int | None
     conciseness: int | None
     note: str | None
     judge_visible: int
-    mode: str
+    mode: str  # blind | open | recheck
     is_revision: int
     rubric_version: str | None
     created_at: str
     selection: str | None = None
     selection_probability: float | None = None
+    machine_kind: str | None = None  # the machine grader on the desk when it was saved (MachineOnDesk)
+    machine_model: str | None = None
+    machine_rubric: str | None = None
 
     @property
     def scores(self) -> dict[str, int | None]:
@@ -48,7 +56,7 @@ class HumanGrade:
                 "conciseness": self.conciseness}
 
 
-_HUMAN_FIELDS = tuple(HumanGrade.__dataclass_fields__)
+_HUMAN_FIELDS = tuple(f.name for f in fields(HumanGrade))
 
 
 def _human(row: dict[str, Any]) -> HumanGrade:
@@ -138,6 +146,55 @@ def undo_last_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None
     return _human(target) if target else None
 
 
+# people's grades as run logs and score exports carry them -------------------------------------------------------------
+def answer_human_grades(store: Store, answer_id: int) -> list[HumanGrade]:
+    """People's current grades of the answer, oldest first."""
+    return [HumanGrade(*row) for row in store._conn.execute(
+        f"SELECT {column_list('h', _HUMAN_FIELDS)} FROM current_human_grades h WHERE h.answer_id = ? ORDER BY h.id",
+        (answer_id,))]
+
+
+def run_human_grades(store: Store, run_id: int) -> list[tuple[AnswerRef, HumanGrade]]:
+    """People's current grades (with a grade) of the run's answers, by answer and person."""
+    n = len(fields(AnswerRef))
+    return [(AnswerRef(*row[:n]), HumanGrade(*row[n:])) for row in store._conn.execute(
+        f"SELECT {ANSWER_REF_SQL}, {column_list('h', _HUMAN_FIELDS)} FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
+        "WHERE a.run_id = ? AND h.grade IS NOT NULL ORDER BY h.answer_id, h.grader", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class GradeSetEvent:
+    """A grade a person set on an answer of the run (whether undone or revised since)."""
+
+    answer: AnswerRef
+    grader: str
+    failure_label: str | None
+    correctness: int | None
+    grounding: int | None
+    completeness: int | None
+    conciseness: int | None
+
+
+def grade_set_events(store: Store, run_id: int) -> list[GradeSetEvent]:
+    """Every grade a person set on the run's answers (action 'set' with a grade), undone or not."""
+    return [GradeSetEvent(AnswerRef(run, answer, benchmark, question, method, budget), grader, label, *dims)
+            for answer, grader, label, *dims, run, method, budget, benchmark, question in store._conn.execute(
+                "SELECT h.answer_id, h.grader, h.failure_label, h.correctness, h.grounding, h.completeness, "
+                "h.conciseness, a.run_id, a.method, a.budget, q.benchmark, q.question_id "
+                "FROM human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
+                "WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL", (run_id,))]
+
+
+def add_imported_human_grade(store: Store, grade: HumanGrade) -> int:
+    """Store a person's grade that came with a run log (a 'set' event, selection 'imported': someone else's process
+    chose the item, so it is never weighed as a sample); 0 when its uuid is here already, else 1."""
+    names = [*_HUMAN_FIELDS, "action"]
+    return int(store._conn.execute(
+        f"INSERT OR IGNORE INTO human_grades ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        (*astuple(replace(grade, selection="imported", selection_probability=None)), "set")).rowcount)
+
+
 def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str) -> None:
     """Append which answer of a question the person preferred (raw, bundle or tie) and which sat on the left."""
     with store.transaction():
@@ -151,6 +208,14 @@ def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) 
         "SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
         "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
     return preferred
+
+
+def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
+    """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
+    return [(r["preferred"], r["left_method"]) for r in store._query(
+        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
+        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
+        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
 
 
 # claim_marks ----------------------------------------------------------------------------------------------------------
@@ -224,3 +289,29 @@ def run_marks(store: Store, run_id: int) -> list[RunMark]:
         "SELECT m.*, a.method, a.budget, a.question_pk FROM current_claim_marks m JOIN answers a "
         "ON a.id = m.answer_id WHERE a.run_id = ? ORDER BY m.answer_id, m.grader, m.claim_index", (run_id,))
     return [RunMark(_mark(r), r["method"], r["budget"], r["question_pk"]) for r in rows]
+
+
+def marked_answer_refs(store: Store, run_id: int) -> dict[int, AnswerRef]:
+    """{answer id: the answer} for the run's answers that have claim marks."""
+    refs = [AnswerRef(*row) for row in store._conn.execute(
+        f"SELECT {ANSWER_REF_SQL} FROM answers a JOIN questions q ON q.id = a.question_pk "
+        "WHERE a.run_id = ? AND a.id IN (SELECT answer_id FROM claim_marks)", (run_id,))]
+    return {r.answer_id: r for r in refs}
+
+
+@dataclass(frozen=True, slots=True)
+class MarkSetEvent:
+    """A claim a person marked on an answer of the run (whether taken back since)."""
+
+    answer: AnswerRef
+    grader: str
+    claim_index: int
+
+
+def mark_set_events(store: Store, run_id: int) -> list[MarkSetEvent]:
+    """Each (answer, person, claim) a person ever set a mark on in the run, once."""
+    return [MarkSetEvent(AnswerRef(run, answer, benchmark, question, method, budget), grader, claim)
+            for answer, grader, claim, run, method, budget, benchmark, question in store._conn.execute(
+                "SELECT DISTINCT m.answer_id, m.grader, m.claim_index, a.run_id, a.method, a.budget, q.benchmark, "
+                "q.question_id FROM claim_marks m JOIN answers a ON a.id = m.answer_id "
+                "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND m.action = 'set'", (run_id,))]

@@ -1,7 +1,8 @@
 """The index's tables: repos, files, chunks, symbol_refs and search_index.
 
 Gives the indexed repository as a typed RepoRecord (looked up once per command and passed down), the indexer's file
-states and bulk writes (files, chunks, call/import references, the stored BM25 postings), and retrieval's reads: chunk
+states and bulk writes (files, chunks, call/import references, the stored BM25 postings), how many of some paths a
+repository has indexed (`indexed_count`: does a benchmark ask about it?), and retrieval's reads: chunk
 locations and texts, the call graph's references, the postings. The chunk readers that retrieval runs on every question
 or over every chunk return plain tuples, not dataclasses: they are its hot path (tens of thousands of rows per load).
 Chunk vectors and embedding settings are in vectors.py.
@@ -215,3 +216,10 @@ def save_postings(store: Store, repo_id: int, analyzer: str, doc_rowids: bytes, 
         "INSERT INTO search_index (repo_id, index_version, analyzer, built_at, doc_rowids, data) "
         "VALUES (?, (SELECT index_version FROM repos WHERE id = ?), ?, ?, ?, ?)",
         (repo_id, repo_id, analyzer, utc_now(), doc_rowids, data))
+
+
+def indexed_count(store: Store, repo_name: str, paths: list[str]) -> int:
+    """How many of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
+    marks = ",".join("?" * len(paths))
+    return int(store._scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
+                            f"AND f.path IN ({marks})", (repo_name, *paths)))

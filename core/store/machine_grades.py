@@ -1,12 +1,15 @@
 """Machine grades and scores: tables auto_grades (the judge's, the rule grader's and imported grades), answer_scores
 (retrieval evals, faithfulness, relevance), answer_claims (an answer's claims, computed once), and the view
-machine_grades. Also the answers the machine graders read (answers joined with their question).
+machine_grades.
 
-What it gives: the answers to grade (`answers_of_run`, `answer_row`), which grades are already made against the current
-gold (`fresh_rule_grades`, `fresh_judge_grades`), writing one grade (`replace_auto_grade`, an AutoGrade), the judge's
-repeats (`judge_repeats`) and the rubric versions it graded under (`judge_rubrics`), scores in and out (`store_scores`,
-`run_scores`, `score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out (`put_claims`,
-`claims_detail`, `claim_counts`, `claim_counts_by_method`).
+What it gives: which grades are already made against the current gold (`fresh_rule_grades`, `fresh_judge_grades`),
+writing one grade (`replace_auto_grade`, an AutoGrade; `add_machine_grade` for one that came with a run log), an
+answer's or a run's grades as run logs and score exports read them (`answer_machine_grades`, `run_machine_grades`),
+a run's grades with where each answer stands (RunMachineGrade: the judge's repeats, `judge_repeats`; every first
+repeat, `machine_grade_rows`), the rubric versions the judge graded under (`judge_rubrics`), its usable verdicts under
+a version and their cost (`judge_verdicts`, `verdict_cost`: judge alignment's), scores in and out
+(`store_scores`, `run_scores`, `score_details`, `faithfulness_scores`, `answer_score_values`), claims in and out
+(`put_claims`, `claims_detail`, `claim_counts`, `claim_counts_by_method`).
 
 The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id`
 (which grade: the `machine_grades` view's, or the judge's under a chosen rubric) and `verdict_sql` (a grading_error is
@@ -16,10 +19,12 @@ no verdict).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.answers import ANSWER_REF_SQL, AnswerRef
+from gradedesk.core.store.connection import Store, column_list, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 
 # the failure label of a machine grade whose reply could not be used: stored as grade `unsupported`, counted, never a
@@ -48,36 +53,20 @@ def verdict_id(answer: str, judge_rubric: str | None) -> tuple[str, dict[str, An
             {"judge_rubric": judge_rubric})
 
 
-# the answers graders read ---------------------------------------------------------------------------------------------
-def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[dict[str, Any]]:
-    """Answer rows of a run joined with their question (question text, gold, labels, category), in a stable order.
-    Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
-    status = "AND a.status = 'ok'" if only_ok else ""
-    return store._query(
-        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
-        f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
-        "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
-
-
-def answer_row(store: Store, answer_id: int) -> dict[str, Any]:
-    """One answer's row (as a dict, like `answers_of_run`'s, without the question's columns)."""
-    return store._query("SELECT * FROM answers WHERE id = ?", (answer_id,))[0]
-
-
 # auto_grades ----------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class AutoGrade:
-    """One machine grade to store."""
+    """A machine grade (auto_grades): the judge's, the rule grader's or one imported with a run log."""
 
     answer_id: int
-    grader_kind: str  # judge | rule
-    grader_model: str
+    grader_kind: str  # judge | rule | imported (or what a run log names)
+    grader_model: str | None
     rubric_version: str | None
     repeat_index: int
     grade: str
     failure_label: str | None
     confidence: float | None
-    reasoning: str
+    reasoning: str | None
     raw_response: str | None
     created_at: str
     finish_reason: str | None = None
@@ -87,6 +76,9 @@ class AutoGrade:
     latency_ms: float | None = None
 
 
+_AUTO_FIELDS = tuple(f.name for f in fields(AutoGrade))
+
+
 def replace_auto_grade(store: Store, g: AutoGrade) -> None:
     """Store a grade in place of the grader's earlier one for the same answer, rubric and repeat; the caller holds the
     transaction. The schema's trigger stamps the question's current gold on it."""
@@ -94,7 +86,30 @@ def replace_auto_grade(store: Store, g: AutoGrade) -> None:
         "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = ? AND grader_model = ? "
         "AND rubric_version IS ? AND repeat_index = ?",
         (g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index))
-    store._db.table("auto_grades").insert({k: getattr(g, k) for k in AutoGrade.__dataclass_fields__})
+    store._db.table("auto_grades").insert({k: getattr(g, k) for k in _AUTO_FIELDS})
+
+
+def add_machine_grade(store: Store, grade: AutoGrade) -> None:
+    """Store a machine grade that came with a run log; one with the same answer, grader, rubric and repeat is kept as
+    it is."""
+    store._conn.execute(f"INSERT OR IGNORE INTO auto_grades ({', '.join(_AUTO_FIELDS)}) "
+                        f"VALUES ({', '.join('?' * len(_AUTO_FIELDS))})", astuple(grade))
+
+
+def answer_machine_grades(store: Store, answer_id: int) -> list[AutoGrade]:
+    """Every machine grade of the answer, by kind, repeat and age."""
+    return [AutoGrade(*row) for row in store._conn.execute(
+        f"SELECT {column_list('g', _AUTO_FIELDS)} FROM auto_grades g WHERE g.answer_id = ? "
+        "ORDER BY g.grader_kind, g.repeat_index, g.id", (answer_id,))]
+
+
+def run_machine_grades(store: Store, run_id: int) -> list[tuple[AnswerRef, AutoGrade]]:
+    """Every machine grade of the run's answers, by answer and age."""
+    n = len(fields(AnswerRef))
+    return [(AnswerRef(*row[:n]), AutoGrade(*row[n:])) for row in store._conn.execute(
+        f"SELECT {ANSWER_REF_SQL}, {column_list('g', _AUTO_FIELDS)} FROM auto_grades g "
+        "JOIN answers a ON a.id = g.answer_id JOIN questions q ON q.id = a.question_pk "
+        "WHERE a.run_id = ? ORDER BY g.answer_id, g.id", (run_id,))]
 
 
 def fresh_rule_grades(store: Store, run_id: int, model: str) -> set[int]:
@@ -125,11 +140,13 @@ def stale_judge_grades(store: Store, run_id: int, model: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeRepeat:
-    """One judge grade of a run's answer, with where the answer stands (for consistency across repeats)."""
+class RunMachineGrade:
+    """A machine grade of a run's answer, with where the answer stands (its question, method and budget): what the
+    judge's consistency across repeats and `gradedesk summary`'s grade counts are made of."""
 
     answer_id: int
-    grader_model: str
+    grader_kind: str
+    grader_model: str | None
     rubric_version: str | None
     repeat_index: int
     grade: str
@@ -140,16 +157,26 @@ class JudgeRepeat:
     budget: int
 
 
+_RUN_GRADE_COLUMNS = ("g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index, g.grade, "
+                      "g.failure_label, q.question_id, q.category, a.method, a.budget")
+
+
 def judge_repeats(store: Store, run_id: int, model: str | None = None,
-                  rubric_version: str | None = None) -> list[JudgeRepeat]:
+                  rubric_version: str | None = None) -> list[RunMachineGrade]:
     """The judge's grades of a run (of one model and rubric version when given), by answer and repeat."""
     rows = store._conn.execute(
-        "SELECT g.answer_id, g.grader_model, g.rubric_version, g.repeat_index, g.grade, g.failure_label, "
-        "q.question_id, q.category, a.method, a.budget FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        f"SELECT {_RUN_GRADE_COLUMNS} FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
         + ("AND g.grader_model = ? " if model else "") + ("AND g.rubric_version = ? " if rubric_version else "")
         + "ORDER BY g.answer_id, g.repeat_index", (run_id, *[v for v in (model, rubric_version) if v]))
-    return [JudgeRepeat(*r) for r in rows]
+    return [RunMachineGrade(*r) for r in rows]
+
+
+def machine_grade_rows(store: Store, run_id: int) -> list[RunMachineGrade]:
+    """The run's machine grades (first repeat only) with their answer's method and question."""
+    return [RunMachineGrade(*r) for r in store._conn.execute(
+        f"SELECT {_RUN_GRADE_COLUMNS} FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
 
 
 def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
@@ -159,6 +186,37 @@ def judge_rubrics(store: Store, answer_ids: list[int]) -> tuple[str, ...]:
         "SELECT g.rubric_version FROM auto_grades g LEFT JOIN rubrics r ON r.version = g.rubric_version "
         f"WHERE g.grader_kind = 'judge' AND g.rubric_version IS NOT NULL AND g.answer_id IN ({marks}) "
         "GROUP BY g.rubric_version ORDER BY min(r.created_at), g.rubric_version", tuple(answer_ids)))
+
+
+def _in(ids: Collection[int]) -> tuple[str, tuple[int, ...]]:
+    ordered = tuple(sorted(ids))
+    return ",".join("?" * len(ordered)) or "NULL", ordered
+
+
+def judge_verdicts(store: Store, model: str, version: str, answer_ids: Collection[int]) -> dict[int, str]:
+    """answer_id -> the judge's grade (first repeat) under rubric `version`, for answers whose verdict is usable."""
+    marks, ids = _in(answer_ids)
+    rows = store._query(
+        "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
+        f"AND rubric_version = ? AND repeat_index = 0 AND coalesce(failure_label, '') != ? AND answer_id IN ({marks})",
+        (model, version, GRADING_ERROR, *ids))
+    return {r["answer_id"]: r["grade"] for r in rows}
+
+
+def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int]]]) -> tuple[float | None, int]:
+    """Total cost (USD) of the judge's verdicts under each (rubric version, answer ids), every repeat, and how many of
+    them have no known cost (None: no cost known at all)."""
+    total, unknown, known = 0.0, 0, 0
+    for version, answer_ids in parts:
+        marks, ids = _in(answer_ids)
+        row = store._query(
+            "SELECT sum(cost_usd) AS cost, count(cost_usd) AS known, count(*) AS n FROM auto_grades "
+            f"WHERE grader_kind = 'judge' AND grader_model = ? AND rubric_version = ? AND answer_id IN ({marks})",
+            (model, version, *ids))[0]
+        total += row["cost"] or 0.0
+        known += row["known"]
+        unknown += row["n"] - row["known"]
+    return (total if known else None), unknown
 
 
 # answer_scores --------------------------------------------------------------------------------------------------------
@@ -171,10 +229,10 @@ class Score:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
-def store_scores(store: Store, answer_id: int, scores: list[Score], method: str) -> None:
-    """Write scores of one answer (replacing older values of the same metric and method); the caller holds the
-    transaction."""
-    now = utc_now()
+def store_scores(store: Store, answer_id: int, scores: list[Score], method: str, created_at: str | None = None) -> None:
+    """Write scores of one answer (replacing older values of the same metric and method), made now or at `created_at`
+    (an imported run log's); the caller holds the transaction."""
+    now = created_at or utc_now()
     store._db.table("answer_scores").upsert_all(
         [{"answer_id": answer_id, "metric": s.metric, "method": method, "value": s.value,
           "detail": json.dumps(s.detail, ensure_ascii=False), "created_at": now} for s in scores],

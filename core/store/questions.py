@@ -2,8 +2,7 @@
 
 `question_pk` finds a question's row, `add_question` and `update_question` write one (the benchmark loader upserts, an
 imported run log adds what is missing), `answered_questions` gives the text each answered question was asked with and
-the runs that answered it, and `indexed_count` says how many of a benchmark's expected files a repository has indexed
-(does the benchmark ask about that repository?). Expected files and symbols are JSON text in the table and lists here
+the runs that answered it. Expected files and symbols are JSON text in the table and lists here
 (None: unlabelled, not "no files expected").
 """
 
@@ -69,10 +68,3 @@ def answered_questions(store: Store, benchmark: str) -> dict[str, AnsweredQuesti
     return {r["question_id"]: AnsweredQuestion(r["question"], r["runs"]) for r in store._query(
         "SELECT q.question_id, q.question, group_concat(DISTINCT a.run_id) AS runs FROM questions q "
         "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
-
-
-def indexed_count(store: Store, repo_name: str, paths: list[str]) -> int:
-    """How many of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
-    marks = ",".join("?" * len(paths))
-    return int(store._scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
-                            f"AND f.path IN ({marks})", (repo_name, *paths)))

@@ -1,24 +1,22 @@
-"""The read-only joins behind the figures: `gradedesk agree`'s report (people's grades beside the machine grades,
-every answer's verdict, grade events, judge grades per rubric version, rubric flags, preferences), judge alignment
-(people's graded answers, the judge's verdicts and their cost) and `gradedesk summary` (a run's answers, machine grades
-and grading cost).
+"""The read-only joins behind the figures, across table families: `gradedesk agree`'s report (people's grades beside
+the machine grades, every answer's verdict, grade events, judge grades per rubric version), judge alignment (people's
+graded answers) and `gradedesk summary` (a run's grading cost and LLM scorers' details).
 
-It owns no table: it reads answers, questions, runs, auto_grades and the machine_grades view, human_grades and the
-current_human_grades view, human_preferences, answer_scores and rubrics as the reports join them. Queries that read a
-single table of another family (rubric versions, judge verdicts and their cost, answer texts) are here until their
-family's module takes them. The queries `agree` runs over every answer or grade of a run keep their SQL
-text (benchmarks/agree_scale.py times them at scale).
+It owns no table: it joins answers, questions, auto_grades and the machine_grades view, human_grades and the
+current_human_grades view, answer_scores and rubrics. A query over one family lives with that family (rubric versions
+and flags in rubrics.py, judge verdicts in machine_grades.py, preferences in grades.py, answer texts and costs in
+answers.py). The queries `agree` runs over every answer or grade of a run keep their SQL text
+(benchmarks/agree_scale.py times them at scale).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import GRADING_ERROR as UNUSABLE
 from gradedesk.core.store.machine_grades import verdict_sql
-CHUNK = 500  # ids bound per query (SQLite's limit on bound parameters)
 
 # The machine grade of auto_grades row `m` as a verdict: NULL for an unusable reply (stored as `unsupported`).
 _VERDICT = verdict_sql("m")
@@ -36,11 +34,6 @@ def _chosen(answer: str) -> str:
     return (f"(SELECT g.id FROM auto_grades g WHERE g.answer_id = {answer} AND g.grader_kind = :choice_kind "
             f"AND (:choice_model IS NULL OR g.grader_model IN (:choice_model, 'import:' || :choice_model)) "
             f"ORDER BY g.repeat_index, g.id DESC LIMIT 1)")
-
-
-def _in(ids: Collection[int]) -> tuple[str, tuple[int, ...]]:
-    ordered = tuple(sorted(ids))
-    return ",".join("?" * len(ordered)) or "NULL", ordered
 
 
 # -- agree: people beside the machine ----------------------------------------------------------------------------------
@@ -183,76 +176,6 @@ def judge_grades_beside_people(store: Store, run_id: int) -> list[JudgeBesidePer
     )]
 
 
-def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
-    """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
-    return [(r["preferred"], r["left_method"]) for r in store._query(
-        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
-        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
-        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
-
-
-def answer_texts(store: Store, answer_ids: Iterable[int]) -> Iterator[tuple[int, str | None]]:
-    """(id, text) of the answers, looked up by id alone (with the run in the condition SQLite scans the run)."""
-    ids = sorted(set(answer_ids))
-    for start in range(0, len(ids), CHUNK):
-        part = ids[start:start + CHUNK]
-        for r in store._query(f"SELECT id, text FROM answers WHERE id IN ({','.join('?' * len(part))})", tuple(part)):
-            yield r["id"], r["text"]
-
-
-# -- rubric versions ---------------------------------------------------------------------------------------------------
-
-def newest_rubric_version(store: Store) -> str | None:
-    version: str | None = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
-    return version
-
-
-def machine_grades_under_other_rubric(store: Store, run_id: int, version: str) -> int:
-    """How many of the run's machine grades name a rubric version other than `version`."""
-    n: int = store._scalar(
-        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, version))
-    return n
-
-
-@dataclass(frozen=True, slots=True)
-class FlaggedGrade:
-    """A person's current grade saved under another rubric version than the current one."""
-
-    answer_id: int
-    question_id: str
-    method: str
-    budget: int
-    grader: str
-    rubric_version: str
-
-
-def grades_under_other_rubric(store: Store, run_id: int, version: str) -> list[FlaggedGrade]:
-    """People's current grades of the run saved under a rubric version other than `version`."""
-    return [FlaggedGrade(**r) for r in store._query(
-        """
-        SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
-        FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
-        WHERE a.run_id = ? AND h.rubric_version IS NOT NULL AND h.rubric_version != ?
-        ORDER BY h.answer_id, h.grader
-        """,
-        (run_id, version),
-    )]
-
-
-@dataclass(frozen=True, slots=True)
-class RubricText:
-    version: str
-    text: str
-    created_at: str
-
-
-def rubric_texts(store: Store) -> list[RubricText]:
-    """Every stored rubric version, oldest first."""
-    return [RubricText(**r)
-            for r in store._query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
-
-
 # -- judge alignment: people's grades, the judge's verdicts ------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -284,75 +207,7 @@ def people_graded_answers(store: Store, run_id: int, grader: str | None = None) 
         + " ORDER BY h.answer_id, h.grader", (run_id, grader) if grader else (run_id,))]
 
 
-def judge_verdicts(store: Store, model: str, version: str, answer_ids: Collection[int]) -> dict[int, str]:
-    """answer_id -> the judge's grade (first repeat) under rubric `version`, for answers whose verdict is usable."""
-    marks, ids = _in(answer_ids)
-    rows = store._query(
-        "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
-        f"AND rubric_version = ? AND repeat_index = 0 AND coalesce(failure_label, '') != ? AND answer_id IN ({marks})",
-        (model, version, UNUSABLE, *ids))
-    return {r["answer_id"]: r["grade"] for r in rows}
-
-
-def verdict_cost(store: Store, model: str, parts: list[tuple[str, Collection[int]]]) -> tuple[float | None, int]:
-    """Total cost (USD) of the judge's verdicts under each (rubric version, answer ids), every repeat, and how many of
-    them have no known cost (None: no cost known at all)."""
-    total, unknown, known = 0.0, 0, 0
-    for version, answer_ids in parts:
-        marks, ids = _in(answer_ids)
-        row = store._query(
-            "SELECT sum(cost_usd) AS cost, count(cost_usd) AS known, count(*) AS n FROM auto_grades "
-            f"WHERE grader_kind = 'judge' AND grader_model = ? AND rubric_version = ? AND answer_id IN ({marks})",
-            (model, version, *ids))[0]
-        total += row["cost"] or 0.0
-        known += row["known"]
-        unknown += row["n"] - row["known"]
-    return (total if known else None), unknown
-
-
-# -- summary: a run's answers, machine grades and grading cost ---------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class MachineGradeRow:
-    grader_kind: str
-    grader_model: str | None
-    rubric_version: str | None
-    grade: str
-    failure_label: str | None
-    answer_id: int
-    method: str
-    budget: int
-    question_id: str
-    category: str
-
-
-def machine_grade_rows(store: Store, run_id: int) -> list[MachineGradeRow]:
-    """The run's machine grades (first repeat only) with their answer's method and question."""
-    return [MachineGradeRow(**r) for r in store._query(
-        "SELECT g.grader_kind, g.grader_model, g.rubric_version, g.grade, g.failure_label, g.answer_id, "
-        "a.method, a.budget, q.question_id, q.category FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
-        "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.repeat_index = 0", (run_id,))]
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerRow:
-    method: str
-    budget: int
-    status: str
-    tokens_in: int | None
-    tokens_out: int | None
-    cost_usd: float | None
-    latency_ms: float | None
-    tokens_counted: int | None
-    finish_reason: str | None
-
-
-def answer_rows(store: Store, run_id: int) -> list[AnswerRow]:
-    """Each answer of the run: method, status, tokens, cost, latency, finish reason."""
-    return [AnswerRow(**r) for r in store._query(
-        "SELECT method, budget, status, tokens_in, tokens_out, cost_usd, latency_ms, tokens_counted, "
-        "finish_reason FROM answers WHERE run_id = ?", (run_id,))]
-
+# -- summary: a run's grading cost -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class CallCost:

@@ -1,10 +1,15 @@
 """Judge rubrics as stored: table rubrics (a version, its text, when it was stored).
 
-What it gives: a version's text (`stored_text`), storing a new version (`add_rubric`), and the versions a name or a
-prefix names (`newest_named`, `versions_starting`). What a rubric's text means is core/grading's.
+What it gives: a version's text (`stored_text`), every version (`rubric_texts`), storing a new version (`add_rubric`),
+the newest version (`newest_rubric_version`: the current rubric, stamped on each person's grade), the versions a name
+or a prefix names (`newest_named`, `versions_starting`), and what of a run was graded under another version than a
+given one (`machine_grades_under_other_rubric`, `grades_under_other_rubric`: the rubric flags of `gradedesk agree`).
+What a rubric's text means is core/grading's.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store, utc_now
 
@@ -34,3 +39,55 @@ def versions_starting(store: Store, prefix: str) -> list[str]:
 
 def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# rubric flags: what was graded under another version than the newest ------------------------------------------------
+def newest_rubric_version(store: Store) -> str | None:
+    version: str | None = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    return version
+
+
+def machine_grades_under_other_rubric(store: Store, run_id: int, version: str) -> int:
+    """How many of the run's machine grades name a rubric version other than `version`."""
+    n: int = store._scalar(
+        "SELECT count(*) FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+        "WHERE a.run_id = ? AND g.rubric_version IS NOT NULL AND g.rubric_version != ?", (run_id, version))
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedGrade:
+    """A person's current grade saved under another rubric version than the current one."""
+
+    answer_id: int
+    question_id: str
+    method: str
+    budget: int
+    grader: str
+    rubric_version: str
+
+
+def grades_under_other_rubric(store: Store, run_id: int, version: str) -> list[FlaggedGrade]:
+    """People's current grades of the run saved under a rubric version other than `version`."""
+    return [FlaggedGrade(**r) for r in store._query(
+        """
+        SELECT h.answer_id, q.question_id, a.method, a.budget, h.grader, h.rubric_version
+        FROM current_human_grades h JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk
+        WHERE a.run_id = ? AND h.rubric_version IS NOT NULL AND h.rubric_version != ?
+        ORDER BY h.answer_id, h.grader
+        """,
+        (run_id, version),
+    )]
+
+
+@dataclass(frozen=True, slots=True)
+class RubricText:
+    version: str
+    text: str
+    created_at: str
+
+
+def rubric_texts(store: Store) -> list[RubricText]:
+    """Every stored rubric version, oldest first."""
+    return [RubricText(**r)
+            for r in store._query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]

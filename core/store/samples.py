@@ -1,14 +1,16 @@
 """The desk sampler's draws: table sample_draws (each a question drawn for a person with a known probability).
 
+The sampler (core/review/sampler.py) numbers a person's draws (`next_draw_index`) and stores each (`add_draw`);
 `sample_draws` gives a run's draws as `SampleDraw` records, the sampled sample that weighted agreement rests on
 (core/agreement/samples.py).
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
-from gradedesk.core.store.connection import Store
+from gradedesk.core.store.connection import Store, utc_now
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +26,19 @@ def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
     return [SampleDraw(**r) for r in store._query(
         "SELECT grader, question_pk, probability, population FROM sample_draws WHERE run_id = ? "
         "ORDER BY grader, draw_index", (run_id,))]
+
+
+def next_draw_index(store: Store, run_id: int, grader: str) -> int:
+    """The index of the grader's next draw in the run (0 for the first)."""
+    index: int = store._scalar("SELECT coalesce(max(draw_index) + 1, 0) FROM sample_draws WHERE run_id = ? AND "
+                              "grader = ?", (run_id, grader))
+    return index
+
+
+def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
+             population: int) -> None:
+    """Store one draw of the sampler; the caller holds the transaction."""
+    store._db.table("sample_draws").insert({
+        "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
+        "question_pk": question_pk, "probability": probability, "population": population,
+        "created_at": utc_now()})

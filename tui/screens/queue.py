@@ -19,7 +19,7 @@ from gradedesk.core.review import blind
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import MACHINE_NAMES
 from gradedesk.core.review.queue import Filters, QueueRow
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.modals import open_filters

@@ -9,7 +9,7 @@ from gradedesk.core.grading.human_grades import GradeChange, record_grade, recor
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
-from gradedesk.core.store.runs import run_info
+from gradedesk.core.store.run_records import run_info
 
 from tests.fixtures.agreement import add_auto, add_rubric, build_sampling_run, grade_sampled
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gradedesk.core.store.runs import resolve_run
+from gradedesk.core.store.run_records import resolve_run
 from gradedesk.core.cli import main
 from gradedesk.core.store.connection import open_store
 

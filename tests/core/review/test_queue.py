@@ -10,7 +10,7 @@ from gradedesk.core.review import item as review_item
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.review.queue import Filters
-from gradedesk.core.store.runs import run_info
+from gradedesk.core.store.run_records import run_info
 
 
 def test_run_info_and_shown_answers(env):

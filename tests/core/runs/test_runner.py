@@ -9,7 +9,7 @@ import pytest
 from gradedesk.core.runs.prompts import BUNDLE_SYSTEM, RAW_SYSTEM
 from gradedesk.core.evidence.stored import load_bundle
 from gradedesk.core.runs.runner import parse_budgets, run_benchmark
-from gradedesk.core.store.runs import list_runs, resolve_run
+from gradedesk.core.store.run_records import list_runs, resolve_run
 from gradedesk.core.evidence.bundle import validate
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository

@@ -19,7 +19,7 @@ from gradedesk.core.review.item import Item
 from gradedesk.core.review.queue import Filters
 from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 
 from gradedesk.tui.screens.palette import PaletteCommand
 from gradedesk.tui.widgets.answer_pane import AnswerPane

@@ -29,7 +29,7 @@ from gradedesk.core.review import blind, session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import AnswerView, Item, load_item
 from gradedesk.core.review.queue import Filters
-from gradedesk.core.store.runs import RunInfo
+from gradedesk.core.store.run_records import RunInfo
 from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup

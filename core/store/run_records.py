@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.store.answers import delete_bundles
+from gradedesk.core.store.bundles import delete_bundles
 from gradedesk.core.store.connection import Store, StoreError
+from gradedesk.core.store.rubrics import newest_rubric_version
 
 
 def resolve_run(store: Store, run: str | int | None) -> int:
@@ -96,8 +97,8 @@ def run_info(store: Store, run_id: int) -> RunInfo:
     budget = r.primary_budget
     if budget is None:  # older or imported runs: the largest budget answered
         budget = store._scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
-    rubric = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, version DESC LIMIT 1")
-    return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed), rubric)
+    return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed),
+                   newest_rubric_version(store))
 
 
 @dataclass(frozen=True, slots=True)
