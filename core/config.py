@@ -15,6 +15,7 @@ ENV_GRADER = "GRADEDESK_GRADER"  # the person's name at the desk without --grade
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"  # where an endpoint's key is read from without --api-key-env
 
 DEFAULT_STORE = "store.db"
+DEMO_STORE = "demo.db"  # what `gradedesk demo` builds; read-only commands fall back to it (read_store_path)
 DEFAULT_ENCODING = "o200k_base"  # tokenizer for counts and budgets unless a repository was indexed with another
 DEFAULT_BUDGETS = (1000, 2000, 4000)  # token budgets of the bundled answers of a run
 RAW_K = 10  # raw answers see the top RAW_K hits
@@ -40,6 +41,16 @@ EMBEDDINGS_TIMEOUT = 120.0  # seconds per request: a batch of long chunks on a s
 
 def store_path() -> str:
     return os.environ.get(ENV_STORE) or DEFAULT_STORE
+
+
+def read_store_path() -> tuple[str, bool]:
+    """The store a read-only command uses without --store, and whether it fell back to the demo store: ./demo.db when
+    neither $GRADEDESK_STORE nor ./store.db exists but it does (a new user's second command reads what the demo built).
+    Commands that write never fall back: they would add to the demo's store by accident."""
+    path = store_path()
+    if os.environ.get(ENV_STORE) or os.path.exists(path) or not os.path.exists(DEMO_STORE):
+        return path, False
+    return DEMO_STORE, True
 
 
 def grader_name() -> str:

@@ -19,7 +19,10 @@ from types import ModuleType
 from gradedesk.core import __version__
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.text.redact import redact
-from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key, store_path
+from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key, read_store_path, store_path
+
+# Commands that only read the store: without --store they fall back to the demo's store (config.read_store_path).
+READ_ONLY_COMMANDS = frozenset({"summary", "agree", "runs", "export", "export-scores"})
 
 
 def command_modules(package: str = __name__, path: list[str] | None = None) -> list:
@@ -59,6 +62,11 @@ def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()
         return 2
     if getattr(args, "store", None) is None and hasattr(args, "store"):
         args.store = store_path()
+        if args.command in READ_ONLY_COMMANDS:
+            args.store, demo = read_store_path()
+            if demo:
+                print(f"gradedesk: no --store, $GRADEDESK_STORE or ./{store_path()}: reading ./{args.store}, "
+                      "the demo's store", file=sys.stderr)
     try:
         return int(args.handler(args) or 0)
     except InputError as exc:
