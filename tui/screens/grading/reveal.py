@@ -11,15 +11,26 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from gradedesk.core.review.item import MACHINE_NAMES
 from gradedesk.tui.screens.palette import PaletteCommand
 
 if TYPE_CHECKING:
     from gradedesk.tui.screens.grading.screen import GradingScreen
 
 
+def machine_name(screen: GradingScreen) -> str:
+    """What grades the item on screen, named as what it is ('rule grader', 'judge'): the demo has no judge."""
+    item = screen.item
+    views = [item.at(side) for side in ("left", "right")] if item else []
+    kinds = sorted({v.machine.kind for v in views if v is not None and v.machine is not None})
+    return " / ".join(MACHINE_NAMES.get(k, k) for k in kinds) or "machine grader"
+
+
 def set_show_judge(screen: GradingScreen, on: bool) -> None:
     screen.show_judge = on
-    screen.desk.report("judge shown from the start (open mode)" if on else "blind first: judge hidden until graded")
+    name = machine_name(screen)
+    screen.desk.report(f"{name} shown from the start (open mode)" if on
+                       else f"blind first: {name} hidden until graded")
     screen.redraw()
     screen.save_state()
 
@@ -54,9 +65,10 @@ def judge_rubric_commands(screen: GradingScreen) -> list[PaletteCommand]:
 
 
 def commands(screen: GradingScreen) -> list[PaletteCommand]:
+    name = machine_name(screen)
     return judge_rubric_commands(screen) + [
         PaletteCommand(
-            "Show the judge from the start" if not screen.show_judge else "Blind first (hide the judge until graded)",
+            f"Show the {name} from the start" if not screen.show_judge else f"Blind first (hide the {name} until graded)",
             "spot-check mode; every grade records the mode it was made in",
             lambda: set_show_judge(screen, not screen.show_judge)),
         PaletteCommand("Hide method names (Answer A / B)" if not screen.hide_methods else "Show method names",
