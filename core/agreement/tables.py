@@ -12,7 +12,7 @@ from typing import Any
 from gradedesk.core.agreement.people import SelfConsistency
 from gradedesk.core.agreement.report import AgreementReport, GroupAgreement
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
-from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.measures import Estimate, texts_once
 
 PAIR_MEASURES = (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
                  ("kappa_linear", "weighted kappa (linear)"), ("kappa_quadratic", "weighted kappa (quadratic)"),
@@ -93,11 +93,11 @@ def corrected_table(report: AgreementReport) -> Table | None:
     corr = report.corrected_pass_rates
     if corr is None:
         return None
-    rows: list[list[Any]] = [[a.method, a.budget, a.judged, f"{a.observed_rate:.3f}", est_text(a.corrected)]
-                             for a in corr.arms]
     diff = corr.bundle_minus_raw
-    rows.append([f"bundle - raw (paired, budget {diff.budget})", "", diff.paired_questions, "",
-                 est_text(diff.estimate)])
+    texts = texts_once([*(a.corrected for a in corr.arms), diff.estimate])
+    rows: list[list[Any]] = [[a.method, a.budget, a.judged, f"{a.observed_rate:.3f}", text]
+                             for a, text in zip(corr.arms, texts)]
+    rows.append([f"bundle - raw (paired, budget {diff.budget})", "", diff.paired_questions, "", texts[-1]])
     cal = corr.calibration
     title = (f"Corrected pass rates (Rogan-Gladen: the machine pass rate corrected by its TPR {est_text(cal.tpr)} "
              f"and TNR {est_text(cal.tnr)} on {cal.n} person-graded answers)")
@@ -162,7 +162,7 @@ def samples_table(report: AgreementReport) -> Table:
     samples = report.samples
     sampled = samples.sampled
     rows: list[list[Any]] = [[sampled.sample, sampled.pairs, f"{sampled.kish_effective_n}",
-                              *(est_text(sampled.four_level[key]) for key, _ in GROUP_MEASURES)]]
+                              *texts_once([sampled.four_level[key] for key, _ in GROUP_MEASURES])]]
     rows += [[a.sample, a.pairs, "-", *(est_text(a.estimates[key]) for key, _ in GROUP_MEASURES)]
              for a in samples.apart]
     return Table(f"Samples (the tables above use {samples.headline_sample}; "
@@ -171,11 +171,13 @@ def samples_table(report: AgreementReport) -> Table:
 
 
 def ppi_table(report: AgreementReport) -> Table:
+    rates = report.samples.pass_rates
     rows: list[list[Any]] = [
-        [r.method, r.judged, r.human_sampled, est_text(r.ppi),
+        [r.method, r.judged, r.human_sampled, text,
          "-" if r.worth_human_grades is None else f"{r.worth_human_grades} (+{r.more_than_graded})"]
-        for r in report.samples.pass_rates]
-    return Table("Prediction-powered pass rates (the judge on every answer, corrected by the sampled human grades)",
+        for r, text in zip(rates, texts_once([r.ppi for r in rates]))]
+    return Table("Prediction-powered pass rates (the machine grader on every answer, corrected by the sampled human "
+                 "grades)",
                  ["method", "judged", "human-graded draws", "pass rate", "worth human grades (+ more than graded)"],
                  rows)
 

@@ -11,7 +11,7 @@ ORDER = 42
 GRADE_COLUMNS = ("fully_correct", "partially_correct", "unsupported", "wrong", "grading_error")
 
 if TYPE_CHECKING:
-    from gradedesk.core.runs.summary import GradeCounts
+    from gradedesk.core.runs.headline import GradeCounts
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -41,6 +41,7 @@ def count_cells(c: GradeCounts) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.connection import open_store
+    from gradedesk.core.runs.headline import headline_table
     from gradedesk.core.runs.summary import summarize
     from gradedesk.core.cli.output import print_json, print_table
 
@@ -52,14 +53,20 @@ def run(args: argparse.Namespace) -> int:
     r = s.run
     print(f"run {r.id} ({r.source}, {r.created_at}): {r.provider} {r.model or ''}".rstrip()
           + (f", label {r.label}" if r.label else ""))
+    section("headline: raw vs bundles, recall of the evidence against the expected files and symbols, prompt tokens, "
+            "pass rates (means with 95% bootstrap intervals)")
+    print_table(*headline_table(s.headline))
+    if s.headline.quality_note:
+        print(s.headline.quality_note)
     section("answers, tokens and cost per method")
     print_table(("method", "answers", "ok", "truncated", "error", "pending", "tokens_in", "tokens_out", "mean_in",
                  "cost_usd", "mean_latency_ms"),
                 [[a.method, a.answers, a.ok, a.truncated, a.error, a.pending, a.tokens_in,
                   a.tokens_out, a.mean_tokens_in, usd(a.cost_usd), a.mean_latency_ms] for a in s.answers])
-    section("grades by method (judge: first repeat; pass = fully_correct over usable grades)")
+    section("grades by method, machine graders and people (judge: first repeat; pass = fully_correct over usable "
+            "grades)")
     print_table(("grader", "method", "n", *GRADE_COLUMNS, "pass_rate", "ungraded"),
-                [[g.grader, g.method, *count_cells(g.counts), g.ungraded] for g in s.grades])
+                [[g.grader, g.method, *count_cells(g.counts), g.ungraded] for g in [*s.grades, *s.people]])
     section("grades by category")
     print_table(("grader", "category", "method", "n", *GRADE_COLUMNS, "pass_rate"),
                 [[g.grader, g.category, g.method, *count_cells(g.counts)] for g in s.by_category])

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR
-from gradedesk.core.runs.summary import (
-    GraderKey, answer_figures, grade_counts, grader_key, grader_label, method_order, score_means,
-)
+from gradedesk.core.runs.headline import grade_counts, grader_label, method_order
+from gradedesk.core.runs.summary import GraderKey, answer_figures, grader_key, score_means
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.answers import answer_outcomes
 from gradedesk.core.store.connection import Store

@@ -25,29 +25,19 @@ from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.scorers import SCORE_METRICS
-from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.runs.headline import (
+    GradeCounts, Headline, grade_counts, grader_label, grader_order, headline, method_order,
+)
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows, run_scores
-from gradedesk.core.store.reports import CallCost, judge_cost, llm_score_details
+from gradedesk.core.store.reports import CallCost, PersonGradeRow, judge_cost, llm_score_details, person_grade_rows
 from gradedesk.core.store.run_records import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)
-
-
-def method_order(label: str) -> tuple[int, int]:
-    return (0, 0) if label == "raw" else (1, int(label.split("@", 1)[1]))
-
-
-def grader_label(kind: str, model: str | None, rubric: str | None) -> str:
-    if kind == "judge":
-        return f"judge {model}" + (f" ({rubric})" if rubric else "")
-    if kind == "rule":
-        return f"rule grader {model}"
-    return f"{kind} {model}" if model else kind
 
 
 def _mean(values: list[float]) -> float | None:
@@ -72,23 +62,6 @@ class RunHeader(Record):
     def of(cls, run: RunRow) -> RunHeader:
         return cls(run.id, run.created_at, run.source, run.label, run.provider, run.model, run.endpoint_host,
                    run.benchmark, run.primary_budget)
-
-
-@dataclass
-class GradeCounts(Record):
-    """Machine grades of some answers by outcome; pass_rate is over usable grades (None when there is none)."""
-
-    n: int
-    by_grade: dict[str, int] = field(metadata=FLAT)  # every grade of GRADES, best first
-    grading_error: int
-    pass_rate: float | None
-
-
-def grade_counts(rows: list[RunMachineGrade]) -> GradeCounts:
-    c = Counter(GRADING_ERROR if r.failure_label == GRADING_ERROR else r.grade for r in rows)
-    usable = len(rows) - c[GRADING_ERROR]
-    return GradeCounts(len(rows), {g: c[g] for g in GRADES}, c[GRADING_ERROR],
-                       c[PASS_GRADE] / usable if usable else None)
 
 
 def grader_key(r: RunMachineGrade) -> GraderKey:
@@ -235,9 +208,11 @@ class RunSummary(Record):
     """Everything `gradedesk summary` prints (fields in `--json` order)."""
 
     run: RunHeader
+    headline: Headline  # retrieval, tokens and pass rates per method with intervals: what `summary` leads with
     answers: list[AnswerFigures]
     graders: list[GraderInfo]
     grades: list[GradeRow]
+    people: list[GradeRow]  # each person's current grades per method ('person NAME'), beside the machine graders'
     by_category: list[CategoryRow]
     failure_labels: list[FailureCount]
     retrieval: list[ScoreMean]
@@ -249,19 +224,34 @@ class RunSummary(Record):
     warnings: list[str]
 
 
+def people_grades(store: Store, run_id: int, answered: dict[str, int]) -> list[GradeRow]:
+    """Each person's current grades per method, counted as the machine graders' are (a person makes no grading
+    errors: that column stays 0); ungraded = answered answers this person has not graded."""
+    groups: dict[tuple[str, str], list[PersonGradeRow]] = defaultdict(list)
+    for r in person_grade_rows(store, run_id):
+        groups[(r.grader, method_label(r.method, r.budget))].append(r)
+    out = []
+    for grader, label in sorted(groups, key=lambda k: (k[0], method_order(k[1]))):
+        counts = grade_counts(groups[(grader, label)])
+        out.append(GradeRow(f"person {grader}", label, counts, max(0, answered.get(label, 0) - counts.n)))
+    return out
+
+
 def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
     info = run_row(store, run_id)
-    answer_table = answer_figures(answer_outcomes(store, run_id))
+    answers = answer_outcomes(store, run_id)
+    answer_table = answer_figures(answers)
     answered = {a.method: a.ok for a in answer_table}
+    machine = machine_grade_rows(store, run_id)
     by_grader: dict[GraderKey, list[RunMachineGrade]] = defaultdict(list)
-    for r in machine_grade_rows(store, run_id):
+    for r in machine:
         by_grader[grader_key(r)].append(r)
     graders: list[GraderInfo] = []
     grade_table: list[GradeRow] = []
     category_table: list[CategoryRow] = []
     label_table: list[tuple[str, str, str]] = []
-    for key in sorted(by_grader, key=lambda k: ({"judge": 0, "imported": 1}.get(k[0], 2), str(k[1]), str(k[2]))):
+    for key in sorted(by_grader, key=lambda k: grader_order(*k)):
         kind, model, rubric = key
         name = grader_label(kind, model, rubric)
         rows = by_grader[key]
@@ -297,7 +287,8 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
     return RunSummary(
-        run=RunHeader.of(info), answers=answer_table, graders=graders, grades=grade_table, by_category=category_table,
+        run=RunHeader.of(info), headline=headline(store, run_id, answers, machine), answers=answer_table,
+        graders=graders, grades=grade_table, people=people_grades(store, run_id, answered), by_category=category_table,
         failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS),
         answer_scores=score_means(store, run_id, SCORE_METRICS), claims=claims,
         cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)

@@ -44,13 +44,33 @@ class Estimate(Record):
     reason: str | None = None
     more_for_target: int | None = None  # extra graded items for a +/-0.05 interval (see module docstring)
 
-    def text(self) -> str:
+    def text(self, digits: int = 3) -> str:
         """'0.712 [0.601, 0.805]' or 'not defined: <reason>' (plain text for tables)."""
         if self.value is None:
             return f"not defined: {self.reason}"
         if self.low is None or self.high is None:
-            return f"{self.value:.3f}"
-        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+            return f"{self.value:.{digits}f}"
+        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+AS_ABOVE = "not defined (as above)"
+
+
+def texts_once(estimates: Sequence[Estimate | None], digits: Sequence[int] | int = 3) -> list[str]:
+    """Estimates as text ('-' for None), each reason of a figure that is not defined given once: the first cell with
+    that reason says it, the next ones say AS_ABOVE (five arms undefined for one reason read as one sentence).
+    `digits`: decimals, for all or for each estimate."""
+    seen: set[str | None] = set()
+    out = []
+    places = [digits] * len(estimates) if isinstance(digits, int) else digits
+    for e, d in zip(estimates, places):
+        if e is not None and e.value is None and e.reason in seen:
+            out.append(AS_ABOVE)
+            continue
+        if e is not None and e.value is None:
+            seen.add(e.reason)
+        out.append("-" if e is None else e.text(d))
+    return out
 
 
 @dataclass(frozen=True)
@@ -316,17 +336,18 @@ def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.
 
 
 def _calibration_reason(calib: np.ndarray) -> str | None:
-    """Why the judge's error rates cannot correct a pass rate, or None when they can."""
+    """Why the machine grader's error rates cannot correct a pass rate, or None when they can (the grader may be a rule
+    grader, a judge or imported grades: it is named by what it is elsewhere, "the machine grader" here)."""
     if calib.sum() == 0:
-        return "no answer has both a person's grade and a machine grade to measure the judge's error rates"
+        return "no answer has both a person's grade and a machine grade to measure the machine grader's error rates"
     tpr, tnr = float(_recall(calib, 0)), float(_recall(calib, 1))
     if math.isnan(tpr):
-        return "the person passed no calibration item, so the judge's TPR is unknown"
+        return "the person passed no calibration item, so the machine grader's TPR is unknown"
     if math.isnan(tnr):
-        return "the person failed no calibration item, so the judge's TNR is unknown"
+        return "the person failed no calibration item, so the machine grader's TNR is unknown"
     if tpr + tnr <= 1:
-        return (f"TPR + TNR = {tpr:.3f} + {tnr:.3f} <= 1: the judge does no better than chance on the person-graded "
-                "items, so its pass rate cannot be corrected")
+        return (f"TPR + TNR = {tpr:.3f} + {tnr:.3f} <= 1: the machine grader does no better than chance on the "
+                "person-graded items, so its pass rate cannot be corrected")
     return None
 
 

@@ -1,6 +1,7 @@
 """Agreement between two numeric scores of the same items (a person's faithfulness beside a scorer's): Pearson
 correlation, mean absolute difference and mean difference, each with a seeded percentile-bootstrap interval over the
-items (measures.py's `finish`). Pure: no store.
+items (measures.py's `finish`); and the mean of one score over items with the same kind of interval (`mean_estimate`:
+recall or prompt tokens per answer). Pure: no store.
 
 Undefined is not zero: with fewer than two items, or when one side gives every item the same score, the correlation
 has value None and a reason.
@@ -64,3 +65,17 @@ def numeric_agreement(person: Sequence[float], scorer: Sequence[float], boot: in
         boot_values = np.concatenate(draws[name]) if draws[name] else np.array([])
         out[name] = finish(value, n, boot_values, _why_no_correlation(x, y, names) if np.isnan(value) else "")
     return out
+
+
+def mean_estimate(values: Sequence[float], empty_reason: str, boot: int = DEFAULT_BOOT,
+                  seed: int = DEFAULT_SEED) -> Estimate:
+    """The mean of `values` with a percentile-bootstrap interval (resampling the items); None and `empty_reason` when
+    there is no value."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n == 0:
+        return Estimate(None, 0, reason=empty_reason)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, MAX_DRAWS // n)
+    draws = [x[rng.integers(0, n, size=(min(chunk, boot - start), n))].mean(-1) for start in range(0, boot, chunk)]
+    return finish(float(x.mean()), n, np.concatenate(draws) if draws else np.array([]), "")

@@ -1,6 +1,6 @@
 """The read-only joins behind the figures, across table families: `gradedesk agree`'s report (people's grades beside
 the machine grades, every answer's verdict, grade events, judge grades per rubric version), judge alignment (people's
-graded answers) and `gradedesk summary` (a run's grading cost and LLM scorers' details).
+graded answers) and `gradedesk summary` (people's grades per method, a run's grading cost and LLM scorers' details).
 
 It owns no table: it joins answers, questions, auto_grades and the machine_grades view, human_grades and the
 current_human_grades view, answer_scores and rubrics. A query over one family lives with that family (rubric versions
@@ -207,7 +207,24 @@ def people_graded_answers(store: Store, run_id: int, grader: str | None = None) 
         + " ORDER BY h.answer_id, h.grader", (run_id, grader) if grader else (run_id,))]
 
 
-# -- summary: a run's grading cost -------------------------------------------------------------------------------------
+# -- summary: people's grades, a run's grading cost ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PersonGradeRow:
+    grader: str
+    grade: str
+    failure_label: str | None
+    method: str
+    budget: int
+
+
+def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
+    """Every person's current grade of the run's answered answers, with the answer's method."""
+    return [PersonGradeRow(**r) for r in store._query(
+        "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        "ORDER BY h.grader", (run_id,))]
+
 
 @dataclass(frozen=True, slots=True)
 class CallCost:

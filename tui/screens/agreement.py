@@ -1,6 +1,8 @@
 """The agreement screen: how far the people and the machine grader agree, for one run.
 
-Shows the confusion matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
+Leads with the run's headline (core/runs/headline.py: raw vs each bundle budget, recall of the evidence, prompt tokens
+and pass rates with their intervals; what answer quality needs when no model graded it), then shows the confusion
+matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
 `(human_grade, machine_grade)` so the grading screen filters to those items; Escape dismisses with None), kappa and AC1
 with their intervals, each judge rubric version side by side on the items all of them graded (when the judge graded the
 run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of
@@ -31,10 +33,13 @@ from textual_plotext import PlotextPlot
 
 from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
+from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.agreement.tables import (
-    Table, est_text, group_table, headline, judge_rubrics_table, ppi_table, samples_table, switch_table,
+    Table, est_text, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
+from gradedesk.core.runs.headline import Headline, headline, headline_table
+from gradedesk.core.stats.measures import texts_once
 
 from gradedesk.tui.widgets.literal import literal
 
@@ -73,11 +78,21 @@ def corrected_summary(report: AgreementReport) -> Table:
     corr = report.corrected_pass_rates
     if corr is None:
         return Table("Corrected pass rates", ["", ""], [["not available", "no machine-graded answers"]])
-    rows: list[list[Any]] = [[f"{a.method} @ {a.budget}" if a.method == "bundle" else a.method, a.judged,
-                              f"{a.observed_rate:.3f}", est_text(a.corrected)] for a in corr.arms]
     diff = corr.bundle_minus_raw
-    rows.append([f"bundle - raw (budget {diff.budget})", diff.paired_questions, "", est_text(diff.estimate)])
+    texts = texts_once([*(a.corrected for a in corr.arms), diff.estimate])
+    rows: list[list[Any]] = [[f"{a.method} @ {a.budget}" if a.method == "bundle" else a.method, a.judged,
+                              f"{a.observed_rate:.3f}", text] for a, text in zip(corr.arms, texts)]
+    rows.append([f"bundle - raw (budget {diff.budget})", diff.paired_questions, "", texts[-1]])
     return Table("Corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
+
+
+def headline_group(head: Headline) -> Group:
+    """The run's headline table, and the one line on what answer quality needs (when nothing graded it). A figure's
+    interval goes under its value, so the table reads at 80 columns."""
+    headers, rows = headline_table(head)
+    cells: list[list[Any]] = [[c.replace(" [", "\n[", 1) for c in row] for row in rows]
+    table = rich_table(Table("Raw vs bundles (means and pass rates, 95% bootstrap intervals)", headers, cells))
+    return Group(table, literal(head.quality_note, "dim")) if head.quality_note else table
 
 
 class AgreementScreen(Screen):
@@ -98,9 +113,10 @@ class AgreementScreen(Screen):
     ]
 
     class Loaded(Message):
-        def __init__(self, report: AgreementReport) -> None:
+        def __init__(self, report: AgreementReport, head: Headline) -> None:
             super().__init__()
             self.report = report
+            self.head = head
 
     class Failed(Message):
         def __init__(self, error: BaseException) -> None:
@@ -120,6 +136,7 @@ class AgreementScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(literal(f"agreement · run {self.run_id} · computing…"), id="agreement-top")
         with VerticalScroll(id="agreement-body"):
+            yield Static(id="agreement-headline")
             yield Static(literal("Confusion matrix (rows: person, columns: machine) · Enter on a cell: its items",
                                  "bold"), id="agreement-matrix-title")
             yield MatrixTable(id="agreement-matrix", cursor_type="cell", zebra_stripes=False)
@@ -150,16 +167,18 @@ class AgreementScreen(Screen):
         try:
             with open_store(self.store_path, create=False) as store:
                 report = agreement_report(store, self.run_id, self.settings)
+                head = headline(store, self.run_id)
         except Exception as exc:  # shown by on_agreement_screen_failed; the desk keeps going
             self.post_message(self.Failed(exc))
             return
-        self.post_message(self.Loaded(report))
+        self.post_message(self.Loaded(report, head))
 
     # Messages ---------------------------------------------------------------------------------------------------------
 
     def on_agreement_screen_loaded(self, message: Loaded) -> None:
         report = self.report = message.report
-        self.query_one("#agreement-top", Static).update(literal(f"agreement · {headline(report)}"))
+        self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}"))
+        self.query_one("#agreement-headline", Static).update(headline_group(message.head))
         self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
         if len(report.judge_rubrics.versions) > 1:

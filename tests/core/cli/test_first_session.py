@@ -9,6 +9,10 @@ import shutil
 import pytest
 
 from gradedesk.core.config import ENV_STORE
+from gradedesk.core.grading.vocabulary import GRADES
+from gradedesk.core.store.connection import open_store
+from gradedesk.core.store.answers import answers_of_run
+from tests.fixtures.agreement import add_human
 from tests.fixtures.cli import cli
 
 
@@ -62,3 +66,37 @@ def test_writing_commands_never_fall_back(demo_dir, tmp_path, monkeypatch, capsy
     code, _, err = cli(capsys, "index", "repo")
     assert code == 0 and "demo.db" not in err
     assert (tmp_path / "store.db").exists() and (tmp_path / "demo.db").stat().st_mtime_ns == before
+
+
+def test_people_grades_appear_in_summary_beside_the_machine_graders(demo_dir, tmp_path, capsys):
+    db = tmp_path / "graded.db"
+    shutil.copy(demo_dir / "demo.db", db)
+    with open_store(db) as store:
+        answers = [a["id"] for a in answers_of_run(store, 1)]
+        for n, answer_id in enumerate(answers[:8]):
+            add_human(store, answer_id, "alice", GRADES[n % 4])
+    code, out, _ = cli(capsys, "summary", "--store", db, "--json")
+    people = json.loads(out)["people"]
+    assert code == 0 and {p["grader"] for p in people} == {"person alice"}
+    assert sum(p["n"] for p in people) == 8 and all(p["grading_error"] == 0 for p in people)
+    code, out, _ = cli(capsys, "summary", "--store", db)
+    assert any(line.startswith("person alice") for line in out.splitlines())
+
+
+def test_summary_leads_with_the_retrieval_and_cost_headline(in_demo_dir, capsys):
+    code, out, _ = cli(capsys, "summary")
+    assert code == 0
+    first = out.split("\n== ")[1].splitlines()
+    assert first[0].startswith("headline: raw vs bundles")
+    assert first[1].split()[:6] == ["method", "n", "file", "recall", "symbol", "recall"]
+    assert "pass: rule grader rules/1" in first[1]
+    methods = [line.split()[0] for line in first[2:6]]
+    assert methods == ["raw", "bundle@1000", "bundle@2000", "bundle@4000"]
+    assert all(line.count("[") == 4 for line in first[2:6])  # every figure with its interval
+    assert first[6].startswith("answer quality needs a model") and "judge" in first[6]
+    assert out.count("not defined:") <= 1
+    code, out, _ = cli(capsys, "summary", "--json")
+    head = json.loads(out)["headline"]
+    raw = head["methods"][0]
+    assert raw["method"] == "raw" and raw["file_recall"]["low"] <= raw["file_recall"]["value"] <= raw["file_recall"]["high"]
+    assert head["graders"] == ["rule grader rules/1"] and head["quality_note"]
