@@ -51,9 +51,13 @@ def headline(report: AgreementReport) -> str:
 
 def measures_table(report: AgreementReport) -> Table:
     four, binary = report.four_level, report.binary.estimates
-    rows: list[list[Any]] = [[label, est_text(four[key]), _more(four[key]), est_text(binary[key]), _more(binary[key])]
-                             for key, label in PAIR_MEASURES]
-    rows += [[f"machine {key.upper()}", "", "", est_text(binary[key]), _more(binary[key])] for key in ("tpr", "tnr")]
+    keys = [key for key, _ in PAIR_MEASURES]
+    four_texts = texts_once([four[k] for k in keys])
+    binary_texts = texts_once([binary[k] for k in (*keys, "tpr", "tnr")])
+    rows: list[list[Any]] = [[label, f, _more(four[key]), b, _more(binary[key])]
+                             for (key, label), f, b in zip(PAIR_MEASURES, four_texts, binary_texts)]
+    rows += [[f"machine {key.upper()}", "", "", b, _more(binary[key])]
+             for key, b in zip(("tpr", "tnr"), binary_texts[len(keys):])]
     level = int(report.settings.level * 100)
     return Table(f"Agreement ({level}% bootstrap intervals; 'more' = graded items still needed for +/-0.05)",
                  ["measure", "four grades", "more", "pass / not pass", "more"], rows)

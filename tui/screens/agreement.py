@@ -35,7 +35,7 @@ from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.agreement.tables import (
-    Table, est_text, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
+    Table, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.runs.headline import Headline, headline, headline_table
@@ -69,8 +69,10 @@ def rich_table(table: Table) -> Group:
 
 def summary_table(report: AgreementReport) -> Table:
     four, binary = report.four_level, report.binary.estimates
-    rows: list[list[Any]] = [[label, est_text(four[key]), est_text(binary[key])] for key, label in SUMMARY]
-    rows += [[f"machine {key.upper()}", "", est_text(binary[key])] for key in ("tpr", "tnr")]
+    four_texts = texts_once([four[key] for key, _ in SUMMARY])
+    binary_texts = texts_once([binary[key] for key, _ in SUMMARY] + [binary[key] for key in ("tpr", "tnr")])
+    rows: list[list[Any]] = [[label, f, b] for (_, label), f, b in zip(SUMMARY, four_texts, binary_texts)]
+    rows += [[f"machine {key.upper()}", "", b] for key, b in zip(("tpr", "tnr"), binary_texts[len(SUMMARY):])]
     return Table("Agreement (95% bootstrap intervals)", ["measure", "four grades", "pass / not pass"], rows)
 
 
