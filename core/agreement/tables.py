@@ -191,7 +191,7 @@ def people_bias_table(report: AgreementReport) -> Table:
     anchoring = samples.anchoring
     rows: list[list[Any]] = [["preferred the left answer (sides are shuffled: fair is 0.5)",
                               est_text(samples.position_bias.preferred_left)],
-                             ["agreement with the judge shown before grading", est_text(anchoring.open)],
+                             ["agreement with the machine grade shown before grading", est_text(anchoring.open)],
                              ["agreement graded blind", est_text(anchoring.blind)],
                              ["difference, shown - blind (anchoring)", est_text(anchoring.difference)]]
     return Table("Biases of the people", ["measure", "estimate"], rows)

@@ -77,7 +77,7 @@ KEYS: tuple[Key, ...] = (
     Key("b", opens.bundle, "desk.bundle", "evidence", "evidence browser: snippets, token bar, raw JSON", when=ITEM),
     Key("c", opens.claims, "desk.claims", "claims",
         "claim mode: check the focused answer claim by claim against its evidence", when=ITEM),
-    Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the judge; Enter on a cell filters to it"),
+    Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it"),
     Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),
     Key("ctrl+down", moves.scroll_question, "desk.question.down", "scroll question down", args=(1,), footer=False),
 )

@@ -102,7 +102,7 @@ def next_disagreement(screen: GradingScreen) -> None:
         screen.load(_in_list(screen, screen.run, session.disagrees), empty="no disagreement in this list")
         return
     screen.load(_in_order(screen, screen.run, replace(screen.filters, status="disagreeing"), True, wrap=True),
-                empty="no disagreement with the judge (with these filters)")
+                empty="no disagreement with the machine grade (with these filters)")
 
 
 # The order (command palette) -----------------------------------------------------------------------------------------

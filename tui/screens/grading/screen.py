@@ -239,7 +239,7 @@ class GradingScreen(Screen):
     def _progressed(self, p: review.Progress, note: str | None = None) -> None:
         # a recheck pass shows no agreement: it would hint at the earlier grades
         self.query_one(StatusLine).show_progress(
-            f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the judge hidden"
+            f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
             if self.recheck else p.describe())
         if note:
             self.desk.report(note)
