@@ -74,8 +74,9 @@ def confusion_table(report: AgreementReport) -> Table:
 
 def per_class_table(report: AgreementReport) -> Table:
     pc = report.per_class
-    rows: list[list[Any]] = [[GRADE_LABELS[g], est_text(pc[f"precision:{g}"]), est_text(pc[f"recall:{g}"])]
-                             for g in GRADES]
+    precision = texts_once([pc[f"precision:{g}"] for g in GRADES])
+    recall = texts_once([pc[f"recall:{g}"] for g in GRADES])
+    rows: list[list[Any]] = [[GRADE_LABELS[g], p, r] for g, p, r in zip(GRADES, precision, recall)]
     return Table("Per grade: machine precision and recall (the person as reference)",
                  ["grade", "precision", "recall"], rows)
 
