@@ -263,6 +263,8 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
             await provider.aclose()
 
     if tasks:
+        if progress:
+            progress("judge", 0, len(tasks), 0)
         asyncio.run(main())
     return report
 
