@@ -25,3 +25,32 @@ def test_judge_first_line_counts_its_calls_by_kind(project, capsys, chat_server)
     assert err.splitlines()[0] == ("gradedesk: judge judge-model: 6 calls for 6 answers (6 verdicts); "
                                    "LLM faithfulness and relevance skipped (--no-scores)")
     assert len(chat_server.answer_requests) == 24
+
+
+def test_retrieve_without_hits_says_why(project, tmp_path, capsys):
+    db, _ = map(str, project)
+    code, out, err = cli(capsys, "retrieve", "zebra quokka", "--store", db)
+    assert code == 0 and out.splitlines() == ["rank  score  method  location  symbol  tokens"]
+    assert err == "gradedesk: no hits: no indexed term of 'shop' matched the question (its terms: quokka, zebra)\n"
+    other = tmp_path / "zoo"
+    other.mkdir()
+    (other / "zoo.py").write_text("def feed_quokka():\n    return 'zebra'\n", encoding="utf-8")
+    for name in ("keeper", "gate", "shop"):  # BM25 weighs a term by its rarity: a term in half the files weighs 0
+        (other / f"{name}.py").write_text(f"def {name}_duty():\n    return 'broom'\n", encoding="utf-8")
+    assert cli(capsys, "index", other, "--store", db)[0] == 0
+    code, _, err = cli(capsys, "retrieve", "zebra quokka", "--repo", "shop", "--store", db)
+    assert code == 0
+    assert err == ("gradedesk: no hits: no hits in 'shop' (the --repo filter); the question matches in zoo: "
+                   "pass --repo zoo\n")
+
+
+def test_index_of_an_empty_folder_is_exit_2(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    db = tmp_path / "store.db"
+    code, out, err = cli(capsys, "index", empty, "--store", db)
+    assert (code, out) == (2, "")
+    assert err == (f"gradedesk: error: {empty}: no file to index (the folder is empty or every file in it is "
+                   f"ignored); nothing was indexed\n")
+    code, _, err = cli(capsys, "retrieve", "anything", "--store", db)
+    assert code == 2 and err.count("\n") == 1  # no empty repository was stored to answer from
