@@ -4,6 +4,9 @@ judge announces its calls, empty results say why, ask names the fused score, hel
 from __future__ import annotations
 
 
+import pytest
+
+from gradedesk.tui.cli import main
 from tests.fixtures.cli import cli
 
 VERDICT = '{"grade": "fully_correct", "failure_label": null, "confidence": 0.9, "reasoning": "fine"}'
@@ -54,3 +57,22 @@ def test_index_of_an_empty_folder_is_exit_2(tmp_path, capsys):
                    f"ignored); nothing was indexed\n")
     code, _, err = cli(capsys, "retrieve", "anything", "--store", db)
     assert code == 2 and err.count("\n") == 1  # no empty repository was stored to answer from
+
+
+def test_ask_names_the_fused_score_and_keeps_each_methods_own(project, capsys):
+    db, _ = map(str, project)
+    code, out, err = cli(capsys, "ask", "Where is unit_price defined?", "--store", db)
+    assert code == 0, err
+    headers = [line for line in out.splitlines() if line.startswith("[Evidence ")]
+    assert headers and "score:" not in out
+    first = headers[0]
+    assert first.startswith("[Evidence 1] shop/prices.py :: unit_price (lines 6-8) [") and ", fused 0.0" in first
+    reason = out.splitlines()[out.splitlines().index(first) + 1]
+    assert reason.startswith("Reason included: Fused rank 1") and "(score " in reason
+
+
+def test_align_help_shows_a_plain_percent(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["align", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and "%%" not in out and "80% agreement target" in " ".join(out.split())
