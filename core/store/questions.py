@@ -2,7 +2,7 @@
 
 `question_pk` finds a question's row, `add_question` and `update_question` write one (the benchmark loader upserts, an
 imported run log adds what is missing), `answered_questions` gives the text each answered question was asked with and
-the runs that answered it, and `indexed_count` says how many of a benchmark's expected files a repository has indexed
+the runs that answered it, and `indexed_paths` says which of a benchmark's expected files a repository has indexed
 (does the benchmark ask about that repository?). Expected files and symbols are JSON text in the table and lists here
 (None: unlabelled, not "no files expected").
 """
@@ -71,8 +71,8 @@ def answered_questions(store: Store, benchmark: str) -> dict[str, AnsweredQuesti
         "JOIN answers a ON a.question_pk = q.id WHERE q.benchmark = ? GROUP BY q.id", (benchmark,))}
 
 
-def indexed_count(store: Store, repo_name: str, paths: list[str]) -> int:
-    """How many of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
+def indexed_paths(store: Store, repo_name: str, paths: list[str]) -> set[str]:
+    """Which of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
     marks = ",".join("?" * len(paths))
-    return int(store._scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
-                            f"AND f.path IN ({marks})", (repo_name, *paths)))
+    return {str(r["path"]) for r in store._query(f"SELECT f.path FROM files f JOIN repos r ON r.id = f.repo_id "
+                                                  f"WHERE r.name = ? AND f.path IN ({marks})", (repo_name, *paths))}

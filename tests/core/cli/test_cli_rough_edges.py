@@ -4,6 +4,8 @@ judge announces its calls, empty results say why, ask names the fused score, hel
 from __future__ import annotations
 
 
+import json
+
 import pytest
 
 from gradedesk.tui.cli import main
@@ -76,3 +78,35 @@ def test_align_help_shows_a_plain_percent(capsys):
         main(["align", "--help"])
     out = capsys.readouterr().out
     assert done.value.code == 0 and "%%" not in out and "80% agreement target" in " ".join(out.split())
+
+
+def _questions(tmp_path, name: str, expected: list[list[str]]):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What does part {i} do?", "category": "explanation",
+                                        "gold_answer": "It works.", "expected_files": files}) + "\n"
+                            for i, files in enumerate(expected, start=1)), encoding="utf-8")
+    return path
+
+
+def test_a_questions_file_about_another_repository_is_refused(project, tmp_path, capsys, monkeypatch):
+    db, _ = map(str, project)
+    _questions(tmp_path, "benchmark-questions.jsonl",
+               [["core/store/index.py"], ["core/cli/run_cmd.py", "shop/cart.py"], ["tui/app.py"]])
+    monkeypatch.chdir(tmp_path)  # no --questions: ./benchmark-questions.jsonl, here another repository's
+    code, out, err = cli(capsys, "run", "--store", db)
+    assert (code, out) == (2, "")
+    assert err == ("gradedesk: error: benchmark-questions.jsonl: 3 of the 4 files its questions expect are not "
+                   "indexed in repository 'shop' (e.g. core/cli/run_cmd.py): these questions are about another "
+                   "repository; pass --questions with this repository's questions, or index theirs\n")
+    code, out, _ = cli(capsys, "runs", "--store", db)
+    assert code == 0 and len(out.splitlines()) <= 1  # no run was made
+
+
+def test_a_few_unindexed_expected_files_are_warned_about(project, tmp_path, capsys):
+    db, _ = map(str, project)
+    mostly = _questions(tmp_path, "shop.jsonl", [["shop/cart.py"], ["shop/prices.py", "shop/gone.py"],
+                                                  ["shop/receipt.py"]])
+    code, out, err = cli(capsys, "run", "--questions", mostly, "--budgets", "300", "--store", db)
+    assert code == 0 and out.startswith("run 1 (created")
+    assert err == (f"gradedesk: warning: {mostly}: 1 expected file(s) not indexed in repository 'shop': "
+                   f"shop/gone.py\n")
