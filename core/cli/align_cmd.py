@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "rubric's judge disagreed with the people), write and store the new rubric, judge the test "
                     "answers with the base and the new rubric, and report each one's agreement with the people "
                     "(percent, Cohen's kappa, AC1, TPR/TNR) and new - base, with paired bootstrap intervals; the "
-                    "80%% agreement target; grade inflation and verbosity probes; calls and cost.")
+                    "80% agreement target; grade inflation and verbosity probes; calls and cost.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--rubric", default=None, metavar="BASE",
                    help="the rubric to start from: a file, a stored version, or 'builtin' (default)")

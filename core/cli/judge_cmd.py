@@ -7,9 +7,15 @@ grader, offline scores), and the command says so; a rule grade is never presente
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
 from gradedesk.core.config import VERDICT_MAX_TOKENS
+
+if TYPE_CHECKING:
+    from gradedesk.core.grading.judge import JudgePlan
 
 ORDER = 41
 
@@ -40,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline_grading import grade_offline
-    from gradedesk.core.grading.judge import judge_consistency, judge_run
+    from gradedesk.core.grading.judge import judge_consistency, judge_plan, judge_run
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
@@ -57,10 +63,15 @@ def run(args: argparse.Namespace) -> int:
         run_id = resolve_run(store, args.run)
         rubric = resolve_rubric(store, args.rubric) if provider else None
         answer_model = run_row(store, run_id).model
+        plan = judge_plan(store, run_id, provider.model, args.repeat, scores=not args.no_scores,
+                          rubric=rubric) if provider else None
+        if provider and plan and not plan.calls:
+            info(plan_line(plan, provider.model, args.no_scores))
         with progress_bars() as bar:
             offline = grade_offline(store, run_id, bar)
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
-                               progress=bar, rubric=rubric, max_tokens=args.max_tokens) if provider else None
+                               progress=announcing(bar, plan_line(plan, provider.model, args.no_scores)),
+                               rubric=rubric, max_tokens=args.max_tokens) if provider and plan else None
         consistency = judge_consistency(store, run_id, report.model,
                                         rubric_version=report.rubric_version) if report else None
     endpoint_warnings(provider)
@@ -107,3 +118,31 @@ def run(args: argparse.Namespace) -> int:
         info(f"gradedesk: no reply of {report.model} could be used: every grade of this run is a grading_error")
         return 1
     return 0
+
+
+def announcing(bar: Callable[..., None], line: str) -> Callable[..., None]:
+    """The progress callback, printing `line` (the plan) once the endpoint has answered a first call: an unreachable
+    endpoint stays a one-line error, and the offline graders before it print nothing, so the plan comes first."""
+    said = False
+
+    def update(phase: str, done: int, total: int, failed: int = 0) -> None:
+        nonlocal said
+        if phase == "judge" and done and not said:
+            said = True
+            print(line, file=sys.stderr, flush=True)
+        bar(phase, done, total, failed)
+
+    return update
+
+
+def plan_line(plan: JudgePlan, model: str, no_scores: bool) -> str:
+    """'judge m: 6 calls for 2 answers (2 verdicts, 2 faithfulness, 2 relevance); --no-scores skips the 4 scorer
+    calls': what the command is about to spend, before it spends it."""
+    kinds = f"{plan.verdicts} verdict{'' if plan.verdicts == 1 else 's'}"
+    if no_scores:
+        tail = "LLM faithfulness and relevance skipped (--no-scores)"
+    else:
+        kinds += f", {plan.faithfulness} faithfulness, {plan.relevance} relevance"
+        tail = f"--no-scores skips the {plan.faithfulness + plan.relevance} scorer calls"
+    return (f"gradedesk: judge {model}: {plan.calls} call{'' if plan.calls == 1 else 's'} for {plan.answers} "
+            f"answer{'' if plan.answers == 1 else 's'} ({kinds}); {tail}")

@@ -65,16 +65,25 @@ def info(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+# Off a terminal, a progress line per stage under way at least this often (CI logs, nohup, pipes).
+PROGRESS_LINE_SECONDS = 10.0
+
+
 @contextmanager
-def progress_bars() -> Iterator[Callable[..., None]]:
-    """Rich progress bars on stderr (only on a terminal), one per phase, as a callback (phase, done, total[, failed])."""
+def progress_bars(interval: float = PROGRESS_LINE_SECONDS) -> Iterator[Callable[..., None]]:
+    """Progress on stderr as a callback (phase, done, total[, failed]): Rich bars, one per phase, on a terminal;
+    elsewhere a plain line per phase under way every `interval` seconds (done/total, failures, rate, time left)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
+    if not console.is_terminal:
+        with progress_lines(interval) as update:
+            yield update
+        return
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[failed]}", markup=False), TimeElapsedColumn())
-    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+    with Progress(*columns, console=console) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int, failed: int = 0) -> None:
@@ -83,3 +92,28 @@ def progress_bars() -> Iterator[Callable[..., None]]:
             bar.update(tasks[phase], completed=done, total=total, failed=f"{failed} failed" if failed else "")
 
         yield update
+
+
+@contextmanager
+def progress_lines(interval: float = PROGRESS_LINE_SECONDS) -> Iterator[Callable[..., None]]:
+    """The non-terminal display: a timer thread prints each unfinished phase's line every `interval` seconds, so a
+    slow call (no callback for minutes) still shows the command is alive. Quick work prints nothing."""
+    import threading
+
+    from gradedesk.core.progress import ProgressState
+
+    state = ProgressState(PHASE_LABELS)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(interval):
+            for line in state.active_lines():
+                print(line, file=sys.stderr, flush=True)
+
+    timer = threading.Thread(target=tick, name="progress-lines", daemon=True)
+    timer.start()
+    try:
+        yield state.update
+    finally:
+        stop.set()
+        timer.join()

@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
                 vector = embed_question(store, repo, embedder, args.question)
                 info(f"question embedded with {vector.model} in {vector.seconds * 1000:.0f} ms")
             hits = retrieve(store, args.question, repo=repo, k=args.k, query_vector=vector)
+        if not hits:
+            from gradedesk.core.retrieval.no_hits import why_no_hits
+
+            info(f"gradedesk: no hits: {why_no_hits(store, args.question, repo, args.repo is not None)}")
     if args.json:
         print_json({"question": args.question, "repo": args.repo, "k": args.k,
                     "retriever": "bm25_window" if args.baseline else "hybrid", "hits": [h.to_dict() for h in hits]})

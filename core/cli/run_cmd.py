@@ -51,6 +51,21 @@ def questions_path(given: str | None, store, repo: str | None) -> str:
     return str(bundled_questions_path())
 
 
+def check_questions(store, path: str, repo: str | None) -> None:
+    """Refuse a questions file about another repository (most of its expected files are not indexed here), and warn
+    about the expected files this repository lacks when only a few are missing."""
+    from gradedesk.core.cli.output import info
+    from gradedesk.core.index.indexer import resolve_repo
+    from gradedesk.core.runs.questions import load_questions, unindexed_expected_files
+
+    name = resolve_repo(store, repo).name
+    missing = unindexed_expected_files(store, load_questions(path), name, path)
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        info(f"gradedesk: warning: {path}: {len(missing)} expected file(s) not indexed in repository {name!r}: "
+             f"{shown}")
+
+
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.runs.runner import run_benchmark
     from gradedesk.core.store.connection import open_store
@@ -62,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     embedder = embedder_from_args(args)
     with open_store(args.store) as store, progress_bars() as bar:
         path = questions_path(args.questions, store, args.repo)
+        check_questions(store, path, args.repo)
         summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                 tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
                                 progress=bar, max_tokens=args.max_tokens, embedder=embedder)

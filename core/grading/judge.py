@@ -201,6 +201,39 @@ def _parse_score(metric: str, outcome: JudgeOutcome) -> Score:
         return Score(metric, None, {"error": GRADING_ERROR, "why": str(exc), "raw_response": (outcome.text or "")[:2000]})
 
 
+@dataclass(frozen=True, slots=True)
+class JudgePlan:
+    """The calls a judge run will make, by kind, before it makes any (resumed work left out)."""
+    answers: int        # answers with a gold answer still to judge or score
+    verdicts: int
+    faithfulness: int
+    relevance: int
+
+    @property
+    def calls(self) -> int:
+        return self.verdicts + self.faithfulness + self.relevance
+
+
+def _gold_answers(store: Store, run_id: int, answer_ids: Collection[int] | None) -> tuple[list[dict], int]:
+    """The run's answers a judge can grade (those with a gold answer), and how many were left out for lack of one."""
+    answers = answers_of_run(store, run_id)
+    if answer_ids is not None:
+        answers = [a for a in answers if a["id"] in answer_ids]
+    gold = [a for a in answers if (a["gold_answer"] or "").strip()]
+    return gold, len(answers) - len(gold)
+
+
+def judge_plan(store: Store, run_id: int, model: str, repeat: int = 1, *, scores: bool = True,
+               rubric: Rubric | None = None) -> JudgePlan:
+    """What `judge_run` with the same arguments would call the model for (nothing is stored)."""
+    gold, _ = _gold_answers(store, run_id, None)
+    version = (rubric or builtin_rubric()).version
+    tasks = _pending(store, gold, model, version, repeat, scores) if gold else []
+    kinds = [t.kind for t in tasks]
+    return JudgePlan(len({t.answer["id"] for t in tasks}), kinds.count("grade"), kinds.count("faithfulness"),
+                     kinds.count("answer_relevance"))
+
+
 def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: bool = True,
               progress: Progress | None = None, rubric: Rubric | None = None,
               answer_ids: Collection[int] | None = None, max_tokens: int = VERDICT_MAX_TOKENS) -> JudgeReport:
@@ -218,11 +251,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     model = provider.model
     rubric = rubric or builtin_rubric()
     report = JudgeReport(run_id, model, store_rubric(store, rubric), repeat)
-    answers = answers_of_run(store, run_id)
-    if answer_ids is not None:
-        answers = [a for a in answers if a["id"] in answer_ids]
-    gold = [a for a in answers if (a["gold_answer"] or "").strip()]
-    report.skipped_no_gold = len(answers) - len(gold)
+    gold, report.skipped_no_gold = _gold_answers(store, run_id, answer_ids)
     tasks = _pending(store, gold, model, report.rubric_version, repeat, scores) if gold else []
     report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
@@ -264,6 +293,8 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
             await provider.aclose()
 
     if tasks:
+        if progress:
+            progress("judge", 0, len(tasks), 0)
         asyncio.run(main())
     return report
 

@@ -158,6 +158,9 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     old: dict[str, FileState] = {} if repo is None else file_states(store, repo.id)
 
     paths = list_files(root_path)
+    if not paths and repo is None:  # a stored repository whose files all went is indexed: its chunks are removed
+        raise UserError(f"{root}: no file to index (the folder is empty or every file in it is ignored); "
+                        f"nothing was indexed")
     total = len(paths)
     done = 0
 

@@ -13,7 +13,7 @@ from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.jsonl import json_lines, read_lines
 from gradedesk.core.limits import MAX_CHARS, too_long
 from gradedesk.core.store.connection import Store, utc_now
-from gradedesk.core.store.index import indexed_count
+from gradedesk.core.store.index import indexed_paths
 from gradedesk.core.store.questions import QuestionRow, add_question, answered_questions, question_pk, update_question
 
 BUNDLED_QUESTIONS = "benchmark-questions.jsonl"  # package data: gradedesk's own benchmark (the demo's questions)
@@ -44,7 +44,21 @@ def bundled_benchmark_fits(store: Store, repo_name: str) -> bool:
     code: answered about any other repository it spends calls on questions nobody asked. True when at least
     FITS_SHARE of the files the benchmark expects are indexed under `repo_name`."""
     expected = sorted({f for q in load_questions(bundled_questions_path()) for f in q.expected_files or []})
-    return bool(expected) and indexed_count(store, repo_name, expected) >= FITS_SHARE * len(expected)
+    return bool(expected) and len(indexed_paths(store, repo_name, expected)) >= FITS_SHARE * len(expected)
+
+
+def unindexed_expected_files(store: Store, questions: list[Question], repo_name: str, path: str) -> list[str]:
+    """The files `questions` expect that the repository `repo_name` has not indexed, for a warning; when more than
+    half are missing the questions are about another repository, and answering them would only spend calls: refused."""
+    expected = sorted({f for q in questions for f in q.expected_files or []})
+    if not expected:
+        return []
+    missing = sorted(set(expected) - indexed_paths(store, repo_name, expected))
+    if len(missing) * 2 > len(expected):
+        raise UserError(f"{path}: {len(missing)} of the {len(expected)} files its questions expect are not indexed "
+                        f"in repository {repo_name!r} (e.g. {missing[0]}): these questions are about another "
+                        f"repository; pass --questions with this repository's questions, or index theirs")
+    return missing
 
 
 def _check_line(data: object) -> list[tuple[str, str]]:

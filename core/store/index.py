@@ -2,7 +2,7 @@
 
 Gives the indexed repository as a typed RepoRecord (looked up once per command and passed down), the indexer's file
 states and bulk writes (files, chunks, call/import references, the stored BM25 postings), how many of some paths a
-repository has indexed (`indexed_count`: does a benchmark ask about it?), and retrieval's reads: chunk
+repository has indexed (`indexed_paths`: does a benchmark ask about it?), and retrieval's reads: chunk
 locations and texts, the call graph's references, the postings. The chunk readers that retrieval runs on every question
 or over every chunk return plain tuples, not dataclasses: they are its hot path (tens of thousands of rows per load).
 Chunk vectors and embedding settings are in vectors.py.
@@ -218,8 +218,8 @@ def save_postings(store: Store, repo_id: int, analyzer: str, doc_rowids: bytes, 
         (repo_id, repo_id, analyzer, utc_now(), doc_rowids, data))
 
 
-def indexed_count(store: Store, repo_name: str, paths: list[str]) -> int:
-    """How many of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
+def indexed_paths(store: Store, repo_name: str, paths: list[str]) -> set[str]:
+    """Which of `paths` (a benchmark's expected files) the repository named `repo_name` has indexed."""
     marks = ",".join("?" * len(paths))
-    return int(store._scalar(f"SELECT count(*) FROM files f JOIN repos r ON r.id = f.repo_id WHERE r.name = ? "
-                            f"AND f.path IN ({marks})", (repo_name, *paths)))
+    return {str(r["path"]) for r in store._query(f"SELECT f.path FROM files f JOIN repos r ON r.id = f.repo_id "
+                                                  f"WHERE r.name = ? AND f.path IN ({marks})", (repo_name, *paths))}

@@ -5,7 +5,9 @@ A user message is `Question: ...`, a blank line, `Context:`, a blank line, then 
 SNIPPET_SEPARATOR. A block is a header line, a `Reason included: ...` line when the bundle says why it kept the block,
 then the text. Three headers:
 
-- a bundle's (`evidence_header`): `[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, score: 0.8123]`;
+- a bundle's (`evidence_header`): `[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, fused 0.0164]`
+  (the method that ranked it best and its fused RRF score; each method's own score is in the reason line; prompts
+  written before said `score: 0.0164`, and are still read);
 - a raw hit's (`file_header`): `File: core/store.py (lines 10-20)`;
 - the LLM graders' (`grader_header`, blocks joined by a blank line): `[Evidence 2] core/store.py (lines 10-20) ::
   Store.open`.
@@ -41,7 +43,7 @@ _BLOCK_LABEL_RE = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+
 _BLOCK_FILE_RE = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _HEADER_RE = re.compile(r"\[Evidence (?P<label>\d+)\] (?P<path>\S+)(?: :: (?P<symbol>\S+))?"
                         r"(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?"
-                        r"(?: \[(?P<method>[\w-]+), score: (?P<score>-?[\d.]+)\])?")
+                        r"(?: \[(?P<method>[\w-]+), (?:fused|score:) (?P<score>-?[\d.]+)\])?")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
 _LABEL_REF_RE = re.compile(
     r"\[(?:Evidence|E)\s*(\d+(?:\s*(?:[,;&]|and|[-–])\s*(?:(?:Evidence|E)\s*)?\d+)*)\]", re.IGNORECASE)
@@ -71,13 +73,13 @@ class Header:
 
 
 def evidence_header(h: Header) -> str:
-    """A bundle's block header: symbol and lines when known, then always the method and the score (to 4 places)."""
+    """A bundle's block header: symbol and lines when known, then always the method and the fused score (4 places)."""
     parts = [f"[Evidence {h.label}] {h.path}"]
     if h.symbol:
         parts.append(f" :: {h.symbol}")
     if h.start_line and h.end_line:
         parts.append(f" (lines {h.start_line}-{h.end_line})")
-    parts.append(f" [{h.method}, score: {h.score:.4f}]")
+    parts.append(f" [{h.method}, fused {h.score:.4f}]")
     return "".join(parts)
 
 

@@ -45,11 +45,11 @@ def test_prompt_context_format():
                 retrieval_method="path", relevance_score=0.5, selection_reason=None)
     text = bundle(a, b).to_prompt_context()
     assert text == (
-        "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, score: 1.2346]\n"
+        "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, fused 1.2346]\n"
         "Reason included: Defines open_store, named in the question.\n"
         "line one\nline two"
         "\n\n---\n\n"
-        "[Evidence 2] README.md [path, score: 0.5000]\n"
+        "[Evidence 2] README.md [path, fused 0.5000]\n"
         "other"
     )
 

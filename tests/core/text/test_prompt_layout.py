@@ -65,7 +65,7 @@ def test_every_header_reads_back_as_written():
 
 def test_the_headers_are_written_as_the_prompts_show_them():
     h = Header(2, "core/store.py", 10, 20, "Store.open", "bm25", 0.81234)
-    assert evidence_header(h) == "[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, score: 0.8123]"
+    assert evidence_header(h) == "[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, fused 0.8123]"
     assert file_header(h) == "File: core/store.py (lines 10-20)"
     assert grader_header(h) == "[Evidence 2] core/store.py (lines 10-20) :: Store.open"
     assert grader_header(Header(1, "")) == "[Evidence 1] (no file)"
