@@ -14,9 +14,11 @@ DeskApp with `run_test()`, and reports:
   ungraded   key `n` (next ungraded) likewise
   peak RSS   of the measuring process (ru_maxrss), before the type-ahead phase
   type-ahead 200 keys (j k 1-4 tab, seeded) sent at 20 a second to a desk whose store thread waits 50 ms before every
-             job (a busy machine), as grader "typeahead"; the grades stored are then checked one by one against the
-             same keys pressed slowly (misfiled: a grade missing, extra or on another answer), and the time from the
-             last key to its item shown is taken
+             job (a busy machine), as grader "typeahead" from question 5,000 (earlier in a store too small for the
+             keys); the grades stored are then checked one by one against the same keys pressed slowly (misfiled: a
+             grade missing, extra or on another answer; the model uses the desk's own focus rule), and the time from
+             the last key to its item shown is taken
+Every wait for the desk gives up after WAIT_LIMIT seconds, saying on stderr what it was waiting for.
 Goals (issue 6): open ≤ 1 s, next item shown and painted ≤ 50 ms p95, memory ≤ 300 MB; (issue 13) 0 misfiled.
 """
 
@@ -32,6 +34,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +47,21 @@ CATEGORIES = ("code_lookup", "explanation", "relationship", "architecture", "gen
 GRADES = ("fully_correct", "partially_correct", "unsupported", "wrong")
 HUMAN_GRADED = 2000
 POOL = 3000
+WAIT_LIMIT = 120.0  # seconds any wait for the desk may last before the benchmark says what it waited for
+
+
+class Stalled(Exception):
+    """The desk did not get where the benchmark waited for it to get, within WAIT_LIMIT."""
+
+
+async def wait_until(done: Callable[[], bool], what: Callable[[], str], poll: float) -> None:
+    """Poll `done` every `poll` seconds; past WAIT_LIMIT, raise Stalled naming `what()` was awaited (never wait
+    silently: a stuck desk or a wrong model of it must say so, not hang until the caller's time runs out)."""
+    deadline = time.perf_counter() + WAIT_LIMIT
+    while not done():
+        if time.perf_counter() > deadline:
+            raise Stalled(f"gave up after {WAIT_LIMIT:.0f} s waiting for {what()}")
+        await asyncio.sleep(poll)
 
 
 def snippet_pool(seed: int = 1) -> list[tuple[str, str, int, int, int]]:
@@ -186,31 +204,34 @@ async def measure(path: Path, steps: int) -> dict:
     app = DeskApp(DeskConfig(path, run_id, "bench", cursor_blink=False))
     out: dict = {}
     async with app.run_test(size=(160, 50)) as pilot:
-        while not shown:
-            await asyncio.sleep(0.001)
+        await wait_until(lambda: bool(shown), lambda: "the desk's first item", 0.001)
         out["open_s"] = shown[0] - t0
-        while not app.idle:  # the one-off count of shown answers for the progress line
-            await asyncio.sleep(0.005)
+        # the one-off count of shown answers for the progress line
+        await wait_until(lambda: app.idle, lambda: "the desk to go idle after opening", 0.005)
         await pilot.pause()
+        async def press(key: str) -> tuple[float, float]:
+            """Press `key`: (seconds to the next item shown, seconds to the screen painted after that)."""
+            before = len(shown)
+            t = time.perf_counter()
+            await pilot.press(key)
+            await wait_until(lambda: len(shown) > before, lambda: f"the item after key {key!r} to be shown", 0.0005)
+            shown_at = shown[-1]
+            await wait_until(lambda: any(p > shown[before] for p in painted),
+                             lambda: f"the screen to be painted after key {key!r}", 0.0005)
+            timed = shown_at - t, next(p for p in painted if p > shown[before]) - t
+            # let the item finish (highlighting, the rest of the panes), as while reading
+            await wait_until(lambda: app.idle, lambda: f"the desk to go idle after key {key!r}", 0.001)
+            await pilot.pause()
+            await asyncio.sleep(0.05)
+            painted.clear()
+            return timed
+
         for key, name in (("j", "next"), ("n", "ungraded")):
             times, paints = [], []
             for _ in range(steps):
-                before = len(shown)
-                t = time.perf_counter()
-                await pilot.press(key)
-                while len(shown) == before:
-                    await asyncio.sleep(0.0005)
-                times.append(shown[-1] - t)
-                first_paint = next((p for p in painted if p > shown[before]), None)
-                while first_paint is None:
-                    await asyncio.sleep(0.0005)
-                    first_paint = next((p for p in painted if p > shown[before]), None)
-                paints.append(first_paint - t)
-                while not app.idle:  # let the item finish (highlighting, the rest of the panes), as while reading
-                    await asyncio.sleep(0.001)
-                await pilot.pause()
-                await asyncio.sleep(0.05)
-                painted.clear()
+                shown_s, painted_s = await press(key)
+                times.append(shown_s)
+                paints.append(painted_s)
             out[f"{name}_ms"] = [1000 * x for x in times]
             out[f"{name}_paint_ms"] = [1000 * x for x in paints]
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -219,22 +240,35 @@ async def measure(path: Path, steps: int) -> dict:
 
 
 TYPEAHEAD_KEYS, TYPEAHEAD_RATE, TYPEAHEAD_DELAY = 200, 20.0, 0.05
-TYPEAHEAD_START = 5000  # the question the "typeahead" grader starts at (well inside the store)
+TYPEAHEAD_START = 5000  # the question the "typeahead" grader starts at, or earlier in a store too small for the keys
 
 
-def slow_keys(keys: list[str], start: int, left_of) -> tuple[int, list[tuple[int, str]]]:
-    """What the keys do pressed one after the other: (the question shown at the end, [(question, side, grade)])."""
+def typeahead_start(pks: Sequence[int]) -> int:
+    """Where in the queue `pks` the type-ahead grader starts: question TYPEAHEAD_START, or earlier so that the keys
+    (at most TYPEAHEAD_KEYS `j`) cannot run past the store's last question."""
+    return max(0, min(TYPEAHEAD_START, len(pks) - TYPEAHEAD_KEYS) - 1)
+
+
+def slow_keys(keys: list[str], pks: Sequence[int], start: int,
+              left_of: Callable[[int], str]) -> tuple[int, list[tuple[int, str, str]]]:
+    """What the keys do pressed one after the other, on the queue `pks` from index `start`: (the question shown at the
+    end, [(question, method, grade)]). j/k stop at the queue's ends, as the desk's do; which answer a grade key acts on
+    is the desk's own rule (side_on_show: a new item starts on Answer A)."""
+    from gradedesk.core.review.item import other_method, side_on_show
+
     grades = {"1": "fully_correct", "2": "partially_correct", "3": "unsupported", "4": "wrong"}
-    question, side, out = start, "left", []
+    index, side, out = start, "left", []
     for key in keys:
         if key in ("j", "k"):
-            question += 1 if key == "j" else -1
+            moved_to = min(index + 1, len(pks) - 1) if key == "j" else max(index - 1, 0)
+            side = side_on_show(side, moved=moved_to != index)
+            index = moved_to
         elif key == "tab":
             side = "right" if side == "left" else "left"
         else:
-            method = left_of(question) if side == "left" else ("bundle" if left_of(question) == "raw" else "raw")
-            out.append((question, method, grades[key]))
-    return question, out
+            left = left_of(pks[index])
+            out.append((pks[index], left if side == "left" else other_method(left), grades[key]))
+    return pks[index], out
 
 
 async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: list[int | None]) -> dict:
@@ -245,20 +279,23 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
     from gradedesk.core.review import queue as review
     from gradedesk.core.review.queue import left_method
     from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.desk import shown_question_pks
     from gradedesk.core.store.run_records import run_info
     from gradedesk.tui.app import DeskApp, DeskConfig
 
     grader = "typeahead"
     with open_store(path, create=False) as store:
-        review.save_desk_state(store, grader, run_id, TYPEAHEAD_START, {})
+        run = run_info(store, run_id)
+        pks = shown_question_pks(store, run)  # the desk's queue for a grader with no grades and no filters
+        start = typeahead_start(pks)
+        review.save_desk_state(store, grader, run_id, pks[start], {})
         before = store._scalar("SELECT coalesce(max(id), 0) FROM human_grades")
-        seed = run_info(store, run_id).order_seed
     keys = random.Random(5).choices(["j", "k", "1", "2", "3", "4", "tab"], weights=[5, 1, 2, 2, 2, 2, 2],
                                     k=TYPEAHEAD_KEYS)
     app = DeskApp(DeskConfig(path, run_id, grader, cursor_blink=False, job_delay=TYPEAHEAD_DELAY))
     async with app.run_test(size=(160, 50)) as pilot:
-        while not app.idle or app.screen.item is None:
-            await asyncio.sleep(0.005)
+        await wait_until(lambda: app.idle and app.screen.item is not None,
+                         lambda: f"the type-ahead desk to open on question {pks[start]}", 0.005)
         await pilot.pause()
         t0 = time.perf_counter()
         for i, key in enumerate(keys):  # as a terminal delivers them: no waiting for the desk between keys
@@ -266,11 +303,13 @@ async def measure_typeahead(path: Path, run_id: int, shown: list[float], drawn: 
             app.post_message(events.Key(key, "\t" if key == "tab" else key))
         last_key = time.perf_counter()
         sent_rate = (len(keys) - 1) / (last_key - t0)
-        final, expected = slow_keys(keys, TYPEAHEAD_START, lambda q: left_method(seed, q))
-        while not (app.idle and drawn and drawn[-1] == final):  # the last key's item, drawn
-            await asyncio.sleep(0.005)
-            if time.perf_counter() - last_key > 600:
-                break
+        final, expected = slow_keys(keys, pks, start, lambda q: left_method(run.order_seed, q))
+        try:  # the last key's item, drawn
+            await wait_until(lambda: app.idle and bool(drawn) and drawn[-1] == final,
+                             lambda: f"question {final}, the last key's item, shown with the desk idle (last shown: "
+                                     f"question {drawn[-1] if drawn else None}; desk idle: {app.idle})", 0.005)
+        except Stalled as stalled:  # the grades stored so far are still checked and reported
+            print(f"  type-ahead: {stalled}", file=sys.stderr)
         caught_up = max(0.0, shown[-1] - last_key)
         final_shown = bool(drawn) and drawn[-1] == final
     with open_store(path, create=False) as store:
@@ -296,7 +335,11 @@ def main() -> int:
     ap.add_argument("--measure", metavar="STORE", help=argparse.SUPPRESS)  # the fresh measuring process
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(asyncio.run(measure(Path(args.measure), args.steps))))
+        try:
+            print(json.dumps(asyncio.run(measure(Path(args.measure), args.steps))))
+        except Stalled as stalled:
+            print(f"desk scale: {stalled}", file=sys.stderr)
+            return 1
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     path = args.cache / f"desk-scale-{args.answers}.db"
@@ -308,6 +351,7 @@ def main() -> int:
     result = subprocess.run([sys.executable, __file__, "--measure", str(path), "--steps", str(args.steps)],
                             stdout=subprocess.PIPE, text=True)  # its diagnostics go straight to stderr
     if result.returncode:
+        print(f"desk scale: the measuring process failed (exit {result.returncode}); no figures", file=sys.stderr)
         return result.returncode
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     answers = args.answers

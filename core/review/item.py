@@ -7,6 +7,7 @@ its hits, or, for an imported log that named only files, those files.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +122,22 @@ class Item:
 
 def other_method(method: str) -> str:
     return "bundle" if method == "raw" else "raw"
+
+
+SIDES = ("left", "right")
+
+
+def side_on_show(side: str, *, moved: bool, answered: Collection[str] = SIDES) -> str:
+    """The side the desk's keys act on once an item is shown, `side` having had them until then. A new item (`moved`)
+    starts on the left one, Answer A, whichever side the last item ended on: grades typed in a rhythm (1 tab 2 j, again
+    and again) land where meant. The same item shown again keeps its side. A side with no answer gives way to the other
+    when that has one (`answered`: the sides with an answer; a run with one kind of answer, an import). The desk and
+    every model of its keys (tests, benchmarks) call this, so they cannot drift apart."""
+    if moved:
+        side = "left"
+    if answered and side not in answered:
+        side = "right" if side == "left" else "left"
+    return side
 
 
 def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None) -> MachineGrade | None:

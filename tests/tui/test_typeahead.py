@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADE_LABELS
+from gradedesk.core.review.item import side_on_show
 from gradedesk.core.review.queue import left_method
 from tests.fixtures.desk import running, settle
 
@@ -49,7 +50,7 @@ class Expected:
         pks = self.info.question_pks
         if key in ("j", "k"):
             index = min(self.index + 1, len(pks) - 1) if key == "j" else max(self.index - 1, 0)
-            self.side = "left" if index != self.index else self.side  # a new item starts on Answer A
+            self.side = side_on_show(self.side, moved=index != self.index)  # the desk's own rule
             self.index = index
         elif key in ("tab", "h", "l"):
             self.side = {"h": "left", "l": "right"}.get(key, "right" if self.side == "left" else "left")

@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 
 from gradedesk.core.review import blind, session
 from gradedesk.core.review import queue as review
-from gradedesk.core.review.item import AnswerView, Item, load_item
+from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
 from gradedesk.core.review.queue import Filters
 from gradedesk.core.store.run_records import RunInfo
 from gradedesk.core.store.connection import Store
@@ -41,7 +41,6 @@ from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
 from gradedesk.tui.widgets.status_line import StatusLine
 
-SIDES = ("left", "right")
 Found = int | tuple[int | None, str] | None  # what a `find` of `load` returns: a question, maybe with a note
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
@@ -247,13 +246,12 @@ class GradingScreen(Screen):
     def _show(self, item: Item | None) -> None:
         moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
         self.item = item
-        if moved and self.side != "left":  # each item starts on Answer A: grades typed in a rhythm land where meant
-            moves.focus_side(self, "left")
-        if item is not None and item.question_pk in self.order_list:
-            self.order_index = self.order_list.index(item.question_pk)
-        other = "right" if self.side == "left" else "left"
-        if item is not None and item.at(self.side) is None and item.at(other) is not None:
-            moves.focus_side(self, other)  # a run with one kind of answer (an import): keys go where an answer is
+        if item is not None:
+            side = side_on_show(self.side, moved=moved, answered=[s for s in SIDES if item.at(s) is not None])
+            if side != self.side:
+                moves.focus_side(self, side)
+            if item.question_pk in self.order_list:
+                self.order_index = self.order_list.index(item.question_pk)
         if self.desk.keys_waiting:  # the next key leaves this item at once: draw it when the keys have caught up
             self._undrawn = True
             return
