@@ -180,6 +180,9 @@ class DeskApp(App):
         return self.gate.idle and self.store_thread.idle and not any(
             w.state in busy for w in self.workers if w.name != "store")
 
+    def action_help_quit(self) -> None:
+        """Ctrl-C does nothing (Textual's default prints how to quit): the footers show `^q quit`."""
+
     # Help ------------------------------------------------------------------------------------------------------------
 
     def action_help(self) -> None:

@@ -11,7 +11,7 @@ from tests.fixtures.desk_store import build_fixture_store
 SIZE = (120, 40)
 
 
-def _snap(snap_compare, tmp_path, *keys: str, hostile: bool = False, **settings) -> bool:
+def _snap(snap_compare, tmp_path, *keys: str, hostile: bool = False, size: tuple[int, int] = SIZE, **settings) -> bool:
     info = build_fixture_store(tmp_path / "store.db", hostile=hostile)
     app = make_app(info.path, **settings)
 
@@ -21,7 +21,7 @@ def _snap(snap_compare, tmp_path, *keys: str, hostile: bool = False, **settings)
             await pilot.press(key)
             await settle(pilot)
 
-    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_grading_blind(snap_compare, tmp_path):
@@ -81,3 +81,10 @@ def test_modals(snap_compare, tmp_path, keys):
 def test_grading_methods_hidden_before_any_grade(snap_compare, tmp_path):
     """--hide-methods: both panes show the answer and its evidence in one neutral form (file, lines, text)."""
     assert _snap(snap_compare, tmp_path, hide_methods=True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+@pytest.mark.parametrize("keys", [(), ("q",)], ids=["grading", "queue"])
+def test_footer_at_small_sizes(snap_compare, tmp_path, keys, size):
+    """At the sizes terminals open at, the footer shows the state's keys with `? help` and `^q quit`, uncut."""
+    assert _snap(snap_compare, tmp_path, *keys, size=size)

@@ -43,15 +43,16 @@ class EvidenceView(BlockView):
 
 class ClaimScreen(Screen):
     BINDINGS = [
-        Binding("j", "move(1)", "next", key_display="j/k", id="claims.next"),
+        # the Footer shows the marks, undo and back (with the app's `? help` and `^q quit`: 78 columns); help the rest
+        Binding("j", "move(1)", "next", show=False, id="claims.next"),
         Binding("k", "move(-1)", "previous", show=False, id="claims.previous"),
         _mark_binding("s", "supported"),
         _mark_binding("w", "miscited"),
         _mark_binding("x", "unsupported"),
-        _mark_binding("n", "not_claim"),
+        _mark_binding("n", "not_claim", show=False),
         Binding("u", "undo", "undo", tooltip="take back your newest mark on this answer (stored as an undo event)",
                 id="claims.undo"),
-        Binding("tab", "switch", "claims/evidence", id="claims.switch"),
+        Binding("tab", "switch", "claims/evidence", show=False, id="claims.switch"),
         Binding("escape", "leave", "back", tooltip="back to the grading screen", id="claims.close"),
     ]
 
@@ -75,7 +76,7 @@ class ClaimScreen(Screen):
             yield OptionList(id="claims-list")
             yield EvidenceView(id="claims-evidence")
         yield StatusLine("", id="claims-status")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -33,7 +33,8 @@ class Key:
     description: str  # the key's word in the Footer
     help: str = ""  # help's line for it, when it says more than the description (the Binding's tooltip)
     args: tuple[object, ...] = ()
-    footer: bool = True  # shown in the Footer (help shows every key)
+    footer: bool = True  # shown in the Footer (help shows every key); the footer set fits 80 columns beside the app's
+    # `? help` and `^q quit`, so a row shown there is one a person needs on every item
     key_display: str | None = None  # how the Footer writes the key (one entry may stand for several keys)
     when: When = When.ALWAYS
     priority: bool = False  # runs before the focused widget sees the key
@@ -53,31 +54,35 @@ KEYS: tuple[Key, ...] = (
     Key("f", grades.label, "desk.label", "label", "failure label of the focused answer (six labels)", when=ITEM),
     Key("s", grades.scores, "desk.scores", "scores", "score correctness, grounding, completeness, conciseness 1-5",
         when=ITEM),
-    Key("e", grades.note, "desk.note", "note", "a note on the focused answer", when=ITEM),
+    Key("e", grades.note, "desk.note", "note", "a note on the focused answer", footer=False, when=ITEM),
     Key("left_square_bracket", grades.prefer, "desk.prefer.left", "prefer", "prefer the left answer (A)",
-        args=("left",), key_display="[ ] =", when=ITEM),
+        args=("left",), key_display="[ ] =", footer=False, when=ITEM),
     Key("right_square_bracket", grades.prefer, "desk.prefer.right", "prefer right", "prefer the right answer (B)",
         args=("right",), footer=False, when=ITEM),
     Key("equals_sign", grades.prefer, "desk.prefer.tie", "tie", "the two answers are equally good", args=("tie",),
         footer=False, when=ITEM),
     Key("u", grades.undo, "desk.undo", "undo", "take back your last grade (stored as an undo event)", when=ITEM),
     # moving between the answers and the items (tui/screens/grading/moves.py)
-    Key("tab", moves.switch, "desk.switch", "switch", key_display="tab/h/l", priority=True),
+    Key("tab", moves.switch, "desk.switch", "A/B", "focus the other answer (h: left A, l: right B)",
+        priority=True),
     Key("h", moves.focus_side, "desk.left", "left answer", args=("left",), footer=False),
     Key("l", moves.focus_side, "desk.right", "right answer", args=("right",), footer=False),
     Key("j", moves.step, "desk.next", "next", args=(1,), key_display="j/k"),
     Key("k", moves.step, "desk.previous", "previous", args=(-1,), footer=False),
-    Key("n", moves.next_ungraded, "desk.next_ungraded", "ungraded", "next item with an answer you have not graded"),
+    Key("n", moves.next_ungraded, "desk.next_ungraded", "ungraded", "next item with an answer you have not graded",
+        footer=False),
     Key("d", moves.next_disagreement, "desk.next_disagreement", "disagree",
-        "next item where you and the machine grade differ"),
+        "next item where you and the machine grade differ", footer=False),
     # other screens over this one (tui/screens/grading/opens.py)
-    Key("g", opens.jump, "desk.jump", "jump"),
-    Key("slash", opens.filters, "desk.filters", "filters", key_display="/"),
-    Key("q", opens.queue, "desk.queue", "queue", "all items in a table"),
-    Key("b", opens.bundle, "desk.bundle", "evidence", "evidence browser: snippets, token bar, raw JSON", when=ITEM),
+    Key("g", opens.jump, "desk.jump", "jump", footer=False),
+    Key("slash", opens.filters, "desk.filters", "filters", key_display="/", footer=False),
+    Key("q", opens.queue, "desk.queue", "queue", "all items in a table", footer=False),
+    Key("b", opens.bundle, "desk.bundle", "evidence", "evidence browser: snippets, token bar, raw JSON", footer=False,
+        when=ITEM),
     Key("c", opens.claims, "desk.claims", "claims",
-        "claim mode: check the focused answer claim by claim against its evidence", when=ITEM),
-    Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it"),
+        "claim mode: check the focused answer claim by claim against its evidence", footer=False, when=ITEM),
+    Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it",
+        footer=False),
     Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),
     Key("ctrl+down", moves.scroll_question, "desk.question.down", "scroll question down", args=(1,), footer=False),
 )

@@ -86,7 +86,7 @@ class GradingScreen(Screen):
             yield AnswerPane("left")
             yield AnswerPane("right")
         yield StatusLine("counting…", id="progress")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
         cfg = self.desk.config
