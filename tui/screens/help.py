@@ -1,5 +1,5 @@
-"""Help, built from the bindings that were active when `?` was pressed: key, what it does (the binding's tooltip, else
-its description), its id (for keymaps). The grading screen's bindings are its key table's rows
+"""Help, built from the bindings that were active when `?` was pressed: key and what it does (the binding's tooltip,
+else its description); no action ids, which teach a person nothing and cost a third of an 80-column screen. The grading screen's bindings are its key table's rows
 (tui/screens/grading/keys.py); the other screens declare theirs."""
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ class HelpScreen(ModalScreen):
         table = Table(title="Keys (ctrl+p: command palette for rarer actions)", expand=True, show_edge=False)
         table.add_column("key", style="bold cyan", no_wrap=True)
         table.add_column("does")
-        table.add_column("id", style="dim")
         seen: set[str] = set()
         # the desk's own keys (they have ids) first, then the widgets' scrolling and focus keys
         ordered = sorted(self.key_rows, key=lambda row: row[0].id is None)
@@ -43,6 +42,6 @@ class HelpScreen(ModalScreen):
             does = Text(binding.tooltip or binding.description or binding.action, style="" if enabled else "dim")
             if not enabled:
                 does.append("  (not available here)")
-            table.add_row(Text(_key(binding)), does, Text(binding.id or ""))
+            table.add_row(Text(_key(binding)), does)
         with VerticalScroll(classes="dialog help"):
             yield Static(table, markup=False)
