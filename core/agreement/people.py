@@ -17,7 +17,8 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.reports import GradeEvent, current_grades, grade_events
+from gradedesk.core.store.grades import current_grades
+from gradedesk.core.store.reports import GradeEvent, grade_events
 
 
 def people_alpha_units(store: Store, run_id: int) -> list[list[int]]:

@@ -26,7 +26,7 @@ from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows, run_scores
-from gradedesk.core.store.reports import PersonGradeRow, person_grade_rows
+from gradedesk.core.store.grades import PersonGradeRow, person_grade_rows
 
 RECALLS = ("file_recall", "symbol_recall")
 QUALITY_KINDS = frozenset({"judge", "imported"})  # graders whose grades say something about answer quality

@@ -34,7 +34,8 @@ from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows, run_scores
-from gradedesk.core.store.reports import CallCost, PersonGradeRow, judge_cost, llm_score_details, person_grade_rows
+from gradedesk.core.store.grades import PersonGradeRow, person_grade_rows
+from gradedesk.core.store.reports import CallCost, judge_cost, llm_score_details
 from gradedesk.core.store.run_records import RunRow, resolve_run, run_row
 
 GraderKey = tuple[str, str | None, str | None]  # (kind, model, rubric version)

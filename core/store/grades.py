@@ -8,7 +8,9 @@ grades and marks), current claim marks (`current_marks`, ClaimMark records; `run
 preference. For run logs and score exports: people's current grades of an answer or a run (`answer_human_grades`,
 `run_human_grades`), every grade and claim mark ever set in a run, undone or not (`grade_set_events`,
 `mark_set_events`), the answers with claim marks (`marked_answer_refs`), and a grade that came with a run log
-(`add_imported_human_grade`). Validation (which grades, marks, modes exist) is core/grading's; this module stores what
+(`add_imported_human_grade`). Every reader of a run's current grades is here, each with the columns its caller
+needs: `current_grades` (agree's people figures: answer and grade only), `person_grade_rows` (summary's and the
+headline's per-method counts) and `run_human_grades` (exports, every column). Validation (which grades, marks, modes exist) is core/grading's; this module stores what
 it is given.
 """
 
@@ -161,6 +163,30 @@ def run_human_grades(store: Store, run_id: int) -> list[tuple[AnswerRef, HumanGr
         f"SELECT {ANSWER_REF_SQL}, {column_list('h', _HUMAN_FIELDS)} FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id JOIN questions q ON q.id = a.question_pk "
         "WHERE a.run_id = ? AND h.grade IS NOT NULL ORDER BY h.answer_id, h.grader", (run_id,))]
+
+
+def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
+    """(answer_id, grade) of every person's current grade of the run's answers."""
+    return [(r["answer_id"], r["grade"]) for r in store._query(
+        "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
+        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
+
+
+@dataclass(frozen=True, slots=True)
+class PersonGradeRow:
+    grader: str
+    grade: str
+    failure_label: str | None
+    method: str
+    budget: int
+
+
+def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
+    """Every person's current grade of the run's answered answers, with the answer's method."""
+    return [PersonGradeRow(**r) for r in store._query(
+        "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget FROM current_human_grades h "
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        "ORDER BY h.grader", (run_id,))]
 
 
 @dataclass(frozen=True, slots=True)

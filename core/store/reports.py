@@ -115,13 +115,6 @@ def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[s
         (pass_grade, run_id))}
 
 
-def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
-    """(answer_id, grade) of every person's current grade of the run's answers."""
-    return [(r["answer_id"], r["grade"]) for r in store._query(
-        "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
-
-
 @dataclass(frozen=True, slots=True)
 class GradeEvent:
     """A person's 'set' event that no undo took back."""
@@ -208,23 +201,6 @@ def people_graded_answers(store: Store, run_id: int, grader: str | None = None) 
 
 
 # -- summary: people's grades, a run's grading cost ---------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class PersonGradeRow:
-    grader: str
-    grade: str
-    failure_label: str | None
-    method: str
-    budget: int
-
-
-def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
-    """Every person's current grade of the run's answered answers, with the answer's method."""
-    return [PersonGradeRow(**r) for r in store._query(
-        "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
-        "ORDER BY h.grader", (run_id,))]
-
 
 @dataclass(frozen=True, slots=True)
 class CallCost:
