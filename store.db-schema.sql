@@ -326,6 +326,35 @@ CREATE TABLE IF NOT EXISTS human_preferences (
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
 
+-- The judge's pairwise verdicts (gradedesk judge --pairwise): a question's raw and bundled answers (at one budget)
+-- shown together as Answer 1 and Answer 2, each order asked, each `--repeats` times. One row a reply (or a failed
+-- call); what the replies add up to (a consistent verdict, inconsistent, its stability) is core/grading's.
+CREATE TABLE IF NOT EXISTS pairwise_verdicts (
+    id               INTEGER PRIMARY KEY,
+    uuid             TEXT NOT NULL UNIQUE,   -- stable across stores, so merging is idempotent
+    question_pk      INTEGER NOT NULL REFERENCES questions(id),
+    budget           INTEGER NOT NULL,       -- the bundled answer's token budget
+    bundle_answer_id INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    raw_answer_id    INTEGER NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+    judge_model      TEXT NOT NULL,
+    rubric_version   TEXT NOT NULL REFERENCES rubrics(version), -- a pairwise rubric's version
+    first_method     TEXT NOT NULL CHECK (first_method IN ('raw', 'bundle')), -- the order: which one was Answer 1
+    repeat_index     INTEGER NOT NULL DEFAULT 0,
+    winner           TEXT CHECK (winner IN ('1', '2', 'tie')),   -- as replied; NULL: no usable reply (error says why)
+    preferred        TEXT CHECK (preferred IN ('raw', 'bundle', 'tie')), -- the winner mapped back to its answer
+    reasoning        TEXT,
+    raw_response     TEXT,                   -- the reply as it came; NULL when the call failed
+    error            TEXT,                   -- why there is no verdict: an unusable reply or a failed call
+    finish_reason    TEXT,
+    tokens_in        INTEGER,
+    tokens_out       INTEGER,
+    cost_usd         REAL,
+    latency_ms       REAL,
+    created_at       TEXT NOT NULL,
+    UNIQUE (bundle_answer_id, raw_answer_id, judge_model, rubric_version, first_method, repeat_index)
+);
+CREATE INDEX IF NOT EXISTS pairwise_verdicts_question ON pairwise_verdicts (question_pk, budget);
+
 -- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
 -- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
 CREATE TABLE IF NOT EXISTS alignments (
@@ -453,3 +482,12 @@ UPDATE auto_grades SET gold_hash = (
 
 -- migrate to 8
 -- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.
+
+-- migrate to 9
+-- (held for the human preference events of another branch: the lead renumbers at merge)
+
+-- migrate to 10
+-- (held for item flags of another branch: the lead renumbers at merge)
+
+-- migrate to 11
+-- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above.

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
@@ -89,9 +90,12 @@ class JudgeTask:
     repeat_index: int = 0
 
 
+T = TypeVar("T")
+
+
 @dataclass
-class JudgeOutcome:
-    task: JudgeTask
+class JudgeOutcome(Generic[T]):
+    task: T  # what was asked (a JudgeTask; a pairwise task: core/grading/pairwise_judge.py)
     text: str | None = None  # the raw reply; None when the call failed
     error: str | None = None
     tokens_in: int | None = None
@@ -141,7 +145,7 @@ def _pending(store: Store, answers: list[dict], model: str, rubric_version: str,
     return tasks
 
 
-def _store_verdict(store: Store, outcome: JudgeOutcome, model: str, report: JudgeReport) -> None:
+def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, report: JudgeReport) -> None:
     """Store one outcome in its own transaction (an interrupted run keeps everything finished so far)."""
     task, a = outcome.task, outcome.task.answer
     usage = {"tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost_usd": outcome.cost_usd,
@@ -180,14 +184,14 @@ def _store_verdict(store: Store, outcome: JudgeOutcome, model: str, report: Judg
             outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
 
 
-def _cut(outcome: JudgeOutcome) -> None:
+def cut(outcome: JudgeOutcome) -> None:
     """A reply cut at max_tokens is not used, even when a JSON object can be read from it: half a verdict is not one."""
     if outcome.cut_at is not None:
         raise ReplyError(f"reply cut at --max-tokens {outcome.cut_at} (finish_reason length); raise --max-tokens")
 
 
 def _parse_verdict_of(outcome: JudgeOutcome) -> Verdict:
-    _cut(outcome)
+    cut(outcome)
     return parse_verdict(outcome.text or "")
 
 
@@ -195,7 +199,7 @@ def _parse_score(metric: str, outcome: JudgeOutcome) -> Score:
     if outcome.error:
         return Score(metric, None, {"error": "call_failed", "why": outcome.error})
     try:
-        _cut(outcome)
+        cut(outcome)
         return PARSERS[metric](outcome.text or "")
     except ReplyError as exc:
         return Score(metric, None, {"error": GRADING_ERROR, "why": str(exc), "raw_response": (outcome.text or "")[:2000]})
@@ -256,26 +260,12 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
     finished = 0
-    json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
 
-    async def call(task: JudgeTask) -> JudgeOutcome:
+    def messages(task: JudgeTask) -> list[dict]:
         a = task.answer
         if task.kind == "grade":
-            messages = judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
-        else:
-            messages = score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
-        nonlocal json_mode
-        try:
-            try:
-                r = await provider.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
-            except ProviderError as exc:
-                if not (json_mode and exc.status == 400 and exc.kind == "status"):
-                    raise
-                json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
-                r = await provider.complete(messages, json_mode=False, max_tokens=max_tokens)
-        except ProviderError as exc:
-            return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
-        return _outcome(task, r, max_tokens)
+            return judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
+        return score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
 
     def done(task: JudgeTask, outcome: JudgeOutcome) -> None:
         nonlocal finished
@@ -283,6 +273,37 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
         finished += 1
         if progress:
             progress("judge", finished, len(tasks), report.failed_calls + report.grading_errors)
+
+    if tasks:
+        if progress:
+            progress("judge", 0, len(tasks), 0)
+        ask_each(provider, tasks, messages, done, max_tokens)
+    return report
+
+
+def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
+             done: Callable[[T, JudgeOutcome[T]], None], max_tokens: int) -> None:
+    """Ask the judge model about each task (at the provider's concurrency; `done` gets each outcome as it comes, in
+    the calling thread's event loop), then close the provider. Every call asks for JSON mode; an endpoint that rejects
+    it (HTTP 400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply. A
+    call that fails after the provider's retries is an outcome with an error, not an exception; an unreachable
+    endpoint (UserError) ends the run with one line."""
+    json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
+
+    async def call(task: T) -> JudgeOutcome[T]:
+        nonlocal json_mode
+        sent = messages(task)
+        try:
+            try:
+                r = await provider.complete(sent, json_mode=json_mode, max_tokens=max_tokens)
+            except ProviderError as exc:
+                if not (json_mode and exc.status == 400 and exc.kind == "status"):
+                    raise
+                json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
+                r = await provider.complete(sent, json_mode=False, max_tokens=max_tokens)
+        except ProviderError as exc:
+            return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
+        return _outcome(task, r, max_tokens)
 
     async def main() -> None:
         try:
@@ -292,14 +313,10 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
         finally:
             await provider.aclose()
 
-    if tasks:
-        if progress:
-            progress("judge", 0, len(tasks), 0)
-        asyncio.run(main())
-    return report
+    asyncio.run(main())
 
 
-def _outcome(task: JudgeTask, r: ChatResult, max_tokens: int) -> JudgeOutcome:
+def _outcome(task: T, r: ChatResult, max_tokens: int) -> JudgeOutcome[T]:
     return JudgeOutcome(task, r.text, None, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.finish_reason,
                    max_tokens if r.truncated else None)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from importlib.resources import files
@@ -175,8 +176,17 @@ def _tidy(lines: list[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def _split(lines: list[str], source: str, problems: list[str]) -> tuple[list[tuple[int, str]], list[_Section]]:
-    """Header lines (before the first section) and the sections, comments dropped."""
+_GRADE_SECTIONS = ("instructions", "example")
+_GRADE_KEYED = {"grade": GRADES, "label": FAILURE_LABELS}
+_GRADE_SECTION_NAMES = "[instructions], [grade G], [label L] and [example]"
+
+
+def split_sections(lines: list[str], source: str, problems: list[str], plain: tuple[str, ...] = _GRADE_SECTIONS,
+                   keyed: dict[str, tuple[str, ...]] | None = None,
+                   names: str = _GRADE_SECTION_NAMES) -> tuple[list[tuple[int, str]], list[_Section]]:
+    """Header lines (before the first section) and the sections, comments dropped. `plain`: the sections without a
+    key; `keyed`: the sections that name a word of a vocabulary ([grade G]); `names`: the sections, for a message."""
+    keyed = _GRADE_KEYED if keyed is None else keyed
     header: list[tuple[int, str]] = []
     sections: list[_Section] = []
     for n, line in enumerate(lines, start=1):
@@ -186,17 +196,16 @@ def _split(lines: list[str], source: str, problems: list[str]) -> tuple[list[tup
         if m:
             words = m.group(1).split()
             kind, key = (words[0] if words else ""), (words[1] if len(words) == 2 else None)
-            if kind in ("instructions", "example") and len(words) == 1:
+            if kind in plain and len(words) == 1:
                 sections.append(_Section(kind, None, n))
-            elif kind in ("grade", "label") and key is not None:
-                vocab = GRADES if kind == "grade" else FAILURE_LABELS
+            elif kind in keyed and key is not None:
+                vocab = keyed[kind]
                 if key not in vocab:
                     problems.append(f"{source}:{n}: [{kind} {key}]: unknown {kind}; the {kind}s are "
                                     f"{', '.join(vocab)}")
                 sections.append(_Section(kind, key, n))
             else:
-                problems.append(f"{source}:{n}: [{m.group(1)}]: unknown section; sections are [instructions], "
-                                "[grade G], [label L] and [example]")
+                problems.append(f"{source}:{n}: [{m.group(1)}]: unknown section; sections are {names}")
                 sections.append(_Section("unknown", None, n))
             continue
         (sections[-1].body if sections else header).append((n, line))
@@ -267,27 +276,31 @@ def _example(s: _Section, number: int, source: str, problems: list[str]) -> Exam
                    **{k: v or None for k, (_, v) in got.items() if k not in REQUIRED_FIELDS})
 
 
-def parse_rubric(text: str, source: str = "rubric") -> Rubric:
-    """A rubric from its file text; InputError lists every problem as `source:line: field: problem`."""
-    problems: list[str] = []
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff").split("\n")
-    header_lines, sections = _split(lines, source, problems)
-    header = _fields(header_lines, HEADER_FIELDS, "header", source, problems)
+def rubric_lines(text: str) -> list[str]:
+    """A rubric file's lines, whatever its line ends and byte-order mark."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff").split("\n")
+
+
+def rubric_header(lines: list[tuple[int, str]], source: str, problems: list[str]) -> tuple[str, str | None]:
+    """(name, based_on) of a rubric's header lines; problems added for a missing or bad name."""
+    header = _fields(lines, HEADER_FIELDS, "header", source, problems)
     name = header.get("name", (1, ""))[1]
     if "name" not in header:
         problems.append(f"{source}:1: name: missing; a rubric starts with 'name: NAME'")
     elif not NAME_RE.fullmatch(name):
         problems.append(f"{source}:{header['name'][0]}: name: {name!r} must be letters, digits, '.', '_' or '-' "
                         "(at most 64)")
+    return name, header.get("based_on", (0, ""))[1] or None
+
+
+def section_texts(sections: list[_Section], wanted: Sequence[tuple[str, str | None]], last_line: int, source: str,
+                  problems: list[str], defines: str) -> dict[tuple[str, str | None], str]:
+    """The tidy text of each section (kind, key) in `wanted`: each given once and not empty; `defines` says what every
+    rubric of the kind defines, for a missing one."""
     seen: dict[tuple[str, str | None], int] = {}
     texts: dict[tuple[str, str | None], str] = {}
-    examples: list[Example | None] = []
     for s in sections:
         if s.kind == "unknown":
-            continue
-        if s.kind == "example":
-            example = _example(s, len(examples) + 1, source, problems)
-            examples.append(example)
             continue
         label = f"[{s.kind}{' ' + s.key if s.key else ''}]"
         if (s.kind, s.key) in seen:
@@ -297,15 +310,27 @@ def parse_rubric(text: str, source: str = "rubric") -> Rubric:
         texts[(s.kind, s.key)] = _tidy([line for _, line in s.body])
         if not texts[(s.kind, s.key)]:
             problems.append(f"{source}:{s.line}: {label}: empty")
-    wanted = [("instructions", None)] + [("grade", g) for g in GRADES] + [("label", lab) for lab in FAILURE_LABELS]
     for kind, key in wanted:
         if (kind, key) not in seen:
-            problems.append(f"{source}:{len(lines)}: [{kind}{' ' + key if key else ''}]: missing; every rubric "
-                            f"defines the instructions, the grades {', '.join(GRADES)} and the labels "
-                            f"{', '.join(FAILURE_LABELS)}")
+            problems.append(f"{source}:{last_line}: [{kind}{' ' + key if key else ''}]: missing; every rubric "
+                            f"defines {defines}")
+    return texts
+
+
+def parse_rubric(text: str, source: str = "rubric") -> Rubric:
+    """A rubric from its file text; InputError lists every problem as `source:line: field: problem`."""
+    problems: list[str] = []
+    lines = rubric_lines(text)
+    header_lines, sections = split_sections(lines, source, problems)
+    name, based_on = rubric_header(header_lines, source, problems)
+    examples = [_example(s, n, source, problems) for n, s in enumerate(
+        (s for s in sections if s.kind == "example"), start=1)]
+    wanted = [("instructions", None)] + [("grade", g) for g in GRADES] + [("label", lab) for lab in FAILURE_LABELS]
+    texts = section_texts([s for s in sections if s.kind != "example"], wanted, len(lines), source, problems,
+                          f"the instructions, the grades {', '.join(GRADES)} and the labels "
+                          f"{', '.join(FAILURE_LABELS)}")
     if problems:
         raise InputError(problems)
-    based_on = header.get("based_on", (0, ""))[1] or None
     return Rubric(name, texts[("instructions", None)], {g: texts[("grade", g)] for g in GRADES},
                   {lab: texts[("label", lab)] for lab in FAILURE_LABELS}, tuple(e for e in examples if e), based_on)
 

@@ -8,7 +8,10 @@ it cannot be judged with again (the built-in rubric replaces it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.rubric_format import Rubric, builtin_rubric, parse_rubric
@@ -19,7 +22,32 @@ from gradedesk.core.store.connection import Store
 BUILTIN = "builtin"
 
 
-def store_rubric(store: Store, rubric: Rubric) -> str:
+class Versioned(Protocol):
+    """A rubric of any kind as stored: its version and its normal form."""
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+R = TypeVar("R", bound=Versioned)
+
+
+@dataclass(frozen=True)
+class RubricKind(Generic[R]):
+    """A kind of rubric file: the judge's grade rubric (GRADE) or its pairwise rubric (core/grading/pairwise_rubric.py):
+    how its text is read and which one is built in. Both kinds are stored in one table, each version once."""
+
+    parse: Callable[[str, str], R]  # (text, source) -> rubric; InputError names every problem
+    builtin: Callable[[], R]
+
+
+GRADE: RubricKind[Rubric] = RubricKind(parse_rubric, builtin_rubric)
+
+
+def store_rubric(store: Store, rubric: Versioned) -> str:
     """Store the rubric under its version unless it is there already; return the version."""
     version = rubric.version
     with store.transaction():
@@ -32,11 +60,15 @@ def store_rubric(store: Store, rubric: Rubric) -> str:
 
 
 def stored_rubric(store: Store, version: str) -> Rubric:
+    return stored_of_kind(store, version, GRADE)
+
+
+def stored_of_kind(store: Store, version: str, kind: RubricKind[R]) -> R:
     text = rubrics.stored_text(store, version)
     if text is None:
         raise UserError(f"rubric {version}: not in {store.path} (see `gradedesk rubric history`)")
     try:
-        return parse_rubric(text, f"{store.path} rubric {version}")
+        return kind.parse(text, f"{store.path} rubric {version}")
     except UserError:
         raise UserError(f"rubric {version}: stored by an older gradedesk as a prompt, not a rubric file; "
                         "`gradedesk rubric show` prints the built-in rubric that replaced it") from None
@@ -56,22 +88,28 @@ def find_version(store: Store, spec: str) -> str | None:
     return matches[0] if matches else None
 
 
-def read_rubric_file(path: str | Path) -> Rubric:
-    """A rubric file; problems as `file:line: field: problem` (InputError)."""
-    return parse_rubric("\n".join(read_lines(path)), str(path))
+def read_rubric_file(path: str | Path, kind: RubricKind[R] = GRADE) -> R:  # type: ignore[assignment]
+    """A rubric file (a grade rubric unless `kind` says); problems as `file:line: field: problem` (InputError)."""
+    return kind.parse("\n".join(read_lines(path)), str(path))
 
 
 def resolve_rubric(store: Store | None, spec: str | None, flag: str = "--rubric") -> Rubric:
-    """The rubric `spec` names: None or 'builtin' (the built-in one), a file, or a version stored in `store`."""
+    """The grade rubric `spec` names (see `resolve_of_kind`)."""
+    return resolve_of_kind(store, spec, GRADE, flag)
+
+
+def resolve_of_kind(store: Store | None, spec: str | None, kind: RubricKind[R], flag: str = "--rubric") -> R:
+    """The rubric of `kind` that `spec` names: None or 'builtin' (the built-in one), a file, or a version stored in
+    `store`."""
     if spec is None or spec == BUILTIN:
-        return builtin_rubric()
+        return kind.builtin()
     path = Path(spec)
     if path.is_file():
-        return read_rubric_file(path)
+        return read_rubric_file(path, kind)
     if path.exists():
         raise UserError(f"{flag}: {spec}: not a file")
     version = find_version(store, spec) if store is not None else None
     if store is None or version is None:
         where = f" nor a rubric version in {store.path} (see `gradedesk rubric history`)" if store else ""
         raise UserError(f"{flag}: {spec}: no such file{where}")
-    return stored_rubric(store, version)
+    return stored_of_kind(store, version, kind)

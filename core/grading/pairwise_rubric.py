@@ -1,0 +1,98 @@
+"""The judge's pairwise rubric as an editable text file: which of two answers to one question is better.
+
+A pairwise rubric file is plain text like a grade rubric (core/grading/rubric_format.py), with its own sections:
+
+    name: pairwise-rubric              the rubric's name (letters, digits, . _ -)
+    based_on: pairwise-rubric/1a2b3c4d optional: the version it was made from
+
+    [instructions]                     what the judge reads first (free text)
+    [better]                           what makes one answer better than the other
+    [tie]                              when neither is better
+
+Its normal form, version (name plus 8 hex of the normal form's sha256) and storage (table rubrics, each version once)
+work as for grade rubrics; `gradedesk rubric show --pairwise` prints the built-in one (pairwise-rubric.rubric). The
+reply format (JSON: winner "1", "2" or "tie", and reasoning) is gradedesk's, not the rubric's:
+core/grading/pairwise_judge.py parses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache, cached_property
+from importlib.resources import files
+
+from gradedesk.core.errors import InputError
+from gradedesk.core.grading.rubric_format import rubric_header, rubric_lines, section_texts, split_sections
+from gradedesk.core.grading.rubric_lookup import RubricKind
+
+BUILTIN_FILE = "pairwise-rubric.rubric"  # package data: the built-in pairwise rubric, in its normal form
+SECTIONS = ("instructions", "better", "tie")
+
+FORMAT_GUIDE = """\
+# A gradedesk pairwise rubric: edit the words, keep the structure, then `gradedesk judge --pairwise --rubric FILE`.
+# [instructions] is read first; [better] says what makes one answer better than the other, [tie] when neither is.
+# Lines starting with '#' are comments. The version is the name plus a hash of the text: comments and blank lines do
+# not change it."""
+
+REPLY_FORMAT = """winner: "1" when ANSWER 1 is better, "2" when ANSWER 2 is better, "tie" when neither is.
+reasoning: one or two sentences naming the key facts that decided it.
+
+Reply with one JSON object and nothing else:
+{"winner": "1|2|tie", "reasoning": "..."}"""
+
+
+@dataclass(frozen=True)
+class PairwiseRubric:
+    name: str
+    instructions: str
+    better: str
+    tie: str
+    based_on: str | None = None
+
+    @cached_property
+    def text(self) -> str:
+        """The normal form: what is hashed, stored and shown."""
+        head = [f"name: {self.name}"] + ([f"based_on: {self.based_on}"] if self.based_on else [])
+        body = [line for key in SECTIONS for line in ("", f"[{key}]", getattr(self, key))]
+        return "\n".join(head + body) + "\n"
+
+    @property
+    def version(self) -> str:
+        return f"{self.name}/{hashlib.sha256(self.text.encode('utf-8')).hexdigest()[:8]}"
+
+    @property
+    def prompt(self) -> str:
+        """The judge's system message: instructions, what is better, what is a tie, then gradedesk's reply format."""
+        return "\n\n".join([self.instructions, "The better answer:\n" + self.better, "A tie:\n" + self.tie,
+                            REPLY_FORMAT])
+
+
+def parse_pairwise_rubric(text: str, source: str = "pairwise rubric") -> PairwiseRubric:
+    """A pairwise rubric from its file text; InputError lists every problem as `source:line: field: problem`."""
+    problems: list[str] = []
+    lines = rubric_lines(text)
+    header_lines, sections = split_sections(lines, source, problems, SECTIONS, {},
+                                            ", ".join(f"[{s}]" for s in SECTIONS))
+    name, based_on = rubric_header(header_lines, source, problems)
+    texts = section_texts(sections, [(s, None) for s in SECTIONS], len(lines), source, problems,
+                          "the sections " + ", ".join(f"[{s}]" for s in SECTIONS))
+    if problems:
+        raise InputError(problems)
+    return PairwiseRubric(name, texts[("instructions", None)], texts[("better", None)], texts[("tie", None)],
+                          based_on)
+
+
+@cache
+def builtin_pairwise_rubric() -> PairwiseRubric:
+    """The pairwise rubric gradedesk ships (core/grading/pairwise-rubric.rubric)."""
+    text = files(__package__).joinpath(BUILTIN_FILE).read_text(encoding="utf-8")
+    return parse_pairwise_rubric(text, BUILTIN_FILE)
+
+
+PAIRWISE: RubricKind[PairwiseRubric] = RubricKind(parse_pairwise_rubric, builtin_pairwise_rubric)
+
+
+def shown_pairwise(rubric: PairwiseRubric) -> str:
+    """What `gradedesk rubric show --pairwise` prints: the version and the format guide as comments, then the text."""
+    return f"# {rubric.version}\n{FORMAT_GUIDE}\n{rubric.text}"
