@@ -4,7 +4,7 @@ Reads the store (current human grades, the `machine_grades` view, human grade ev
 computes everything with the pure statistics of core/stats. Its parts: the pairs compared and whom they are
 compared with (grade_pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
 self-consistency and alpha (people.py), the samples (samples.py), judge rubric versions and bias probes
-(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py). Here: the headline, the breakdowns, the
+(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py), which answer is better (pairwise.py). Here: the headline, the breakdowns, the
 rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_dict()` is what `agree --json` prints).
 
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
@@ -25,6 +25,7 @@ from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
 )
 from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
+from gradedesk.core.agreement.pairwise import PairwiseFigures, pairwise_figures
 from gradedesk.core.agreement.pass_rates import (
     CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
@@ -147,6 +148,7 @@ class AgreementReport(Record):
     faithfulness: Faithfulness
     notes: list[str]
     stale_grades: dict[str, int]
+    pairwise: PairwiseFigures  # which answer is better: the pairwise judge, people's preferences, win rates
 
 
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
@@ -233,8 +235,9 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
         notes=notes,
         stale_grades=stale,
+        pairwise=pairwise_figures(store, run_id, s),
     )
-    report.notes += report.faithfulness.notes
+    report.notes += report.faithfulness.notes + report.pairwise.notes
     judged_under = len(report.judge_rubrics.versions)
     if kind == "judge" and judged_under > 1:
         report.notes.append(f"the judge graded this run under {judged_under} rubric versions (or models): the "

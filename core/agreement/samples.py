@@ -23,9 +23,9 @@ from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
-from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
+from gradedesk.core.stats.weighted import kish_effective_n, ppi_mean, weighted_estimates
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import latest_preferences
+from gradedesk.core.store.grades import current_preferences
 from gradedesk.core.store.samples import sample_draws
 
 SAMPLE_NAMES = {
@@ -144,7 +144,7 @@ def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int,
         n, passed = judged.get(method, (0, 0))
         judge_all = [True] * passed + [False] * (n - passed)
         sample = [(p, w) for p, w in weighted if p.method == method]
-        est, worth = ppi_pass_rate(judge_all, [p.human == PASS_GRADE for p, _ in sample],
+        est, worth = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _ in sample],
                                    [p.machine == PASS_GRADE for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
         if est.value is None and judge_all and not sample:
             est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
@@ -161,8 +161,8 @@ class PositionBias(Record):
 
 def _position_bias(store: Store, run_id: int, s: Bootstrap) -> PositionBias:
     """Preferences for the left answer (the desk shuffles sides, so about half would be fair)."""
-    rows = latest_preferences(store, run_id)
-    left = sum(preferred == left_method for preferred, left_method in rows)
+    rows = [p for p in current_preferences(store, run_id) if p.preferred != "tie"]
+    left = sum(p.preferred == p.left_method for p in rows)
     return PositionBias(agree.proportion(left, len(rows), "no preference between two answers yet", s.boot, s.seed),
                         len(rows))
 

@@ -1,4 +1,5 @@
 """gradedesk judge RUN --model M [--base-url URL] [--repeat N]: grade a run with an LLM judge (and the offline graders).
+With --pairwise [--budgets B1,B2] [--repeats N]: which answer is better instead (core/cli/judge_pairwise.py).
 
 Without --model and --base-url there is no judge endpoint: the run is graded offline only (retrieval evals, the rule
 grader, offline scores), and the command says so; a rule grade is never presented as a judge grade.
@@ -26,7 +27,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         description="Grade every answer of a run with an LLM judge (versioned rubric, JSON verdicts validated; "
                     "unusable replies are recorded as grading_error) plus LLM faithfulness and relevance, after the "
                     "offline graders. Running it again grades only what is missing and retries failed calls. "
-                    "Without --model/--base-url only the offline graders run (same as grade-offline).")
+                    "Without --model/--base-url only the offline graders run (same as grade-offline). With "
+                    "--pairwise the judge compares each question's raw and bundled answers instead, in both orders.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     add_endpoint_arguments(p, "judge model (use a different model from the one that answered)",
                            max_tokens=VERDICT_MAX_TOKENS, max_tokens_what="a verdict or score reply")
@@ -35,11 +37,32 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
     p.add_argument("--rubric", default=None, metavar="FILE",
                    help="grade with this rubric: a file (see `gradedesk rubric show`), a stored version, or "
-                        "'builtin' (default)")
+                        "'builtin' (default); with --pairwise a pairwise rubric (`gradedesk rubric show --pairwise`)")
+    p.add_argument("--pairwise", action="store_true",
+                   help="instead of grading each answer, ask which answer of each question is better, raw or "
+                        "bundled, in both orders (a verdict counts only when both orders agree)")
+    p.add_argument("--budgets", default=None, metavar="B1,B2",
+                   help="with --pairwise: the bundled answers' budgets to compare with raw (default: all of the run's)")
+    p.add_argument("--repeats", type=int, default=1, metavar="N",
+                   help="with --pairwise: ask each order N times and report the judge's stability (default 1)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from gradedesk.core.errors import UserError
+
+    if args.pairwise:
+        from gradedesk.core.cli.judge_pairwise import run_pairwise
+
+        if args.repeat != 1 or args.no_scores:
+            raise UserError("--pairwise: --repeat and --no-scores are for grades; the pairwise judge takes --repeats")
+        return run_pairwise(args)
+    if args.budgets is not None or args.repeats != 1:
+        raise UserError("--budgets and --repeats are for --pairwise (grades repeat with --repeat)")
+    return run_grades(args)
+
+
+def run_grades(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from gradedesk.core.store.run_records import resolve_run, run_row

@@ -1,4 +1,4 @@
-"""gradedesk rubric show [VERSION|FILE] | history: print a rubric in its file format; list the stored versions with
+"""gradedesk rubric show [--pairwise] [VERSION|FILE] | history: print a rubric in its file format; list the stored versions with
 their agreement on the test items of each alignment."""
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "and a hash of the text) goes to stderr.")
     show.add_argument("rubric", nargs="?", default=None, metavar="VERSION|FILE",
                       help="'builtin' (default), a stored version or a rubric file")
+    show.add_argument("--pairwise", action="store_true",
+                      help="the pairwise rubric (which of two answers is better: `gradedesk judge --pairwise`) "
+                           "instead of the grade rubric")
     show.set_defaults(handler=run_show)
     history = rsub.add_parser(
         "history", parents=[common], help="rubric versions with their test agreement",
@@ -37,6 +40,8 @@ def run_show(args: argparse.Namespace) -> int:
     from gradedesk.core.store.rubrics import stored_text
     from gradedesk.core.store.connection import open_store
 
+    if args.pairwise:
+        return show_pairwise(args)
     spec, text = args.rubric, None
     if spec in (None, BUILTIN) or Path(spec).exists():
         rubric = resolve_rubric(None, spec)
@@ -65,6 +70,29 @@ def run_show(args: argparse.Namespace) -> int:
                     "examples": len(rubric.examples), "text": rubric.text, "prompt": rubric.prompt})
     else:
         print(shown(rubric), end="")
+    return 0
+
+
+def show_pairwise(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gradedesk.core.cli.output import info, print_json
+    from gradedesk.core.grading.pairwise_rubric import PAIRWISE, shown_pairwise
+    from gradedesk.core.grading.rubric_lookup import BUILTIN, resolve_of_kind
+    from gradedesk.core.store.connection import open_store
+
+    spec = args.rubric
+    if spec in (None, BUILTIN) or Path(spec).exists():
+        rubric = resolve_of_kind(None, spec, PAIRWISE, "rubric")
+    else:
+        with open_store(args.store, create=False) as store:
+            rubric = resolve_of_kind(store, spec, PAIRWISE, "rubric")
+    info(f"pairwise rubric {rubric.version}")
+    if args.json:
+        print_json({"version": rubric.version, "name": rubric.name, "based_on": rubric.based_on, "text": rubric.text,
+                    "prompt": rubric.prompt})
+    else:
+        print(shown_pairwise(rubric), end="")
     return 0
 
 

@@ -406,3 +406,21 @@ def proportion(k: int, n: int, empty_reason: str, boot: int = DEFAULT_BOOT, seed
         return Estimate(None, 0, reason=empty_reason)
     boot_values = _rng(seed).binomial(n, k / n, size=boot) / n if boot else np.array([])
     return finish(k / n, n, boot_values, "")
+
+
+
+def resample_means(values: np.ndarray, boot: int, rng: np.random.Generator) -> np.ndarray:
+    """B means of `values` resampled with replacement, drawn exactly and cheaply for values of a few levels (a pass,
+    a preference): a multinomial over the distinct values."""
+    levels, counts = np.unique(values, return_counts=True)
+    means: np.ndarray = rng.multinomial(values.size, counts / values.size, size=boot) @ levels / values.size
+    return means
+
+
+def mean_of(values: Sequence[float], empty_reason: str, boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> Estimate:
+    """The mean of values of a few levels (a preference: 1, 0.5 or 0), with a bootstrap interval."""
+    if not values:
+        return Estimate(None, 0, reason=empty_reason)
+    array = np.asarray(values, dtype=float)
+    boot_values = resample_means(array, boot, _rng(seed)) if boot else np.array([])
+    return finish(float(array.mean()), int(array.size), boot_values, "")

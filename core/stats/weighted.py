@@ -8,7 +8,7 @@ shares, so the Hajek estimate of a measure is that measure on the weighted matri
 Intervals resample the draws with their weights (a seeded percentile bootstrap), so they widen as the weights grow
 uneven; the Kish effective sample size says how many simple random draws the sample is worth.
 
-Prediction-powered pass rates (Angelopoulos et al., Science 2023): the judge grades every answer; the human-graded
+Prediction-powered pass rates and win rates (Angelopoulos et al., Science 2023): the judge grades every answer; the human-graded
 sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as above). The pass
 rate is the judge's rate on all answers plus the rectifier, and its interval resamples both. It is worth as many
 human grades as a human-only estimate of the same precision would need.
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish
+from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish, resample_means
 
 NO_DRAWS = "no sampled item graded by both"
 
@@ -63,14 +63,16 @@ def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[floa
     return out
 
 
-def ppi_pass_rate(judge_all: Sequence[bool], human: Sequence[bool], judge_on_sample: Sequence[bool],
-                  weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT,
-                  seed: int = DEFAULT_SEED) -> tuple[Estimate, float | None]:
-    """(pass rate, effective human grades): the judge's pass rate on all answers, corrected by the human sample.
+def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample: Sequence[float],
+             weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT,
+             seed: int = DEFAULT_SEED) -> tuple[Estimate, float | None]:
+    """(mean, effective human labels): the judge's mean on all items, corrected by the human sample. Values lie in
+    0..1: a pass (1) or fail (0), or a preference (1 bundled, 0.5 tie, 0 raw).
 
-    judge_all: the judge's pass/fail on every answer of one kind; human and judge_on_sample: the person's and the
-    judge's pass/fail on the human-graded draws (weights: 1/q of each draw; None = a simple random sample). The second
-    value is how many simple random human grades a human-only estimate would need for the same precision.
+    judge_all: the judge's value on every item of one kind; human and judge_on_sample: the person's and the judge's
+    values on the human-labelled draws (weights: 1/q of each draw; None = a simple random sample). The second value is
+    how many simple random human labels a human-only estimate would need for the same precision. The judge's mean is
+    resampled exactly and cheaply (a multinomial over its distinct values), so a million judged items cost nothing.
     """
     j_all = np.asarray(judge_all, dtype=float)
     h, j = np.asarray(human, dtype=float), np.asarray(judge_on_sample, dtype=float)
@@ -82,7 +84,7 @@ def ppi_pass_rate(judge_all: Sequence[bool], human: Sequence[bool], judge_on_sam
     rect = h - j
     value = float(j_all.mean() + (w * rect).sum() / w.sum())
     rng = np.random.default_rng(seed)
-    b_all = rng.binomial(j_all.size, j_all.mean(), size=boot) / j_all.size
+    b_all = resample_means(j_all, boot, rng)
     idx = rng.integers(0, h.size, size=(boot, h.size))
     b_rect = (w[idx] * rect[idx]).sum(1) / w[idx].sum(1)
     boot_values = np.clip(b_all + b_rect, 0.0, 1.0)

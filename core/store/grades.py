@@ -5,7 +5,7 @@ a later `undo` event naming it (undoes_uuid), and what is current is derived.
 What it gives: a person's current grade of an answer (`current_grade`, a HumanGrade), whether they have seen its
 machine grade (`judge_seen`), appending a grade, a preference or a claim mark, taking back the newest one (one undo for
 grades and marks), current claim marks (`current_marks`, ClaimMark records; `run_marks` for a whole run), and the newest
-preference. For run logs and score exports: people's current grades of an answer or a run (`answer_human_grades`,
+preference (`latest_preference`; a run's current ones: `current_preferences`). For run logs and score exports: people's current grades of an answer or a run (`answer_human_grades`,
 `run_human_grades`), every grade and claim mark ever set in a run, undone or not (`grade_set_events`,
 `mark_set_events`), the answers with claim marks (`marked_answer_refs`), and a grade that came with a run log
 (`add_imported_human_grade`). Every reader of a run's current grades is here, each with the columns its caller
@@ -236,12 +236,23 @@ def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) 
     return preferred
 
 
-def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
-    """(preferred, left_method) of each person's latest preference per question of the run, ties left out."""
-    return [(r["preferred"], r["left_method"]) for r in store._query(
-        "SELECT preferred, left_method FROM human_preferences p WHERE run_id = ? AND id = (SELECT max(id) FROM "
-        "human_preferences p2 WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND "
-        "p2.grader = p.grader) AND preferred <> 'tie'", (run_id,))]
+@dataclass(frozen=True, slots=True)
+class PersonPreference:
+    """A person's current preference between the two answers of a question (raw, bundle or tie)."""
+
+    grader: str
+    question_pk: int
+    preferred: str
+    left_method: str
+    created_at: str
+
+
+def current_preferences(store: Store, run_id: int) -> list[PersonPreference]:
+    """Each person's current (newest) preference per question of the run, ties included, by question and person."""
+    return [PersonPreference(**r) for r in store._query(
+        "SELECT grader, question_pk, preferred, left_method, created_at FROM human_preferences p WHERE run_id = ? "
+        "AND id = (SELECT max(id) FROM human_preferences p2 WHERE p2.run_id = p.run_id AND "
+        "p2.question_pk = p.question_pk AND p2.grader = p.grader) ORDER BY question_pk, grader", (run_id,))]
 
 
 # claim_marks ----------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradedesk.core.stats.measures import estimates, pair_measures
-from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates, weighted_matrix
+from gradedesk.core.stats.weighted import kish_effective_n, ppi_mean, weighted_estimates, weighted_matrix
 from gradedesk.core.review.sampler import draw_probabilities
 
 from tests.fixtures import REPO_ROOT
@@ -51,9 +51,9 @@ def test_kish_effective_n():
     assert kish_effective_n(np.array([1.0, 1.0, 2.0])) == pytest.approx(16 / 6)
 
 
-def test_ppi_pass_rate_by_hand():
+def test_ppi_mean_by_hand():
     # the judge passes 6 of 10 answers; on 4 human-graded ones it passed one the person failed: rectifier -1/4
-    est, worth = ppi_pass_rate([1] * 6 + [0] * 4, human=[1, 0, 0, 1], judge_on_sample=[1, 1, 0, 1], boot=500)
+    est, worth = ppi_mean([1] * 6 + [0] * 4, human=[1, 0, 0, 1], judge_on_sample=[1, 1, 0, 1], boot=500)
     assert est.value == pytest.approx(0.6 - 0.25)
     assert est.low <= est.value <= est.high and worth and worth > 0
 
@@ -62,7 +62,7 @@ def test_ppi_with_a_perfect_judge_is_worth_more_than_its_human_grades():
     rng = np.random.default_rng(3)
     judge_all = rng.random(5000) < 0.7
     sample = rng.choice(5000, 50, replace=False)
-    est, worth = ppi_pass_rate(judge_all, judge_all[sample], judge_all[sample], boot=1000)
+    est, worth = ppi_mean(judge_all, judge_all[sample], judge_all[sample], boot=1000)
     assert est.value == pytest.approx(judge_all.mean())
     assert worth > 50 * 10  # the judge's 5,000 grades carry the precision; 50 human grades alone would not
 

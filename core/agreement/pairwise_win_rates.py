@@ -1,0 +1,104 @@
+"""The win rate of bundled over raw: how often the bundled answer is the better one (a tie counts half), per budget and
+per question category, three ways, each with a 95% bootstrap interval:
+
+- people: every person's current preference (the desk's `[`, `]`, `=`), unweighted. People compare raw with the
+  bundle at the run's primary budget, so this exists at that budget only.
+- judge: the pairwise judge's consistent verdicts (both orders agree). Not defined when it has none, with the reason:
+  a judge that always answers "1" contradicts itself on every pair and gets no win rate.
+- prediction-powered (PPI, as for pass rates: core/stats/weighted.py): the judge on every pair of the group (its
+  consistent verdict, and a tie where it has none: an inconsistent judge knows nothing about the pair), corrected by
+  the people's preferences on the questions the desk's sampler drew, each weighted by 1 / (population x probability)
+  of its draw, so the correction is unbiased whatever the sampler preferred.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from gradedesk.core.agreement.samples import Bootstrap
+from gradedesk.core.grading.pairwise_judge import answer_pairs
+from gradedesk.core.grading.pairwise_verdicts import INCONSISTENT, PairVerdict
+from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.measures import Estimate
+from gradedesk.core.stats.records import Record
+from gradedesk.core.stats.weighted import ppi_mean
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.grades import PersonPreference
+from gradedesk.core.store.samples import sample_draws
+
+VALUE = {"bundle": 1.0, "tie": 0.5, "raw": 0.0}  # what a choice says about "bundled beats raw"
+
+
+@dataclass
+class WinRate(Record):
+    """The win rate of bundled over raw in one group (a budget; a category at one budget), three ways."""
+
+    budget: int
+    category: str | None  # None: every category
+    pairs: int  # answer pairs in the group
+    people: Estimate
+    judge: Estimate
+    ppi: Estimate
+    sampled_preferences: int  # sampled draws with a person's preference (the PPI's correction)
+
+
+def _judge_reason(members: list[PairVerdict]) -> str:
+    if not members:
+        return "the judge gave no pairwise verdict here (gradedesk judge --pairwise)"
+    inconsistent = sum(v.status == INCONSISTENT for v in members)
+    if inconsistent == len(members):
+        return (f"no consistent verdict: the judge contradicted itself across the two orders on all {len(members)} "
+                "pair(s) (it chose by position, not by content)")
+    return (f"no consistent verdict: {inconsistent} pair(s) inconsistent, {len(members) - inconsistent} undecided "
+            "(unusable replies or no majority)")
+
+
+def _group(pks: set[int], budget: int, category: str | None, verdicts: list[PairVerdict],
+           people: list[PersonPreference], draws: list[tuple[PersonPreference, float]], primary: int | None,
+           s: Bootstrap) -> WinRate:
+    members = [v for v in verdicts if v.budget == budget and v.question_pk in pks]
+    judged = {v.question_pk: v for v in members}
+    consistent = [VALUE[v.verdict] for v in members if v.verdict is not None]
+    judge = agree.mean_of(consistent, _judge_reason(members), s.boot, s.seed)
+    not_primary = f"people compare raw with the bundle at the primary budget {primary} only"
+    if budget != primary:
+        people_est = Estimate(None, 0, reason=not_primary)
+        ppi, sampled = Estimate(None, 0, reason=not_primary), 0
+    else:
+        people_est = agree.mean_of([VALUE[p.preferred] for p in people if p.question_pk in pks],
+                                   "no person chose between the two answers yet ([ ] = on the desk)", s.boot, s.seed)
+        sample = [(p, w) for p, w in draws if p.question_pk in pks]
+        sampled = len(sample)
+        if not members:
+            ppi = Estimate(None, 0, reason="no pairwise verdict to correct (gradedesk judge --pairwise)")
+        elif not sample:
+            ppi = Estimate(None, 0, reason="no preference on a question the sampler drew ('most useful' order)")
+        else:
+            predicted = {pk: VALUE[judged[pk].verdict or "tie"] if pk in judged else VALUE["tie"] for pk in pks}
+            ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _ in sample],
+                              [predicted[p.question_pk] for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
+    return WinRate(budget, category, len(pks), people_est, judge, ppi, sampled)
+
+
+def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: list[PersonPreference],
+              primary: int | None, s: Bootstrap) -> list[WinRate]:
+    """Per budget (every category), then per category at the primary budget (where people's preferences are)."""
+    budgets = sorted({v.budget for v in verdicts} | ({primary} if primary is not None and people else set()))
+    mine = {(p.grader, p.question_pk): p for p in people}
+    draws = [(mine[(d.grader, d.question_pk)], 1.0 / (d.population * d.probability))
+             for d in sample_draws(store, run_id) if (d.grader, d.question_pk) in mine]
+    out = []
+    by_category: dict[str, set[int]] = defaultdict(set)
+    for b in budgets:
+        pairs = answer_pairs(store, run_id, [b])[0]
+        pks = {p.question_pk for p in pairs} | ({p.question_pk for p in people} if b == primary else set())
+        out.append(_group(pks, b, None, verdicts, people, draws, primary, s))
+        if b == primary or primary is None:
+            for p in pairs:
+                by_category[p.raw["category"]].add(p.question_pk)
+    if len(by_category) > 1 and budgets:
+        at = primary if primary in budgets else budgets[0]
+        out += [_group(pks, at, category, verdicts, people, draws, primary, s)
+                for category, pks in sorted(by_category.items())]
+    return out

@@ -1,0 +1,86 @@
+"""`gradedesk judge --pairwise`: ask the judge which answer is better, raw or bundled, in both orders (see
+core/grading/pairwise_judge.py), and print what it did and how it behaved: its position bias, tie and inconsistency
+rates and, with --repeats, its stability."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+
+def parse_budgets(text: str | None) -> list[int] | None:
+    from gradedesk.core.errors import UserError
+
+    if text is None:
+        return None
+    try:
+        budgets = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UserError(f"--budgets: {text!r} is not a comma-separated list of token budgets, e.g. 1000,4000") from None
+    if not budgets:
+        raise UserError("--budgets: empty; give token budgets, e.g. 1000,4000")
+    return budgets
+
+
+def run_pairwise(args: argparse.Namespace) -> int:
+    from gradedesk.core.agreement.pairwise import judge_behaviour
+    from gradedesk.core.agreement.report import Settings
+    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
+    from gradedesk.core.cli.judge_cmd import announcing
+    from gradedesk.core.cli.output import info, print_json, progress_bars
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.grading.pairwise_judge import pairwise_plan, pairwise_run
+    from gradedesk.core.grading.pairwise_rubric import PAIRWISE
+    from gradedesk.core.grading.pairwise_verdicts import pair_verdicts
+    from gradedesk.core.grading.rubric_lookup import resolve_of_kind
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.run_records import resolve_run
+
+    if args.model is None and args.base_url is None:
+        raise UserError("--pairwise: the pairwise judge is an LLM: give the judge --model (and --base-url)")
+    if args.repeats < 1:
+        raise UserError(f"--repeats: must be at least 1, got {args.repeats}")
+    budgets = parse_budgets(args.budgets)
+    provider = provider_from_args(args)
+    with open_store(args.store, create=False) as store:
+        run_id = resolve_run(store, args.run)
+        rubric = resolve_of_kind(store, args.rubric, PAIRWISE)
+        calls, pairs = pairwise_plan(store, run_id, provider.model, budgets, args.repeats, rubric)
+        plan = (f"gradedesk: pairwise judge {provider.model}: {calls} call{'' if calls == 1 else 's'} for {pairs} "
+                f"pair{'' if pairs == 1 else 's'} (both orders, {args.repeats} repeat(s) each)")
+        if not calls:
+            info(plan)
+        with progress_bars() as bar:
+            report = pairwise_run(store, run_id, provider, budgets, args.repeats, progress=announcing(bar, plan),
+                                  rubric=rubric, max_tokens=args.max_tokens)
+        verdicts = pair_verdicts(store, run_id, report.model, report.rubric_version)
+        behaviour = judge_behaviour(verdicts, Settings())
+    endpoint_warnings(provider)
+    if args.json:
+        print_json({"pairwise": asdict(report), "behaviour": behaviour.to_dict()})
+    else:
+        print(f"run {run_id}: pairwise judge {report.model} ({report.rubric_version}), budgets "
+              f"{', '.join(map(str, report.budgets)) or 'none'}, {report.repeats} repeat(s) per order: "
+              f"{report.pairs} pairs, {report.replies_done} usable replies now, {report.unusable} unusable replies, "
+              f"{report.failed_calls} failed calls, {report.truncated} replies cut at --max-tokens {args.max_tokens}, "
+              f"{report.skipped_no_gold} questions without a gold answer and {report.skipped_unpaired} without both "
+              "answers skipped")
+        b = behaviour
+        print(f"verdicts: {b.consistent} consistent (both orders agree), {b.inconsistent} inconsistent, "
+              f"{b.undecided} undecided, of {b.pairs} pairs")
+        print(f"position bias (replies choosing ANSWER 1, fair 0.5): {b.first_position_wins.text()}")
+        print(f"tie rate: {b.tie_rate.text()}; inconsistency rate: {b.inconsistency_rate.text()}")
+        print(f"stability across repeats: {b.stability.text()}; {b.unstable_pairs} unstable pair(s)")
+    for failure in report.failures[:20]:
+        info(f"gradedesk: {failure}")
+    if report.unusable:
+        info(f"gradedesk: warning: {report.unusable} pairwise repl(ies) were unusable (no verdict)"
+             + (f", {report.truncated} of them cut at --max-tokens {args.max_tokens}" if report.truncated else "")
+             + f"; does {report.model} follow the pairwise rubric's JSON format?")
+    if report.failed_calls:
+        info(f"gradedesk: {report.failed_calls} judge call(s) failed; run the same command again to retry them")
+        return 1
+    if report.nothing_usable:
+        info(f"gradedesk: no reply of {report.model} could be used: no pairwise verdict")
+        return 1
+    return 0

@@ -1,0 +1,223 @@
+"""The pairwise judge: which of a question's two answers, raw or bundled, is better, asked in both orders.
+
+`pairwise_run(store, run_id, provider, budgets, repeats)` takes every question of a run that has a gold answer, a raw
+answer and a bundled answer at a chosen budget (default: each of the run's budgets), and shows the judge the question,
+the gold answer, and both answers, each after its own evidence, as ANSWER 1 and ANSWER 2 under a pairwise rubric
+(core/grading/pairwise_rubric.py). Each pair is asked in both orders (raw first, bundle first), each order `repeats`
+times. The reply must be JSON {"winner": "1" | "2" | "tie", "reasoning": "..."}; each is stored (core/store/pairwise.py)
+with the winner mapped back to the answer it names. What the replies add up to (a verdict only when both orders agree)
+is pairwise_verdicts.py's.
+
+As for grades (core/grading/judge.py, whose call loop this reuses): a reply that is not valid JSON of that schema, or
+one cut at max_tokens, is stored as an error with the reply kept, and is no verdict; a call that fails after the
+provider's retries is stored with no reply and asked again the next time (resume); nothing already answered is asked
+again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from gradedesk.core.config import VERDICT_MAX_TOKENS
+from gradedesk.core.errors import UserError
+from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut
+from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
+from gradedesk.core.grading.pairwise_rubric import PairwiseRubric, builtin_pairwise_rubric
+from gradedesk.core.grading.rubric_lookup import store_rubric
+from gradedesk.core.progress import Progress
+from gradedesk.core.store import pairwise
+from gradedesk.core.store.answers import answers_of_run
+from gradedesk.core.store.connection import Store, utc_now
+
+WINNERS = ("1", "2", "tie")
+ORDERS = ("raw", "bundle")  # the answer shown first
+
+
+def other(method: str) -> str:
+    return "bundle" if method == "raw" else "raw"
+
+
+def preferred_of(winner: str, first: str) -> str:
+    """The answer a reply's winner names, given which answer was shown first: raw, bundle or tie."""
+    return "tie" if winner == "tie" else first if winner == "1" else other(first)
+
+
+@dataclass(frozen=True)
+class AnswerPair:
+    """A question's raw answer and its bundled answer at one budget (answer rows as answers_of_run gives them)."""
+
+    question_pk: int
+    budget: int
+    raw: dict
+    bundle: dict
+
+
+@dataclass(frozen=True)
+class PairTask:
+    pair: AnswerPair
+    first: str  # raw | bundle: which answer is ANSWER 1
+    repeat_index: int
+
+
+@dataclass
+class PairwiseReport:
+    run_id: int
+    model: str
+    rubric_version: str
+    repeats: int
+    budgets: list[int]
+    pairs: int = 0              # pairs of answers to compare
+    replies_done: int = 0       # usable replies this time
+    unusable: int = 0           # replies that could not be used (no verdict; kept with the reply)
+    failed_calls: int = 0       # calls that failed after retries (asked again next time)
+    truncated: int = 0          # replies cut at max_tokens (each also counted as unusable)
+    skipped_no_gold: int = 0    # questions without a gold answer
+    skipped_unpaired: int = 0   # (question, budget) without both a raw and a bundled answer
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def nothing_usable(self) -> bool:
+        return self.unusable > 0 and self.replies_done == 0
+
+
+def parse_pairwise_reply(text: str) -> tuple[str, str]:
+    """(winner, reasoning) of a reply; ReplyError says what is wrong. A winner given as the number 1 or 2 is taken."""
+    data = parse_json_reply(text)
+    winner = require(data, "winner", (str, int), '"1", "2" or "tie"')
+    winner = str(winner).strip().lower()
+    if winner not in WINNERS:
+        raise ReplyError(f"winner: {data['winner']!r} is not one of \"1\", \"2\", \"tie\"")
+    reasoning = require(data, "reasoning", str, "text")
+    if not reasoning.strip():
+        raise ReplyError("reasoning: empty")
+    return winner, reasoning.strip()
+
+
+def pairwise_messages(rubric: PairwiseRubric, question: str, gold: str, first: tuple[str, list[Evidence]],
+                      second: tuple[str, list[Evidence]]) -> list[dict]:
+    """The judge's messages: the rubric, then the question, the gold answer and each answer after its evidence."""
+    parts = [section("QUESTION", question), section("GOLD ANSWER", gold)]
+    for n, (answer, evidence) in enumerate((first, second), start=1):
+        parts += [section(f"EVIDENCE FOR ANSWER {n}", format_evidence(evidence)),
+                  section(f"ANSWER {n}", answer or "(empty answer)")]
+    return [{"role": "system", "content": rubric.prompt}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def answer_pairs(store: Store, run_id: int, budgets: list[int] | None) -> tuple[list[AnswerPair], list[int], int, int]:
+    """(pairs, budgets, questions without gold, (question, budget) without both answers) of a run; `budgets` None:
+    every budget of the run's bundled answers. A budget the run does not have is a UserError."""
+    rows = answers_of_run(store, run_id, only_ok=False)
+    run_budgets = sorted({a["budget"] for a in rows if a["method"] == "bundle"})
+    if budgets is None:
+        budgets = run_budgets
+    for b in budgets:
+        if b not in run_budgets:
+            raise UserError(f"--budgets: {b} is not a budget of run {run_id} (its budgets: "
+                            f"{', '.join(map(str, run_budgets)) or 'none'})")
+    by_question: dict[int, dict[tuple[str, int], dict]] = defaultdict(dict)
+    gold: dict[int, bool] = {}
+    for a in rows:
+        gold[a["question_pk"]] = bool((a["gold_answer"] or "").strip())
+        if a["status"] == "ok":
+            by_question[a["question_pk"]][(a["method"], a["budget"])] = a
+    pairs, unpaired = [], 0
+    for pk in sorted(gold):
+        if not gold[pk]:
+            continue
+        answers = by_question[pk]
+        for b in budgets:
+            raw, bundle = answers.get(("raw", 0)), answers.get(("bundle", b))
+            if raw and bundle:
+                pairs.append(AnswerPair(pk, b, raw, bundle))
+            else:
+                unpaired += 1
+    return pairs, budgets, sum(not g for g in gold.values()), unpaired
+
+
+def pending_tasks(store: Store, run_id: int, pairs: list[AnswerPair], model: str, rubric_version: str,
+                  repeats: int) -> list[PairTask]:
+    """What is not asked yet (or failed as a call last time)."""
+    done = pairwise.done_replies(store, run_id, model, rubric_version)
+    return [PairTask(p, first, r) for p in pairs for r in range(repeats) for first in ORDERS
+            if (p.bundle["id"], p.raw["id"], first, r) not in done]
+
+
+def pairwise_plan(store: Store, run_id: int, model: str, budgets: list[int] | None, repeats: int,
+                  rubric: PairwiseRubric | None = None) -> tuple[int, int]:
+    """(calls, pairs) that `pairwise_run` with the same arguments would make (nothing is stored)."""
+    pairs = answer_pairs(store, run_id, budgets)[0]
+    tasks = pending_tasks(store, run_id, pairs, model, (rubric or builtin_pairwise_rubric()).version, repeats)
+    return len(tasks), len({(t.pair.question_pk, t.pair.budget) for t in tasks})
+
+
+def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, report: PairwiseReport) -> None:
+    task, pair = outcome.task, outcome.task.pair
+    where = f"{pair.raw['question_id']} raw vs bundle@{pair.budget} ({task.first} first, repeat {task.repeat_index})"
+    winner = preferred = reasoning = error = None
+    if outcome.error:
+        report.failed_calls += 1
+        error = f"judge call failed: {outcome.error}"
+    else:
+        try:
+            cut(outcome)
+            winner, reasoning = parse_pairwise_reply(outcome.text or "")
+            preferred = preferred_of(winner, task.first)
+            report.replies_done += 1
+        except ReplyError as exc:
+            report.unusable += 1
+            error = f"unusable judge reply: {exc}"
+    report.truncated += outcome.cut_at is not None
+    if error:
+        report.failures.append(f"{where}: {error}")
+    with store.transaction():
+        pairwise.replace_reply(store, pairwise.PairwiseReply(
+            pair.question_pk, pair.budget, pair.bundle["id"], pair.raw["id"], model, report.rubric_version, task.first,
+            task.repeat_index, winner, preferred, reasoning, outcome.text, error, utc_now(), outcome.finish_reason,
+            outcome.tokens_in, outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
+
+
+def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None = None, repeats: int = 1, *,
+                 progress: Progress | None = None, rubric: PairwiseRubric | None = None,
+                 max_tokens: int = VERDICT_MAX_TOKENS) -> PairwiseReport:
+    """Ask the judge which answer is better for every pair of the run, in both orders, `repeats` times; resume-safe."""
+    if repeats < 1:
+        raise UserError(f"--repeats: must be at least 1, got {repeats}")
+    if max_tokens < 1:
+        raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
+    if getattr(provider, "name", "") == "offline-extractive":
+        raise UserError("the offline extractive answerer cannot judge: give a judge --model (and --base-url)")
+    rubric = rubric or builtin_pairwise_rubric()
+    model = provider.model
+    pairs, chosen, no_gold, unpaired = answer_pairs(store, run_id, budgets)
+    report = PairwiseReport(run_id, model, store_rubric(store, rubric), repeats, chosen, len(pairs),
+                            skipped_no_gold=no_gold, skipped_unpaired=unpaired)
+    tasks = pending_tasks(store, run_id, pairs, model, report.rubric_version, repeats)
+    evidence: dict[int, list[Evidence]] = {}
+    for t in tasks:
+        for a in (t.pair.raw, t.pair.bundle):
+            if a["id"] not in evidence:
+                evidence[a["id"]] = answer_evidence(store, a)
+    finished = 0
+
+    def messages(task: PairTask) -> list[dict]:
+        p = task.pair
+        first, second = (p.raw, p.bundle) if task.first == "raw" else (p.bundle, p.raw)
+        return pairwise_messages(rubric, p.raw["question"], p.raw["gold_answer"],
+                                 (first["text"] or "", evidence[first["id"]]),
+                                 (second["text"] or "", evidence[second["id"]]))
+
+    def done(task: PairTask, outcome: JudgeOutcome[PairTask]) -> None:
+        nonlocal finished
+        _store_reply(store, outcome, model, report)
+        finished += 1
+        if progress:
+            progress("judge", finished, len(tasks), report.failed_calls + report.unusable)
+
+    if tasks:
+        if progress:
+            progress("judge", 0, len(tasks), 0)
+        ask_each(provider, tasks, messages, done, max_tokens)
+    return report

@@ -1,0 +1,106 @@
+"""What the pairwise judge's stored replies add up to, per pair of answers (a question's raw and bundled answer at one
+budget, for one judge model and pairwise rubric version).
+
+Each order (raw shown first, bundle shown first) gives its verdict: the answer (raw, bundle or tie) that a strict
+majority of its usable replies names once mapped back (with one repeat, the one reply). The pair's verdict counts only
+when both orders have one and they agree (status "consistent"); when they differ the pair is "inconsistent" (the
+judge followed the position, not the content) and has no verdict; when an order has no majority or no usable reply it
+is "undecided". Stability (with repeats) is how often the judge says the same thing again: per order, the share of its
+usable repeats that give that order's most common answer, averaged over the two orders (None: no order has two usable
+repeats). A reply that could not be used is an error, never a verdict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from gradedesk.core.grading.pairwise_judge import ORDERS
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.pairwise import PairwiseReply, RunReply, run_replies
+
+CONSISTENT, INCONSISTENT, UNDECIDED = "consistent", "inconsistent", "undecided"
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    question_pk: int
+    question_id: str
+    benchmark: str
+    category: str
+    budget: int
+    raw_answer_id: int
+    bundle_answer_id: int
+    judge_model: str
+    rubric_version: str
+    by_order: dict[str, str | None]  # first method -> that order's verdict (raw | bundle | tie), None: none
+    status: str  # consistent | inconsistent | undecided
+    stability: float | None
+    replies: tuple[PairwiseReply, ...]
+
+    @property
+    def verdict(self) -> str | None:
+        """raw | bundle | tie when both orders agree; None otherwise."""
+        return self.by_order["raw"] if self.status == CONSISTENT else None
+
+    @property
+    def doubtful(self) -> bool:
+        """Worth a person's look: the judge contradicted itself across orders or repeats."""
+        return self.status == INCONSISTENT or (self.stability is not None and self.stability < 1)
+
+
+def _order_verdict(answers: list[str]) -> str | None:
+    """The strict-majority answer among an order's usable replies, or None."""
+    if not answers:
+        return None
+    top, n = Counter(answers).most_common(1)[0]
+    return top if 2 * n > len(answers) else None
+
+
+def _stability(groups: dict[str, list[str]]) -> float | None:
+    shares = [Counter(a).most_common(1)[0][1] / len(a) for a in groups.values() if len(a) >= 2]
+    return sum(shares) / len(shares) if shares else None
+
+
+def verdicts_of(replies: list[RunReply]) -> list[PairVerdict]:
+    """Each pair's verdict from its stored replies (grouped by pair, judge model and rubric version)."""
+    groups: dict[tuple[int, int, str, str], list[RunReply]] = defaultdict(list)
+    for r in replies:
+        p = r.reply
+        groups[(p.bundle_answer_id, p.raw_answer_id, p.judge_model, p.rubric_version)].append(r)
+    out = []
+    for members in groups.values():
+        first, p = members[0], members[0].reply
+        answers: dict[str, list[str]] = {order: [m.reply.preferred for m in members if m.reply.first_method == order
+                           and m.reply.preferred is not None] for order in ORDERS}
+        by_order = {order: _order_verdict(a) for order, a in answers.items()}
+        a, b = by_order["raw"], by_order["bundle"]
+        status = UNDECIDED if a is None or b is None else CONSISTENT if a == b else INCONSISTENT
+        out.append(PairVerdict(p.question_pk, first.question_id, first.benchmark, first.category, p.budget,
+                               p.raw_answer_id, p.bundle_answer_id, p.judge_model, p.rubric_version,
+                               by_order, status, _stability(answers),
+                               tuple(m.reply for m in members)))
+    return out
+
+
+def newest_judge(replies: list[RunReply]) -> tuple[str, str] | None:
+    """(judge model, rubric version) of the newest pairwise reply: whose verdicts the figures use."""
+    if not replies:
+        return None
+    newest = max(replies, key=lambda r: r.reply.created_at)
+    return newest.reply.judge_model, newest.reply.rubric_version
+
+
+def pair_verdicts(store: Store, run_id: int, model: str | None = None,
+                  rubric_version: str | None = None) -> list[PairVerdict]:
+    """The run's pair verdicts by one judge and rubric (default: the newest pairwise judge's)."""
+    replies = run_replies(store, run_id, model, rubric_version)
+    judge = (model, rubric_version) if model and rubric_version else newest_judge(replies)
+    if judge is None:
+        return []
+    return verdicts_of([r for r in replies if (r.reply.judge_model, r.reply.rubric_version) == judge])
+
+
+def doubtful_questions(store: Store, run_id: int) -> set[int]:
+    """Question pks whose pairwise verdict (newest judge, any budget) is inconsistent or unstable."""
+    return {v.question_pk for v in pair_verdicts(store, run_id) if v.doubtful}
