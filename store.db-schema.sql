@@ -119,7 +119,8 @@ CREATE TABLE IF NOT EXISTS prompts (
 CREATE TABLE IF NOT EXISTS rubrics (
     version    TEXT PRIMARY KEY,           -- name/hash: the rubric's name and 8 hex of its normal form's sha256
     text       TEXT NOT NULL,              -- the normal form of the rubric file (core/grading/rubric_format.py)
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    kind       TEXT NOT NULL DEFAULT 'grade' CHECK (kind IN ('grade', 'pairwise')) -- a grade or a pairwise rubric
 );
 
 -- Runs and answers -----------------------------------------------------------------------------------------------------
@@ -490,4 +491,6 @@ UPDATE auto_grades SET gold_hash = (
 -- (held for item flags of another branch: the lead renumbers at merge)
 
 -- migrate to 11
--- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above.
+-- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above. Rubrics say their
+-- kind, so a pairwise rubric is never the current grade rubric; every rubric stored before was a grade rubric.
+ALTER TABLE rubrics ADD COLUMN kind TEXT NOT NULL DEFAULT 'grade' CHECK (kind IN ('grade', 'pairwise'));

@@ -15,7 +15,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "confusion matrix, TPR/TNR) with seeded bootstrap intervals; judge-corrected pass rates per "
                     "method; switch rate; self-consistency; Krippendorff's alpha across people; rubric versions; "
                     "people's faithfulness from their claim marks against each faithfulness scorer (Pearson r, mean "
-                    "absolute and mean difference, with intervals).")
+                    "absolute and mean difference, with intervals); which answer is better: the pairwise judge's "
+                    "position bias, tie and inconsistency rates and stability, its agreement with people's "
+                    "preferences, and the win rate of bundled over raw from people, from the judge and "
+                    "prediction-powered.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--by", action="append", choices=BY_CHOICES, metavar="|".join(BY_CHOICES),
                    help="breakdown to print (repeatable; default: category, method and label)")
@@ -31,6 +34,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.grade_pairs import GraderChoice
     from gradedesk.core.agreement.report import Settings, agreement_report
+    from gradedesk.core.agreement.pairwise_tables import pairwise_tables
     from gradedesk.core.agreement.tables import headline, report_tables
     from gradedesk.core.cli.output import info, print_json, print_table
     from gradedesk.core.errors import UserError
@@ -50,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(headline(report))
     print(f"compared with: {report.compared_with}")
-    for table in report_tables(report, args.by or ["category", "method", "label"]):
+    tables = report_tables(report, args.by or ["category", "method", "label"])
+    tables += pairwise_tables(report.pairwise, report.samples.position_bias.preferred_left)
+    for table in tables:
         print()
         print(table.title)
         print_table(table.headers, table.rows)

@@ -25,7 +25,7 @@ from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
-from gradedesk.core.grading.pairwise_rubric import PairwiseRubric, builtin_pairwise_rubric
+from gradedesk.core.grading.pairwise_rubric import PAIRWISE, PairwiseRubric, builtin_pairwise_rubric
 from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.progress import Progress
 from gradedesk.core.store import pairwise
@@ -192,7 +192,7 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
     rubric = rubric or builtin_pairwise_rubric()
     model = provider.model
     pairs, chosen, no_gold, unpaired = answer_pairs(store, run_id, budgets)
-    report = PairwiseReport(run_id, model, store_rubric(store, rubric), repeats, chosen, len(pairs),
+    report = PairwiseReport(run_id, model, store_rubric(store, rubric, PAIRWISE.name), repeats, chosen, len(pairs),
                             skipped_no_gold=no_gold, skipped_unpaired=unpaired)
     tasks = pending_tasks(store, run_id, pairs, model, report.rubric_version, repeats)
     evidence: dict[int, list[Evidence]] = {}

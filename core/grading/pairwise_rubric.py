@@ -90,7 +90,7 @@ def builtin_pairwise_rubric() -> PairwiseRubric:
     return parse_pairwise_rubric(text, BUILTIN_FILE)
 
 
-PAIRWISE: RubricKind[PairwiseRubric] = RubricKind(parse_pairwise_rubric, builtin_pairwise_rubric)
+PAIRWISE: RubricKind[PairwiseRubric] = RubricKind("pairwise", parse_pairwise_rubric, builtin_pairwise_rubric)
 
 
 def shown_pairwise(rubric: PairwiseRubric) -> str:

@@ -40,20 +40,21 @@ class RubricKind(Generic[R]):
     """A kind of rubric file: the judge's grade rubric (GRADE) or its pairwise rubric (core/grading/pairwise_rubric.py):
     how its text is read and which one is built in. Both kinds are stored in one table, each version once."""
 
+    name: str  # rubrics.kind: grade | pairwise
     parse: Callable[[str, str], R]  # (text, source) -> rubric; InputError names every problem
     builtin: Callable[[], R]
 
 
-GRADE: RubricKind[Rubric] = RubricKind(parse_rubric, builtin_rubric)
+GRADE: RubricKind[Rubric] = RubricKind("grade", parse_rubric, builtin_rubric)
 
 
-def store_rubric(store: Store, rubric: Versioned) -> str:
+def store_rubric(store: Store, rubric: Versioned, kind: str = "grade") -> str:
     """Store the rubric under its version unless it is there already; return the version."""
     version = rubric.version
     with store.transaction():
         existing = rubrics.stored_text(store, version)
         if existing is None:
-            rubrics.add_rubric(store, version, rubric.text)
+            rubrics.add_rubric(store, version, rubric.text, kind)
         elif existing != rubric.text:  # 8 hex digits of sha256 collided: never seen, but never silently merged
             raise UserError(f"rubric {version}: the store holds another text under this version; rename the rubric")
     return version
@@ -74,14 +75,15 @@ def stored_of_kind(store: Store, version: str, kind: RubricKind[R]) -> R:
                         "`gradedesk rubric show` prints the built-in rubric that replaced it") from None
 
 
-def find_version(store: Store, spec: str) -> str | None:
-    """The stored version `spec` names: itself, a rubric name (its newest version) or a unique version prefix."""
-    if rubrics.stored_text(store, spec) is not None:
+def find_version(store: Store, spec: str, kind: str = "grade") -> str | None:
+    """The stored version of that kind `spec` names: itself, a rubric name (its newest version) or a unique version
+    prefix."""
+    if rubrics.stored_text(store, spec, kind) is not None:
         return spec
-    newest = rubrics.newest_named(store, spec)
+    newest = rubrics.newest_named(store, spec, kind)
     if newest:
         return newest
-    matches = rubrics.versions_starting(store, spec)
+    matches = rubrics.versions_starting(store, spec, kind)
     if len(matches) > 1:
         raise UserError(f"rubric {spec!r}: names {len(matches)} versions ({', '.join(sorted(matches)[:4])}, ...); "
                         "give more of the version")
@@ -108,7 +110,7 @@ def resolve_of_kind(store: Store | None, spec: str | None, kind: RubricKind[R], 
         return read_rubric_file(path, kind)
     if path.exists():
         raise UserError(f"{flag}: {spec}: not a file")
-    version = find_version(store, spec) if store is not None else None
+    version = find_version(store, spec, kind.name) if store is not None else None
     if store is None or version is None:
         where = f" nor a rubric version in {store.path} (see `gradedesk rubric history`)" if store else ""
         raise UserError(f"{flag}: {spec}: no such file{where}")

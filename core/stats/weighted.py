@@ -89,7 +89,7 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     b_rect = (w[idx] * rect[idx]).sum(1) / w[idx].sum(1)
     boot_values = np.clip(b_all + b_rect, 0.0, 1.0)
     est = finish(min(max(value, 0.0), 1.0), int(h.size), boot_values, "")
-    variance = float(boot_values.var())
+    variance = float(boot_values.var()) if boot_values.size else 0.0
     p = est.value if est.value is not None else 0.0
     worth = p * (1 - p) / variance if variance > 0 else None
     return est, worth

@@ -1,4 +1,5 @@
-"""Judge rubrics as stored: table rubrics (a version, its text, when it was stored).
+"""Judge rubrics as stored: table rubrics (a version, its text, when it was stored, and its kind: a grade rubric or a
+pairwise one, core/grading/pairwise_rubric.py; "the current rubric" is always the newest grade rubric).
 
 What it gives: a version's text (`stored_text`), every version (`rubric_texts`), storing a new version (`add_rubric`),
 the newest version (`newest_rubric_version`: the current rubric, stamped on each person's grade), the versions a name
@@ -14,27 +15,30 @@ from dataclasses import dataclass
 from gradedesk.core.store.connection import Store, utc_now
 
 
-def stored_text(store: Store, version: str) -> str | None:
-    text: str | None = store._scalar("SELECT text FROM rubrics WHERE version = ?", (version,))
+def stored_text(store: Store, version: str, kind: str | None = None) -> str | None:
+    """The text of a stored version (of that kind, when given: grade or pairwise)."""
+    text: str | None = store._scalar("SELECT text FROM rubrics WHERE version = ? AND (? IS NULL OR kind = ?)",
+                                     (version, kind, kind))
     return text
 
 
-def add_rubric(store: Store, version: str, text: str) -> None:
+def add_rubric(store: Store, version: str, text: str, kind: str = "grade") -> None:
     """Store a version that is not stored yet (the caller checked, in its transaction)."""
-    store._db.table("rubrics").insert({"version": version, "text": text, "created_at": utc_now()})
+    store._db.table("rubrics").insert({"version": version, "text": text, "created_at": utc_now(), "kind": kind})
 
 
-def newest_named(store: Store, name: str) -> str | None:
-    """The newest stored version of rubric `name` (versions are `name/hash`)."""
+def newest_named(store: Store, name: str, kind: str = "grade") -> str | None:
+    """The newest stored version of rubric `name` (versions are `name/hash`) of that kind."""
     version: str | None = store._scalar("SELECT version FROM rubrics WHERE version LIKE ? || '/%' ESCAPE '\\' "
-                                       "ORDER BY created_at DESC, rowid DESC LIMIT 1", (_like(name),))
+                                       "AND kind = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                                       (_like(name), kind))
     return version
 
 
-def versions_starting(store: Store, prefix: str) -> list[str]:
-    """Every stored version that starts with `prefix`."""
-    return [r["version"] for r in store._query("SELECT version FROM rubrics WHERE version LIKE ? || '%' ESCAPE '\\'",
-                                              (_like(prefix),))]
+def versions_starting(store: Store, prefix: str, kind: str = "grade") -> list[str]:
+    """Every stored version of that kind that starts with `prefix`."""
+    return [r["version"] for r in store._query("SELECT version FROM rubrics WHERE version LIKE ? || '%' ESCAPE '\\' "
+                                              "AND kind = ?", (_like(prefix), kind))]
 
 
 def _like(text: str) -> str:
@@ -43,7 +47,8 @@ def _like(text: str) -> str:
 
 # rubric flags: what was graded under another version than the newest ------------------------------------------------
 def newest_rubric_version(store: Store) -> str | None:
-    version: str | None = store._scalar("SELECT version FROM rubrics ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    version: str | None = store._scalar("SELECT version FROM rubrics WHERE kind = 'grade' "
+                                       "ORDER BY created_at DESC, rowid DESC LIMIT 1")
     return version
 
 
@@ -88,6 +93,6 @@ class RubricText:
 
 
 def rubric_texts(store: Store) -> list[RubricText]:
-    """Every stored rubric version, oldest first."""
-    return [RubricText(**r)
-            for r in store._query("SELECT version, text, created_at FROM rubrics ORDER BY created_at, rowid")]
+    """Every stored grade rubric version, oldest first."""
+    return [RubricText(**r) for r in store._query(
+        "SELECT version, text, created_at FROM rubrics WHERE kind = 'grade' ORDER BY created_at, rowid")]

@@ -1,0 +1,57 @@
+"""The pairwise figures (core/agreement/pairwise.py) as plain tables: what `gradedesk agree` prints under "Which answer
+is better" and the desk's agreement screen shows in its section of that name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradedesk.core.agreement.pairwise import CHOICES, PairwiseFigures
+from gradedesk.core.agreement.tables import GROUP_MEASURES, Table, est_text
+from gradedesk.core.stats.measures import Estimate, texts_once
+
+
+def judge_table(pw: PairwiseFigures, people_left: Estimate) -> Table:
+    """The judge's position bias, ties, consistency and stability; people's left-side share beside its position
+    bias."""
+    b = pw.behaviour
+    who = f"{pw.judge_model} ({pw.rubric_version})" if pw.judge_model else "no pairwise judge yet"
+    rows: list[list[Any]] = [
+        ["judge chose ANSWER 1 (position bias; fair 0.5)", est_text(b.first_position_wins)],
+        ["people chose the left answer (fair 0.5)", est_text(people_left)],
+        ["judge tie rate", est_text(b.tie_rate)],
+        ["judge inconsistency rate (orders disagree)", est_text(b.inconsistency_rate)],
+        ["judge stability across repeats", est_text(b.stability)],
+        ["pairs: consistent / inconsistent / undecided", f"{b.consistent} / {b.inconsistent} / {b.undecided}"],
+        ["replies: usable / unusable", f"{b.replies} / {b.unusable}"],
+    ]
+    return Table(f"Which answer is better: the pairwise judge {who}", ["measure", "estimate"], rows)
+
+
+def preference_agreement_table(pw: PairwiseFigures) -> Table:
+    a = pw.agreement
+    rows: list[list[Any]] = [[label, est_text(a.estimates[key]), est_text(a.without_ties.get(key))]
+                             for key, label in GROUP_MEASURES]
+    rows.append(["pairs", a.pairs, a.pairs_without_ties])
+    rows += [[f"not compared: {why}", n, ""] for why, n in sorted(a.not_compared.items())]
+    return Table(f"Judge vs people's preferences (bundle at budget {pw.primary_budget}; consistent verdicts only)",
+                 ["measure", "raw, bundle, tie", "ties left out"], rows)
+
+
+def preference_confusion_table(pw: PairwiseFigures) -> Table:
+    m = pw.agreement.matrix
+    rows: list[list[Any]] = [[f"person: {c}", *m[i], sum(m[i])] for i, c in enumerate(CHOICES)]
+    return Table("Preferences (rows: person, columns: judge)", ["", *CHOICES, "total"], rows)
+
+
+def win_rate_table(pw: PairwiseFigures) -> Table:
+    rates = pw.win_rates
+    texts = texts_once([e for w in rates for e in (w.people, w.judge, w.ppi)])
+    rows: list[list[Any]] = [[w.budget, w.category or "all", w.pairs, *texts[3 * i:3 * i + 3]]
+                             for i, w in enumerate(rates)]
+    return Table("Win rate of bundled over raw (a tie counts half; 95% bootstrap intervals)",
+                 ["budget", "category", "pairs", "people", "judge (consistent)", "prediction-powered"], rows)
+
+
+def pairwise_tables(pw: PairwiseFigures, people_left: Estimate) -> list[Table]:
+    return [judge_table(pw, people_left), preference_agreement_table(pw), preference_confusion_table(pw),
+            win_rate_table(pw)]
