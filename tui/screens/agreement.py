@@ -5,8 +5,9 @@ and pass rates with their intervals; what answer quality needs when no model gra
 matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
 `(human_grade, machine_grade)` so the grading screen filters to those items; Escape dismisses with None), kappa and AC1
 with their intervals, each judge rubric version side by side on the items all of them graded (when the judge graded the
-run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, and a plot of
-answer quality against prompt tokens over the run's budget sweep.
+run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, which answer
+is better (the pairwise judge's position bias, ties and consistency beside people's left-side share, its agreement
+with people's preferences and the win rates of bundled over raw), and a plot of answer quality against prompt tokens over the run's budget sweep.
 
 The report is computed by core/agreement/report.py in a thread worker with its own store connection (read-only work, WAL
 lets it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came
@@ -31,6 +32,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
+from gradedesk.core.agreement.pairwise_tables import judge_table, preference_agreement_table, win_rate_table
 from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
@@ -86,6 +88,15 @@ def corrected_summary(report: AgreementReport) -> Table:
                               f"{a.observed_rate:.3f}", text] for a, text in zip(corr.arms, texts)]
     rows.append([f"bundle - raw (budget {diff.budget})", diff.paired_questions, "", texts[-1]])
     return Table("Corrected pass rates (Rogan-Gladen)", ["answers", "n", "machine pass", "corrected"], rows)
+
+
+def pairwise_group(report: AgreementReport) -> Group:
+    """Which answer is better: the pairwise judge beside people's left-side share, the win rates of bundled over raw,
+    and judge vs people's preferences."""
+    pw = report.pairwise
+    tables = [judge_table(pw, report.samples.position_bias.preferred_left), win_rate_table(pw),
+              preference_agreement_table(pw)]
+    return Group(*(part for t in tables for part in (rich_table(t), Text(" "))))
 
 
 def headline_group(head: Headline) -> Group:
@@ -151,6 +162,7 @@ class AgreementScreen(Screen):
             yield Static(id="agreement-category")
             yield Static(id="agreement-samples")
             yield Static(id="agreement-ppi")
+            yield Static(id="agreement-pairwise")
             yield PlotextPlot(id="agreement-plot")
         yield Footer()
 
@@ -194,6 +206,7 @@ class AgreementScreen(Screen):
         self.query_one("#agreement-samples", Static).update(rich_table(samples_table(report)))
         if report.samples.pass_rates:
             self.query_one("#agreement-ppi", Static).update(rich_table(ppi_table(report)))
+        self.query_one("#agreement-pairwise", Static).update(pairwise_group(report))
         self._plot(report.quality_by_tokens)
 
     def on_agreement_screen_failed(self, message: Failed) -> None:
