@@ -1,8 +1,9 @@
 """The "most useful next item" as a draw with a known probability, so that estimates can undo the preference.
 
 Usefulness is the judge's uncertainty about an item (1 - confidence; 0.5 when the judge gave none) plus a bonus for
-items whose confusion-matrix cell few people have graded. The draw mixes it with a uniform floor, so every item keeps
-a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run
+items whose confusion-matrix cell few people have graded, and a bonus for questions whose pairwise judge verdict
+(raw vs bundled) is inconsistent across orders or unstable across repeats (core/grading/pairwise_verdicts.py). The
+draw mixes it with a uniform floor, so every item keeps a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run
 (an item drawn again counts again without being graded again), which is what makes the inverse-probability weights of
 core/stats/weighted.py exact.
 """
@@ -13,11 +14,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gradedesk.core.grading.pairwise_verdicts import doubtful_questions
 from gradedesk.core.store import desk, samples
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.run_records import RunInfo
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
+PAIRWISE_DOUBT = 0.5  # added for a question whose pairwise judge verdict is inconsistent or unstable
 
 
 def draw_probabilities(usefulness: Sequence[float], floor: float = FLOOR) -> list[float]:
@@ -54,12 +57,15 @@ class Draw:
 
 def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None) -> tuple[list[int], list[float]]:
     """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
-    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade). `judge_rubric`: the
+    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade), plus PAIRWISE_DOUBT
+    when the pairwise judge's verdict on the question is inconsistent or unstable. `judge_rubric`: the
     judge's verdicts under that rubric version, as the desk shows them, instead of the newest."""
     best: dict[int, float] = {}
     for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
+    for pk in doubtful_questions(store, run.id) & best.keys():  # a person's preference settles what the judge could not
+        best[pk] += PAIRWISE_DOUBT
     pks = list(best)
     return pks, [best[pk] for pk in pks]
 

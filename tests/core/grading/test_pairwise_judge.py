@@ -137,3 +137,20 @@ def test_repeats_measure_stability(run_store, chat_server):
     assert verdicts[pks["q1"]].stability == 1.0 and not verdicts[pks["q1"]].doubtful
     b = pairwise_figures(store, run, Settings(boot=100)).behaviour
     assert b.unstable_pairs == 1 and b.stability.value == pytest.approx((5 + 0.5) / 6)
+
+
+def test_the_sampler_weighs_questions_whose_pairwise_verdict_is_inconsistent(run_store, chat_server):
+    from gradedesk.core.review.sampler import question_usefulness
+    from gradedesk.core.store.run_records import run_info
+
+    store, run, pks = run_store
+    before = dict(zip(*question_usefulness(store, run_info(store, run))))
+
+    def q4_by_position(body: dict) -> str:  # inconsistent on q4 only
+        return first_judge(body) if "What does q4 do?" in body["messages"][1]["content"] else content_judge(body)
+
+    chat_server.responder = q4_by_position
+    pairwise_run(store, run, provider(chat_server))
+    after = dict(zip(*question_usefulness(store, run_info(store, run))))
+    assert after[pks["q4"]] == pytest.approx(before[pks["q4"]] + 0.5)
+    assert all(after[pk] == before[pk] for q, pk in pks.items() if q != "q4")
