@@ -3,9 +3,9 @@
 Usefulness is the judge's uncertainty about an item (1 - confidence; 0.5 when the judge gave none) plus a bonus for
 items whose confusion-matrix cell few people have graded, and a bonus for questions whose pairwise judge verdict
 (raw vs bundled) is inconsistent across orders or unstable across repeats (core/grading/pairwise_verdicts.py). The
-draw mixes it with a uniform floor, so every item keeps a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run
-(an item drawn again counts again without being graded again), which is what makes the inverse-probability weights of
-core/stats/weighted.py exact.
+draw mixes it with a uniform floor, so every item keeps a probability of at least FLOOR / N: q(i) = FLOOR / N +
+(1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run (an item drawn again counts again without being graded
+again), which is what makes the inverse-probability weights of core/stats/weighted.py exact.
 """
 
 from __future__ import annotations
