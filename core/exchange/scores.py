@@ -19,7 +19,10 @@ gradedesk's records, one per score:
                supported or miscited / factual claims) and "citation_precision" (NUMERIC 0-1: supported / factual
                claims that cite something), each when it has something to count; from the scorers, the metric's
                name (NUMERIC 0-1): "faithfulness", "answer_relevance", "file_precision", "file_recall",
-               "symbol_recall", "context_precision", "context_recall"
+               "symbol_recall", "context_precision", "context_recall"; "preference" (CATEGORICAL: raw, bundled or
+               tie; which answer of the question is better), scored on the bundled answer, from each person's current
+               preference and from the pairwise judge (null where its two orders disagree; metadata consistency:
+               consistent | inconsistent | undecided, stability, by_order, rubric_version)
   value        the score; a machine score that is not defined for the answer (no claims, no labels, a failed call)
                is null, as in the store, never a number
   data_type    CATEGORICAL | BOOLEAN | NUMERIC
@@ -47,11 +50,15 @@ from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
 from gradedesk.core.grading.claim_figures import marked_answers
+from gradedesk.core.grading.pairwise_verdicts import PairVerdict, verdicts_of
+from gradedesk.core.store.answers import answers_of_run
+from gradedesk.core.store.pairwise import run_replies
+from gradedesk.core.store.run_records import run_row
 from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.answers import AnswerRef
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import marked_answer_refs, run_human_grades
+from gradedesk.core.store.grades import current_preferences, marked_answer_refs, run_human_grades
 from gradedesk.core.store.machine_grades import run_machine_grades
 from gradedesk.core.text.redact import redact, redact_json
 
@@ -144,6 +151,22 @@ class ClaimRow(ScoreRow):
 
 
 @dataclass(frozen=True)
+class PreferenceRow(ScoreRow):
+    """Which answer of a question is better, scored on its bundled answer: a person's current preference, or the
+    pairwise judge's verdict (None where its two orders disagree or it has none; metadata says its consistency)."""
+
+    preference: str | None  # raw | bundled | tie
+
+    def scores(self) -> list[tuple[str, ScoreValue, str]]:
+        return [("preference", self.preference, "CATEGORICAL")]
+
+    @property
+    def identifier(self) -> str:
+        rubric = self.metadata.get("rubric_version")
+        return self.grader + (f"#{rubric}" if rubric else "")
+
+
+@dataclass(frozen=True)
 class MetricRow(ScoreRow):
     """A scorer's value of one metric for an answer (answer_scores); value None when it is not defined there."""
 
@@ -220,11 +243,43 @@ def metric_rows(store: Store, run_id: int) -> Iterator[MetricRow]:
                         {"detail": detail}, row["metric"], row["value"], row["method"])
 
 
+PREFERENCE_NAMES = {"raw": "raw", "bundle": "bundled", "tie": "tie"}  # the exported categories
+
+
+def _bundled_ref(run_id: int, r: PairVerdict) -> AnswerRef:
+    return AnswerRef(run_id, r.bundle_answer_id, r.benchmark, r.question_id, "bundle", r.budget)
+
+
+def preference_rows(store: Store, run_id: int) -> Iterator[PreferenceRow]:
+    """People's current preferences (on the bundled answer at the primary budget, which the desk shows beside raw),
+    then every pairwise judge verdict of the run, with its consistency."""
+    primary = run_row(store, run_id).primary_budget
+    bundled = {a["question_pk"]: a for a in answers_of_run(store, run_id, only_ok=False)
+               if a["method"] == "bundle" and a["budget"] == primary}
+    for p in current_preferences(store, run_id):
+        b = bundled.get(p.question_pk)
+        if b is None:
+            continue
+        a = answer_fields(AnswerRef(run_id, b["id"], b["benchmark"], b["question_id"], "bundle", b["budget"]))
+        yield PreferenceRow(answer_key(a, p.grader, "preference"), "human", p.grader, None, p.created_at, a,
+                            {"left_method": p.left_method}, PREFERENCE_NAMES[p.preferred])
+    for v in verdicts_of(run_replies(store, run_id)):
+        a = answer_fields(_bundled_ref(run_id, v))
+        grader = f"judge:{v.judge_model}"
+        orders = ", ".join(f"{first} shown first -> {v.by_order[first] or 'no verdict'}" for first in ("raw", "bundle"))
+        yield PreferenceRow(answer_key(a, grader, v.rubric_version, "preference"), "judge", grader,
+                            f"{v.status}: {orders}", max(r.created_at for r in v.replies), a,
+                            {"rubric_version": v.rubric_version, "consistency": v.status, "stability": v.stability,
+                             "by_order": v.by_order, "raw_answer_id": v.raw_answer_id},
+                            None if v.verdict is None else PREFERENCE_NAMES[v.verdict])
+
+
 def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
-    """Every score row of the run: grades, then claim marks, then the scorers' metrics."""
+    """Every score row of the run: grades, then claim marks, then the scorers' metrics, then preferences."""
     yield from grade_rows(store, run_id)
     yield from claim_rows(store, run_id)
     yield from metric_rows(store, run_id)
+    yield from preference_rows(store, run_id)
 
 
 def record_ids(a: dict) -> dict[str, Any]:

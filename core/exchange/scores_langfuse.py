@@ -11,7 +11,9 @@ One record per score, camelCase as Langfuse writes them:
                  (NUMERIC 1-5); from a person's claim marks "claim_mark" (CATEGORICAL, one a marked claim),
                  "faithfulness" and "citation_precision" (NUMERIC 0-1, once every claim of the answer is marked);
                  from the scorers each metric by its name (NUMERIC 0-1: faithfulness, answer_relevance and the
-                 retrieval evals), left out where the store says it is not defined (value NULL)
+                 retrieval evals), left out where the store says it is not defined (value NULL); "preference"
+                 (CATEGORICAL raw | bundled | tie, on the bundled answer: a person's, or the pairwise judge's where
+                 its two orders agree; metadata consistency, stability)
   dataType       CATEGORICAL | BOOLEAN | NUMERIC
   comment        the person's note, the machine grader's reasoning, or the scorer's reason or error (left out when
                  there is none)
@@ -22,7 +24,8 @@ One record per score, camelCase as Langfuse writes them:
                  mark; for machine scores the scorer's detail (redacted)
 `source` is left to Langfuse (it sets API for scores sent to this endpoint). The configs (`score_configs`): grade
 CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark
-CATEGORICAL with the four marks, faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1.
+CATEGORICAL with the four marks, faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1,
+preference CATEGORICAL with raw, bundled and tie.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 
-from gradedesk.core.exchange.scores import score_rows
+from gradedesk.core.exchange.scores import PREFERENCE_NAMES, score_rows
 from gradedesk.core.grading.claim_marks import MARKS
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
 from gradedesk.core.store.connection import Store
@@ -109,4 +112,8 @@ def score_configs() -> list[dict]:
                            "not by what it cites), unsupported, not_claim"}
     shares = [{"name": name, "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0, "description": description}
               for name, description in _SHARES.items()]
-    return [grade, passed, *labels, *dims, mark, *shares]
+    preference = {"name": "preference", "dataType": "CATEGORICAL",
+                  "categories": [{"value": float(i), "label": c} for i, c in enumerate(PREFERENCE_NAMES.values())],
+                  "description": "which answer of a question is better, raw or bundled (or a tie): a person's "
+                                 "preference or the pairwise judge's consistent verdict, on the bundled answer"}
+    return [grade, passed, *labels, *dims, mark, *shares, preference]

@@ -11,8 +11,11 @@ mark; identifier "<person>#claim<index>", as Phoenix keeps one annotation per na
 answer whose claims are all marked "faithfulness" and "citation_precision" (result.score 0-1). The scorers' values:
 one annotation a metric (name the metric, result.score 0-1, result.explanation the scorer's reason or error; identifier
 "scorer:<method>"; annotator_kind LLM for an llm:<model> scorer, else CODE); a value the store holds as not defined has
-no score, only the explanation of why (Phoenix takes a result with any of label, score, explanation). span_id is the
-answer's 16-hex id, the same as the Langfuse export's observationId.
+no score, only the explanation of why (Phoenix takes a result with any of label, score, explanation). Which answer is better:
+one "preference" annotation (result.label raw, bundled or tie) on the bundled answer's span per person (identifier the
+person) and per pairwise judge and rubric (identifier "judge:<model>#<rubric version>"; no label where its two orders
+disagree, only the explanation saying so). span_id is the answer's 16-hex id, the same as the Langfuse export's
+observationId.
 """
 
 from __future__ import annotations

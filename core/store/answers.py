@@ -156,7 +156,8 @@ def answers_of_run(store: Store, run_id: int, *, only_ok: bool = True) -> list[d
     Rows as dicts: the evidence reader (core/evidence/stored.py) takes an answer row."""
     status = "AND a.status = 'ok'" if only_ok else ""
     return store._query(
-        "SELECT a.*, q.question_id, q.question, q.category, q.gold_answer, q.expected_files, q.expected_symbols "
+        "SELECT a.*, q.question_id, q.benchmark, q.question, q.category, q.gold_answer, q.expected_files, "
+        "q.expected_symbols "
         f"FROM answers a JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? {status} "
         "ORDER BY q.question_id, a.method DESC, a.budget", (run_id,))
 
