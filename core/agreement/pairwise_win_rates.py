@@ -91,7 +91,7 @@ def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: li
     out = []
     by_category: dict[str, set[int]] = defaultdict(set)
     for b in budgets:
-        pairs = answer_pairs(store, run_id, [b])[0]
+        pairs = answer_pairs(store, run_id, [b], check=False)[0]
         pks = {p.question_pk for p in pairs} | ({p.question_pk for p in people} if b == primary else set())
         out.append(_group(pks, b, None, verdicts, people, draws, primary, s))
         if b == primary or primary is None:

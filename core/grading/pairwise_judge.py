@@ -106,14 +106,16 @@ def pairwise_messages(rubric: PairwiseRubric, question: str, gold: str, first: t
     return [{"role": "system", "content": rubric.prompt}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def answer_pairs(store: Store, run_id: int, budgets: list[int] | None) -> tuple[list[AnswerPair], list[int], int, int]:
+def answer_pairs(store: Store, run_id: int, budgets: list[int] | None,
+                 check: bool = True) -> tuple[list[AnswerPair], list[int], int, int]:
     """(pairs, budgets, questions without gold, (question, budget) without both answers) of a run; `budgets` None:
-    every budget of the run's bundled answers. A budget the run does not have is a UserError."""
+    every budget of the run's bundled answers. With `check`, a budget the run does not have is a UserError (the
+    user asked for it); without, it has no pairs."""
     rows = answers_of_run(store, run_id, only_ok=False)
     run_budgets = sorted({a["budget"] for a in rows if a["method"] == "bundle"})
     if budgets is None:
         budgets = run_budgets
-    for b in budgets:
+    for b in budgets if check else ():
         if b not in run_budgets:
             raise UserError(f"--budgets: {b} is not a budget of run {run_id} (its budgets: "
                             f"{', '.join(map(str, run_budgets)) or 'none'})")
