@@ -4,7 +4,8 @@
 
 It indexes gradedesk's own source into a fresh store in a temporary folder, answers the first --questions questions of
 the bundled benchmark raw and bundled (one budget), judges them, and prints what came back: answers done, truncated
-and failed, finish reasons, latency, tokens, the judge's usable and unusable replies and the wall time of each command.
+and failed, finish reasons, latency, tokens, the judge's usable and unusable replies and the wall time of each command;
+with --pairwise also `judge --pairwise` (raw vs bundled in both orders): its verdicts, position bias and replies.
 Not part of CI (it needs a model server). To try the server the README names (a base model that never stops by itself:
 what --max-tokens is for):
 
@@ -59,6 +60,8 @@ def main() -> int:
     ap.add_argument("--scores", action="store_true", help="also ask for LLM faithfulness and relevance")
     ap.add_argument("--system-role", default="system", choices=("system", "user"),
                     help="where the instructions go (user: for chat templates that drop system messages)")
+    ap.add_argument("--pairwise", action="store_true",
+                    help="also run `judge --pairwise` (raw vs bundled, both orders) and print its replies truthfully")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,7 +113,34 @@ def main() -> int:
                 print(f"  {n} x {why}")
         elif err.strip():
             print(f"  stderr: {err.strip().splitlines()[-1]}")
+        if args.pairwise:
+            print_pairwise(store, endpoint, args.judge_max_tokens)
     return 0
+
+
+def print_pairwise(store: str, endpoint: list[str], max_tokens: int) -> None:
+    """`judge --pairwise` against the server: its exit, what it counted, and what the replies were (a base model's are
+    expected to be unusable: that is printed, not hidden)."""
+    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(max_tokens), "--json", *endpoint)
+    print(f"judge --pairwise: exit {code}, wall {secs:.1f} s")
+    print_system_role_warning(err)
+    if not out.strip():
+        print(f"  stderr: {err.strip().splitlines()[-1] if err.strip() else '(none)'}")
+        return
+    data = json.loads(out)
+    report, behaviour = data["pairwise"], data["behaviour"]
+    print(f"  pairs {report['pairs']}: {report['replies_done']} usable replies, {report['unusable']} unusable, "
+          f"{report['failed_calls']} failed calls, {report['truncated']} cut at --max-tokens")
+    print(f"  verdicts: {behaviour['consistent']} consistent, {behaviour['inconsistent']} inconsistent, "
+          f"{behaviour['undecided']} undecided; position bias {behaviour['first_position_wins']['value']}")
+    with open_store(store, create=False) as s:
+        replies = s._query("SELECT winner, error, finish_reason, raw_response FROM pairwise_verdicts")
+    print(f"  finish reasons: {dict(Counter(r['finish_reason'] for r in replies))}")
+    print(f"  winners: {dict(Counter(r['winner'] for r in replies))}")
+    for why, n in Counter((r["error"] or "usable").split(" (")[0][:90] for r in replies).most_common(3):
+        print(f"  {n} x {why}")
+    for r in replies[:2]:
+        print(f"  a reply: {(r['raw_response'] or '')[:160]!r}")
 
 
 if __name__ == "__main__":
