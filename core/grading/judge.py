@@ -259,7 +259,6 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     tasks = _pending(store, gold, model, report.rubric_version, repeat, scores) if gold else []
     report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
-    finished = 0
 
     def messages(task: JudgeTask) -> list[dict]:
         a = task.answer
@@ -267,28 +266,33 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
             return judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
         return score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
 
-    def done(task: JudgeTask, outcome: JudgeOutcome) -> None:
-        nonlocal finished
-        _store_verdict(store, outcome, model, report)
-        finished += 1
-        if progress:
-            progress("judge", finished, len(tasks), report.failed_calls + report.grading_errors)
-
-    if tasks:
-        if progress:
-            progress("judge", 0, len(tasks), 0)
-        ask_each(provider, tasks, messages, done, max_tokens)
+    ask_each(provider, tasks, messages, lambda _, outcome: _store_verdict(store, outcome, model, report), max_tokens,
+             progress, lambda: report.failed_calls + report.grading_errors)
     return report
 
 
 def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
-             done: Callable[[T, JudgeOutcome[T]], None], max_tokens: int) -> None:
+             done: Callable[[T, JudgeOutcome[T]], None], max_tokens: int, progress: Progress | None = None,
+             failed: Callable[[], int] = lambda: 0) -> None:
     """Ask the judge model about each task (at the provider's concurrency; `done` gets each outcome as it comes, in
-    the calling thread's event loop), then close the provider. Every call asks for JSON mode; an endpoint that rejects
+    the calling thread's event loop, and `progress` hears of it as phase "judge", with `failed()` so far), then close
+    the provider (nothing is asked, and nothing closed, when there are no tasks). Every call asks for JSON mode; an endpoint that rejects
     it (HTTP 400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply. A
     call that fails after the provider's retries is an outcome with an error, not an exception; an unreachable
     endpoint (UserError) ends the run with one line."""
+    if not tasks:
+        return
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
+    finished = 0
+    if progress:
+        progress("judge", 0, len(tasks), 0)
+
+    def finish(task: T, outcome: JudgeOutcome[T]) -> None:
+        nonlocal finished
+        done(task, outcome)
+        finished += 1
+        if progress:
+            progress("judge", finished, len(tasks), failed())
 
     async def call(task: T) -> JudgeOutcome[T]:
         nonlocal json_mode
@@ -307,7 +311,7 @@ def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
 
     async def main() -> None:
         try:
-            await run_bounded(tasks, call, getattr(provider, "concurrency", 4), done)
+            await run_bounded(tasks, call, getattr(provider, "concurrency", 4), finish)
         except* UserError as group:  # e.g. the endpoint is unreachable: one line, not a group traceback
             raise group.exceptions[0] from None
         finally:

@@ -202,7 +202,6 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
         for a in (t.pair.raw, t.pair.bundle):
             if a["id"] not in evidence:
                 evidence[a["id"]] = answer_evidence(store, a)
-    finished = 0
 
     def messages(task: PairTask) -> list[dict]:
         p = task.pair
@@ -211,15 +210,6 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
                                  (first["text"] or "", evidence[first["id"]]),
                                  (second["text"] or "", evidence[second["id"]]))
 
-    def done(task: PairTask, outcome: JudgeOutcome[PairTask]) -> None:
-        nonlocal finished
-        _store_reply(store, outcome, model, report)
-        finished += 1
-        if progress:
-            progress("judge", finished, len(tasks), report.failed_calls + report.unusable)
-
-    if tasks:
-        if progress:
-            progress("judge", 0, len(tasks), 0)
-        ask_each(provider, tasks, messages, done, max_tokens)
+    ask_each(provider, tasks, messages, lambda _, outcome: _store_reply(store, outcome, model, report), max_tokens,
+             progress, lambda: report.failed_calls + report.unusable)
     return report
