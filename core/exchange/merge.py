@@ -1,5 +1,5 @@
 """`gradedesk merge OTHER.db`: bring another store's human grades, claim marks, preferences and sampler draws into this
-one.
+one, and the pairwise judge's replies (with their rubric) on pairs of matched answers.
 
 Typical use: two people each grade a copy of the same store.db, then one merges the other's copy. Events keep their
 uuid, so merging twice (or merging a store into itself) adds nothing the second time.
@@ -29,13 +29,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.merge import (EventRow, GradedAnswer, RunIdentity, add_events, answer_here, draw_here,
-                                        open_other, question_in_run, run_identities, uuids_here)
+from gradedesk.core.store import rubrics
+from gradedesk.core.store.merge import (EventRow, GradedAnswer, RunIdentity, add_events, answer_here, answer_question,
+                                        draw_here, open_other, question_in_run, reply_here, run_identities, uuids_here)
 
 UNMATCHED_RUN = "its run is not in this store (no run with the same configuration)"
 UNMATCHED_ANSWER = "its answer is not in the matched run of this store (question, method or budget missing)"
 DIFFERENT_TEXT = "the answer text differs: the same configuration was run again elsewhere and answered differently"
 UNMATCHED_QUESTION = "its question is not in the matched run of this store"
+REPLY_TAKEN = ("this store has the judge's reply for this pair, order and repeat already (it judged in both copies: "
+               "merge a judge's replies from one copy only)")
 DRAW_TAKEN = ("this store has another draw with the same number by this person in this run (they drew in both copies: "
               "merge a person's draws from one copy only)")
 
@@ -54,10 +57,13 @@ class MergeReport:
     claim_marks_already_here: int = 0
     draws_added: int = 0
     draws_already_here: int = 0
+    pairwise_added: int = 0  # the judge's pairwise replies
+    pairwise_already_here: int = 0
     unmatched_grades: dict[str, int] = field(default_factory=dict)  # reason -> count
     unmatched_preferences: dict[str, int] = field(default_factory=dict)
     unmatched_claim_marks: dict[str, int] = field(default_factory=dict)
     unmatched_draws: dict[str, int] = field(default_factory=dict)
+    unmatched_pairwise: dict[str, int] = field(default_factory=dict)
     graders: list[str] = field(default_factory=list)
     dry_run: bool = False
 
@@ -95,6 +101,7 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
         answer_map, answer_miss = _map_answers(store, run_map, other.graded_answers(list(run_map)))
         grades, marks = (other.answer_events(table) for table in ("human_grades", "claim_marks"))
         preferences, draws = (other.question_events(table) for table in ("human_preferences", "sample_draws"))
+        replies = other.pairwise_replies()
     grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
     mark_rows = _plan_answer_events(store, "claim_marks", marks, run_map, answer_map, answer_miss)
     report.claim_marks_added = len(mark_rows[0])
@@ -105,12 +112,45 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
     draw_rows, report.draws_already_here, report.unmatched_draws = _plan_question_events(
         store, "sample_draws", draws, run_map, _draw_taken(store))
     report.draws_added = len(draw_rows)
+    reply_rows, report.pairwise_already_here, report.unmatched_pairwise = _plan_replies(store, replies, run_map,
+                                                                                       answer_map, answer_miss)
+    report.pairwise_added = len(reply_rows)
     report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows + draw_rows})
     new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows,
-           "sample_draws": draw_rows}
+           "sample_draws": draw_rows, "pairwise_verdicts": reply_rows}
     if not dry_run and any(new.values()):
-        add_events(store, new)
+        with store.transaction():
+            for r in reply_rows:  # a pairwise rubric this store lacks comes along, each version once
+                if rubrics.stored_text(store, r["rubric_version"]) is None:
+                    rubrics.add_rubric(store, r["rubric_version"], r["rubric_text"], r["rubric_kind"])
+            add_events(store, new)
     return report
+
+
+def _plan_replies(store: Store, replies: list[EventRow], run_map: dict[int, int], answer_map: dict[int, int],
+                  answer_miss: dict[int, str]) -> Plan:
+    """`_plan` for the judge's pairwise replies: both answers mapped to the matched answers here; a reply whose pair,
+    judge, rubric, order and repeat this store has already (under another uuid: the judge ran in both copies) is left
+    out."""
+    taken: set[tuple] = set()
+
+    def map_row(e: EventRow) -> EventRow | str:
+        if e["other_run"] not in run_map:
+            return UNMATCHED_RUN
+        for key in ("bundle_answer_id", "raw_answer_id"):
+            if e[key] not in answer_map:
+                return answer_miss[e[key]]
+        row = {**e, "bundle_answer_id": answer_map[e["bundle_answer_id"]],
+               "raw_answer_id": answer_map[e["raw_answer_id"]]}
+        row["question_pk"] = answer_question(store, row["bundle_answer_id"])
+        slot = tuple(row[k] for k in ("bundle_answer_id", "raw_answer_id", "judge_model", "rubric_version",
+                                      "first_method", "repeat_index"))
+        if slot in taken or reply_here(store, *slot):
+            return REPLY_TAKEN
+        taken.add(slot)
+        return row
+
+    return _plan(store, "pairwise_verdicts", replies, map_row)
 
 
 def _map_answers(store: Store, run_map: dict[int, int],

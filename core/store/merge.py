@@ -28,6 +28,7 @@ from gradedesk.core.store.connection import Store, schema_version
 EventRow = dict[str, Any]  # one row of an event table, as stored (plus what matches it: see the readers)
 ANSWER_EVENTS = ("human_grades", "claim_marks")  # events of one answer
 QUESTION_EVENTS = ("human_preferences", "sample_draws")  # events of a question in a run
+PAIR_EVENTS = ("pairwise_verdicts",)  # the judge's replies on a pair of answers (a raw and a bundled one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +86,13 @@ class OtherStore:
         return [RunIdentity(*row) for row in self._conn.execute(_RUN_SQL)]
 
     def graded_answers(self, run_ids: list[int]) -> list[GradedAnswer]:
-        """The answers of these runs that have grade events or claim marks."""
+        """The answers of these runs that have grade events, claim marks or pairwise judge replies."""
         return [GradedAnswer(*row) for row in self._conn.execute(f"""
             SELECT a.id, a.run_id, q.benchmark, q.question_id, a.method, a.budget, a.text
             FROM answers a JOIN questions q ON q.id = a.question_pk
-            WHERE (a.id IN (SELECT answer_id FROM human_grades) OR a.id IN (SELECT answer_id FROM claim_marks))
+            WHERE (a.id IN (SELECT answer_id FROM human_grades) OR a.id IN (SELECT answer_id FROM claim_marks)
+                   OR a.id IN (SELECT bundle_answer_id FROM pairwise_verdicts)
+                   OR a.id IN (SELECT raw_answer_id FROM pairwise_verdicts))
               AND a.run_id IN ({_placeholders(run_ids)})
         """, run_ids)]
 
@@ -103,6 +106,13 @@ class OtherStore:
         question_id."""
         return self._rows(f"SELECT t.*, q.benchmark, q.question_id FROM {_table(table, QUESTION_EVENTS)} t "
                           "JOIN questions q ON q.id = t.question_pk ORDER BY t.id")
+
+    def pairwise_replies(self) -> list[EventRow]:
+        """Every pairwise judge reply in order, with its run as `other_run`, and its rubric's text and kind (a rubric
+        this store lacks comes along)."""
+        return self._rows("SELECT t.*, a.run_id AS other_run, r.text AS rubric_text, r.kind AS rubric_kind "
+                          "FROM pairwise_verdicts t JOIN answers a ON a.id = t.bundle_answer_id "
+                          "JOIN rubrics r ON r.version = t.rubric_version ORDER BY t.id")
 
     def _rows(self, sql: str) -> list[EventRow]:
         cursor = self._conn.execute(sql)
@@ -155,13 +165,18 @@ def answer_here(store: Store, run_id: int, benchmark: str, question_id: str, met
 
 def uuids_here(store: Store, table: str, uuids: list[str]) -> set[str]:
     """Which of these event uuids `table` (an event table) has already."""
-    _table(table, ANSWER_EVENTS + QUESTION_EVENTS)
+    _table(table, ANSWER_EVENTS + QUESTION_EVENTS + PAIR_EVENTS)
     found: set[str] = set()
     for i in range(0, len(uuids), 500):  # well under SQLite's bound-parameter limit
         part = uuids[i:i + 500]
         found |= {r[0] for r in store._conn.execute(
             f"SELECT uuid FROM {table} WHERE uuid IN ({_placeholders(part)})", tuple(part))}
     return found
+
+
+def answer_question(store: Store, answer_id: int) -> int:
+    """The question row id of an answer here."""
+    return int(store._scalar("SELECT question_pk FROM answers WHERE id = ?", (answer_id,)))
 
 
 def question_in_run(store: Store, run_id: int, benchmark: str, question_id: str) -> int | None:
@@ -178,11 +193,20 @@ def draw_here(store: Store, run_id: int, grader: str, draw_index: int) -> bool:
                         (run_id, grader, draw_index)) is not None
 
 
+def reply_here(store: Store, bundle_answer_id: int, raw_answer_id: int, judge_model: str, rubric_version: str,
+               first_method: str, repeat_index: int) -> bool:
+    """Has this store a pairwise reply for this pair, judge, rubric, order and repeat?"""
+    return store._scalar(
+        "SELECT 1 FROM pairwise_verdicts WHERE bundle_answer_id = ? AND raw_answer_id = ? AND judge_model = ? "
+        "AND rubric_version = ? AND first_method = ? AND repeat_index = ?",
+        (bundle_answer_id, raw_answer_id, judge_model, rubric_version, first_method, repeat_index)) is not None
+
+
 def add_events(store: Store, new: dict[str, list[EventRow]]) -> None:
     """Copy the events, table by table, in one transaction: each row's columns that its table has, but its id."""
     with store.transaction():
         for table, rows in new.items():
             columns = {r[1] for r in store._conn.execute(
-                f"PRAGMA table_info({_table(table, ANSWER_EVENTS + QUESTION_EVENTS)})")} - {"id"}
+                f"PRAGMA table_info({_table(table, ANSWER_EVENTS + QUESTION_EVENTS + PAIR_EVENTS)})")} - {"id"}
             for row in rows:
                 store._db.table(table).insert({k: v for k, v in row.items() if k in columns})

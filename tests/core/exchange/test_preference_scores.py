@@ -65,3 +65,30 @@ def test_langfuse_and_phoenix_shapes(judged):
     assert [r["annotator_kind"] for r in q4] == ["LLM"] and "label" not in q4[0]["result"]
     assert q4[0]["identifier"].startswith("judge:pair-judge#pairwise-rubric/")
     assert {r["identifier"] for r in notes if r["annotator_kind"] == "HUMAN"} == {"alice"}
+
+
+def test_merge_carries_the_judges_pairwise_replies_and_their_rubric(tmp_path, chat_server):
+    """The judge compared pairs in a copy of the store, under an edited rubric: merge brings the replies and the rubric
+    once, and a second merge adds nothing."""
+    import shutil
+
+    from gradedesk.core.exchange.merge import merge_store
+    from gradedesk.core.grading.pairwise_rubric import builtin_pairwise_rubric, parse_pairwise_rubric
+    from gradedesk.core.grading.pairwise_verdicts import pair_verdicts
+
+    here, there = tmp_path / "here.db", tmp_path / "there.db"
+    with open_store(here) as store:
+        run, _ = build_pairwise_run(store)
+    shutil.copy(here, there)
+    edited = parse_pairwise_rubric(builtin_pairwise_rubric().text.replace("pairwise-rubric", "team-pairs"))
+    chat_server.responder = content_judge
+    with open_store(there) as other:
+        pairwise_run(other, run, OpenAICompatibleProvider("pair-judge", base_url=chat_server.base_url, max_retries=0,
+                                                          timeout=5), rubric=edited)
+    with open_store(here) as store:
+        first = merge_store(store, there)
+        assert (first.pairwise_added, first.pairwise_already_here, first.unmatched_pairwise) == (12, 0, {})
+        assert {v.status for v in pair_verdicts(store, run)} == {"consistent"}
+        assert store._scalar("SELECT kind FROM rubrics WHERE version = ?", (edited.version,)) == "pairwise"
+        second = merge_store(store, there)
+        assert (second.pairwise_added, second.pairwise_already_here) == (0, 12)
