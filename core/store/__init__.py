@@ -16,6 +16,7 @@ grades: human_grades, claim_marks, human_preferences (views current_human_grades
 machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
 rubrics: rubrics.
 samples: sample_draws.
+assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.
