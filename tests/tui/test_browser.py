@@ -11,9 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.desk import rows
+from tests.fixtures.served import Served
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -66,32 +64,10 @@ def _until(what: str, check: Callable[[], Any], timeout: float) -> Any:
     raise AssertionError(f"waited {timeout:.0f} s for {what}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served(fixture_store) -> Iterator[tuple[str, Any]]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gradedesk.tui", "serve", "--store", str(fixture_store.path),
-                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        def listening() -> bool:
-            if proc.poll() is not None:
-                raise AssertionError(f"gradedesk serve exited: {proc.communicate()[1]}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                return True
-            except OSError:
-                return False
-
-        _until("gradedesk serve to listen", listening, 20)
-        yield f"http://127.0.0.1:{port}/", fixture_store
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=15)
+    with Served(fixture_store.path) as server:
+        yield server.url, fixture_store
 
 
 @pytest.fixture

@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import socket
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -16,6 +14,8 @@ from gradedesk.tui.commands.serve_cmd import served_command
 from gradedesk.tui.screens.name import NameScreen
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, rows, running, screen_text
+from tests.fixtures.embeddings_server import free_port
+from tests.fixtures.served import Served
 
 
 @pytest.mark.anyio
@@ -39,12 +39,6 @@ def test_the_served_command_holds_only_the_store_and_the_run_each_quoted(tmp_pat
     assert shlex.split(command) == [sys.executable, "-m", "gradedesk.tui.served", "--store", store, "--run", "3"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("argv, line", [
     (["--store", "{tmp}/none.db"], "gradedesk: error: {tmp}/none.db: no such store; build one with `gradedesk demo`, "
                                    "`gradedesk run` or `gradedesk import`"),
@@ -54,7 +48,7 @@ def _free_port() -> int:
                                 "(Cannot assign requested address)"),
 ])
 def test_serve_refuses_in_one_line(fixture_store, tmp_path, capsys, argv, line):
-    port = _free_port()
+    port = free_port()
     argv = [a.format(tmp=tmp_path) for a in argv]
     code, out, err = cli(capsys, "serve", "--store", fixture_store.path, "--port", port, *argv)
     assert (code, out, err) == (2, "", line.format(tmp=tmp_path, store=fixture_store.path, port=port) + "\n")
@@ -70,23 +64,8 @@ def test_serve_refuses_a_taken_port(fixture_store, capsys):
 
 @pytest.mark.parametrize("host, warns", [("127.0.0.1", False), ("0.0.0.0", True)])
 def test_serve_warns_in_one_line_off_loopback(fixture_store, host, warns):
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gradedesk.tui", "serve", "--store", str(fixture_store.path),
-                             "--host", host, "--port", str(port)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:  # up once the port answers
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gradedesk serve did not start listening")
-    finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=10)
-    warning = (f"gradedesk: warning: serving on {host}:{port} with no login: anyone who can reach this port can "
-               "grade\n")
-    assert (warning in err) is warns and err.count("warning") == warns
+    with Served(fixture_store.path, host) as served:
+        pass
+    warning = (f"gradedesk: warning: serving on {host}:{served.port} with no login: anyone who can reach this port "
+               "can grade\n")
+    assert (warning in served.stderr) is warns and served.stderr.count("warning") == warns
