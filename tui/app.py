@@ -57,7 +57,8 @@ class DeskApp(App):
     def on_mount(self) -> None:
         self._run_store_thread()
         if self.config.ask_name:
-            self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}"), self._named)
+            self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink),
+                             self._named)
         else:
             self.push_screen(GradingScreen(self))
 

@@ -19,9 +19,10 @@ from gradedesk.core.review.grader_names import MAX_NAME, name_problem
 class NameScreen(Screen[str]):
     """Asks for the grader's name; dismisses with it once it is a valid name."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, *, blink: bool = True) -> None:
         super().__init__()
         self.desk_title = title
+        self.blink = blink
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -33,7 +34,9 @@ class NameScreen(Screen[str]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        name = self.query_one(Input)
+        name.cursor_blink = self.blink
+        name.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()
