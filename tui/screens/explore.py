@@ -32,7 +32,7 @@ from gradedesk.core.store.connection import Store
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.explore_keep import KeepModal
 from gradedesk.tui.widgets.explore_view import bundle_text, raw_text
-from gradedesk.tui.widgets.literal import literal
+from gradedesk.tui.widgets.literal import literal, token_bar
 from gradedesk.tui.widgets.status_line import StatusLine
 
 MAX_BUDGET = 200_000  # a typed budget above this is a typo
@@ -53,8 +53,9 @@ class BundleReady(Message):
 
 class ExploreScreen(Screen):
     BINDINGS = [
-        Binding("plus", "budget(1)", "budget+", key_display="+/-", id="explore.more"),
-        Binding("minus", "budget(-1)", "budget-", show=False, id="explore.less"),
+        Binding("plus", "budget(1)", "budget", key_display="+/-", id="explore.more",
+                tooltip="next budget step up (500, 1,000, 2,000, 4,000, 8,000)"),
+        Binding("minus", "budget(-1)", "smaller budget", show=False, id="explore.less"),
         *[Binding(str(d), f"digit({d})", "type a budget", show=False) for d in range(10)],
         Binding("enter", "typed_budget", "set typed budget", show=False, id="explore.typed"),
         Binding("backspace", "undigit", "erase a typed digit", show=False, id="explore.undigit"),
@@ -220,24 +221,33 @@ class ExploreScreen(Screen):
     # drawing ---------------------------------------------------------------------------------------------------------
 
     def _draw_head(self, doing: str = "") -> None:
-        r = self.retrieval
+        """Two lines that stay in view: the repository, question type, budget and token bar; then what the last step
+        added and cost (or what is under way)."""
+        r, shown = self.retrieval, self.shown
         t = Text()
         if r is not None:
             t.append_text(literal(r.repo, "bold"))
             t.append(" · ")
             t.append_text(literal(r.info.question_type, "italic"))
-            t.append(f" · retrieved in {r.retrieve_ms:.0f} ms")
             if r.vector_model:
-                t.append(" · vectors: ")
+                t.append(" · vectors ")
                 t.append_text(literal(r.vector_model))
-                t.append(f" (question embedded in {r.embed_ms or 0:.0f} ms)")
-        t.append(f"{' · ' if t else ''}budget {self.budget:,}", style="bold")
+            t.append(" · ")
+        t.append(f"budget {self.budget:,} ", style="bold")
+        current = shown is not None and shown.compiled.budget == self.budget
+        if current and shown is not None:
+            t.append_text(token_bar(shown.compiled.bundle.total_tokens, self.budget, width=16))
+        t.append("\n")
         if self.typed:
-            t.append(f" · typed {self.typed}▏ Enter sets it, Esc clears", style="reverse")
-        elif doing:
-            t.append(f" · {doing}", style="italic")
-        elif self.shown is None or self.shown.compiled.budget != self.budget:
-            t.append(" · compiling…" if r is not None else "", style="italic")
+            t.append(f"typed budget {self.typed}▏ Enter sets it, Esc clears", style="reverse")
+        elif doing or r is None and self.question:
+            t.append(doing or "retrieving…", style="italic")
+        elif r is not None and not current:
+            t.append("compiling…", style="italic")
+        elif shown is not None:
+            t.append(shown.moved.summary, style="bold")
+        else:
+            t.append("type a question and press Enter", style="dim")
         self.query_one("#explore-head", Static).update(t)
 
     def _draw(self) -> None:

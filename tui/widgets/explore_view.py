@@ -13,7 +13,7 @@ from gradedesk.core.evidence.compile import evidence_role
 from gradedesk.core.evidence.explore import Compiled, Retrieval, Step, method_ranks
 from gradedesk.core.retrieval.hybrid import Hit
 
-from gradedesk.tui.widgets.literal import code, literal, token_bar
+from gradedesk.tui.widgets.literal import code, literal
 
 MARK_STYLES = {"new": "bold green", "grown": "green", "cut": "yellow", "shifted": "yellow", "same": "dim"}
 
@@ -44,7 +44,8 @@ def raw_text(retrieval: Retrieval, compiled: Compiled | None) -> Text:
     """The raw side: the top RAW_K hits a run's raw answer sees, each with its role, its methods, and where it went in
     the bundle in view."""
     in_bundle = {s.chunk_id: i for i, s in enumerate(compiled.bundle.snippets, start=1)} if compiled else {}
-    t = Text(f"Raw top {len(retrieval.raw)}", style="bold underline")
+    t = Text()
+    t.append(f"Raw top {len(retrieval.raw)}", style="bold underline")
     t.append(" (what a run's raw answer sees)", style="dim")
     if not retrieval.hits:
         t.append("\nno hits", style="dim")
@@ -56,24 +57,19 @@ def raw_text(retrieval: Retrieval, compiled: Compiled | None) -> Text:
         t.append(f" {hit.token_count:,} tok", style="dim")
         n = in_bundle.get(hit.chunk_id)
         if compiled is not None:
-            t.append(f"  in bundle: E{n}" if n else "  not in bundle", style="green" if n else "dim")
+            t.append(f" → E{n}" if n else " left out", style="green" if n else "dim")
         t.append("\n")
         t.append_text(methods_text(hit))
     return t
 
 
 def bundle_text(retrieval: Retrieval, compiled: Compiled, moved: Step, *, show_code: bool = False) -> Text:
-    """The bundle side: budget bar, what the step added and cost, each snippet with its mark, then what was left out
-    and why, the coverage notes and the warnings."""
+    """The bundle side: each snippet with its mark against the budget before, then what was left out and why, the
+    coverage notes and the warnings (the token bar and the step's line are the screen's head)."""
     b = compiled.bundle
-    by_chunk = {h.chunk_id: h for h in retrieval.hits}
-    t = Text(f"Bundle at {compiled.budget:,}", style="bold underline")
-    t.append(" · ")
-    t.append_text(literal(b.question_type, "italic"))
-    t.append("\n")
-    t.append_text(token_bar(b.total_tokens, b.token_budget, width=20))
-    t.append("\n")
-    t.append_text(literal(moved.summary, "bold"))
+    t = Text()
+    t.append(f"Bundle at {compiled.budget:,}", style="bold underline")
+    t.append(f" {len(b.snippets)} snippets, {b.total_tokens:,} tokens", style="dim")
     for i, s in enumerate(b.snippets, start=1):
         mark = moved.marks.get(s.chunk_id, "new")
         t.append(f"\n{mark:>7} ", style=MARK_STYLES.get(mark, ""))
@@ -83,10 +79,6 @@ def bundle_text(retrieval: Retrieval, compiled: Compiled, moved: Step, *, show_c
         t.append(f" {s.token_count:,} tok", style="dim")
         t.append("\n  ")
         t.append_text(literal(str(s.selection_reason or ""), "dim"))
-        hit = by_chunk.get(s.chunk_id)
-        if hit is not None:
-            t.append("\n")
-            t.append_text(methods_text(hit))
         if show_code:
             t.append("\n")
             t.append_text(code(s.text, s.file_path, s.start_line, highlight=False))
