@@ -5,6 +5,7 @@ opens it with its bundle's budget, and a kept question lands in a file that `gra
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def explore_app(path: Path, question: str = "", **options) -> DeskApp:
 
 def drawn(app, which: str) -> str:
     """The text of a results column as the screen drew it (the whole column, not only its visible part)."""
-    return rendered_text(app.screen.query_one(f"#{which}-text").content)
+    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#{which}-text").content)
 
 
 def compiled(path: Path, budget: int) -> dict[str, tuple[int, int]]:
@@ -92,14 +93,18 @@ async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path):
         screen = app.screen
         assert {c: (s.start_line, s.end_line) for c, s in
                 ((s.chunk_id, s) for s in screen.shown.compiled.bundle.snippets)} == at_500
+        used_500 = screen.shown.compiled.bundle.total_tokens
         await keys(pilot, "2", "0", "0", "0", "enter")  # a typed budget
         assert screen.budget == 2000
         marks = screen.shown.moved.marks
         assert marks == expected_marks(at_500, at_2000)
         assert all(marks[c] == "new" for c in left_out)
         assert "grown" in marks.values()
+        head = drawn(app, "explore-head")  # the step's line: what it added and what it cost
+        assert "500 → 2,000: " in head
+        assert all(f"{n} {mark}" in head for mark, n in Counter(marks.values()).items())
+        assert f"cost +{screen.shown.compiled.bundle.total_tokens - used_500:,} tokens" in head
         text = drawn(app, "bundle")
-        assert "500 → 2,000:" in text
         by_chunk = {s.chunk_id: (i, s) for i, s in enumerate(screen.shown.compiled.bundle.snippets, start=1)}
         for chunk in left_out:
             i, s = by_chunk[chunk]
@@ -195,3 +200,27 @@ async def test_keep_appends_a_valid_question_and_rewrites_nothing(tmp_path, caps
     code, _, err = cli(capsys, "questions", "check", questions)
     assert code == 0, err
     assert "2 questions valid" in err
+
+
+async def test_results_of_an_older_question_or_budget_are_dropped(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = DeskApp(DeskConfig(path, 0, "alice", cursor_blink=False, job_delay=2.0),  # a slow store: replies come late
+                  lambda desk: ExploreScreen(desk, "Where is unit_price defined?", budget=500))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        shown: list[tuple[str, int]] = []  # every bundle the screen drew: (question, budget)
+        draw = screen._draw
+
+        def logged() -> None:
+            shown.append((screen.shown.compiled.bundle.question, screen.shown.compiled.budget))
+            draw()
+        screen._draw = logged
+        await pilot.press("slash")
+        screen.query_one("#explore-question").value = QUESTION
+        await pilot.press("enter", "plus", "plus", "plus")  # while the first question is still being retrieved
+        await settle(pilot)
+        assert shown == [(QUESTION, 4000)]  # neither the first question's bundle nor the budgets passed by
+        assert screen.retrieval.info.text == QUESTION
+        assert screen.budget == screen.shown.compiled.budget == 4000
+        assert screen.shown.compiled.bundle.question == QUESTION
+        assert "Bundle at 4,000" in drawn(app, "bundle")
