@@ -81,6 +81,8 @@ KEYS: tuple[Key, ...] = (
         when=ITEM),
     Key("c", opens.claims, "desk.claims", "claims",
         "claim mode: check the focused answer claim by claim against its evidence", footer=False, when=ITEM),
+    Key("x", opens.explore, "desk.explore", "explore",
+        "explore the item's question: raw hits and the bundle as the budget changes", footer=False, when=ITEM),
     Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it",
         footer=False),
     Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),

@@ -1,5 +1,5 @@
 """The screens the grading screen opens over itself, and what it does with their answers: jump to a question id (g),
-the filters (/), the queue (q), the evidence browser (b), claim mode (c), agreement with the judge (a).
+the filters (/), the queue (q), the evidence browser (b), claim mode (c), agreement with the judge (a), explore (x).
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the state they read and change.
 """
@@ -14,6 +14,7 @@ from gradedesk.core.review.queue import Filters
 from gradedesk.tui.screens.agreement import AgreementScreen
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.claims import ClaimScreen
+from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.modals import TextModal, open_filters
 from gradedesk.tui.screens.palette import PaletteCommand
 from gradedesk.tui.screens.queue import QueueScreen
@@ -80,6 +81,16 @@ def claims(screen: GradingScreen) -> None:
                                        show_judge=screen.show_judge, evidence_label="Evidence" if a.bundle else "Hit",
                                        methods_visible=screen.methods_visible()),
                            lambda _: screen.reload())
+
+
+def explore(screen: GradingScreen) -> None:
+    """The item's question in the explore screen, at the budget of its bundled answer, on the run's repository."""
+    item, run = screen.item, screen.run
+    if item is None or run is None:
+        return
+    bundled = item.answers.get("bundle")
+    screen.app.push_screen(ExploreScreen(screen.desk, item.question, run_id=run.id,
+                                         budget=bundled.budget if bundled and bundled.budget else run.primary_budget))
 
 
 def agreement(screen: GradingScreen) -> None:
