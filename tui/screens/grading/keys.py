@@ -81,6 +81,8 @@ KEYS: tuple[Key, ...] = (
         when=ITEM),
     Key("c", opens.claims, "desk.claims", "claims",
         "claim mode: check the focused answer claim by claim against its evidence", footer=False, when=ITEM),
+    Key("t", opens.trace_link, "desk.trace", "trace URL", "copy the URL of the trace the focused answer came from",
+        footer=False, when=ITEM),
     Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it",
         footer=False),
     Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gradedesk.core.exchange.traces import trace_url
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.queue import Filters
 
@@ -80,6 +81,17 @@ def claims(screen: GradingScreen) -> None:
                                        show_judge=screen.show_judge, evidence_label="Evidence" if a.bundle else "Hit",
                                        methods_visible=screen.methods_visible()),
                            lambda _: screen.reload())
+
+
+def trace_link(screen: GradingScreen) -> None:
+    """Copy the URL of the trace the focused answer came from (import-traces), and show it."""
+    a = screen.focused_answer()
+    url = trace_url(a.origin) if a is not None and a.origin is not None else None
+    if url is None:
+        screen.desk.report("this answer did not come from a trace on a server: no trace URL")
+        return
+    screen.app.copy_to_clipboard(url)
+    screen.desk.report(f"copied {url}")
 
 
 def agreement(screen: GradingScreen) -> None:
