@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
             if two:
                 raise UserError("--side-b-project: Langfuse exports are read one at a time (one side)")
-            read, sides, skipped = read_langfuse_export(args.langfuse, since=args.since, limit=args.limit)
+            read, sides, skipped = read_langfuse_export(args.langfuse, since=args.since)
             known = known_traces(store, read)
             sides = [[t for t in side if t.trace_id not in known][:args.limit] for side in sides]
         report = import_traces(store, read, sides, skipped)
