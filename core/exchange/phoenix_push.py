@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.exchange.extras import need
+from gradedesk.core.exchange.extras import need, server_errors
 from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
 from gradedesk.core.exchange.scores_withdrawn import withdrawn_records
 from gradedesk.core.store.connection import Store
@@ -51,17 +51,8 @@ def push_phoenix(store: Store, run_id: int, url: str) -> PushReport:
     """Send the run's annotations to the Phoenix server at `url`; one line on a server that is down or refuses."""
     records = list(push_records(store, run_id))
     client = need("phoenix.client", "phoenix", "pushing to Phoenix").Client(base_url=url.rstrip("/"))
-    import httpx
-
     for i in range(0, len(records), BATCH):
-        try:
+        with server_errors(url, "Phoenix", f"to the annotations ({i} of {len(records)} sent before)"):
             client.spans.log_span_annotations(span_annotations=records[i:i + BATCH], sync=True)
-        except httpx.HTTPStatusError as exc:
-            body = exc.response.text.strip().replace("\n", " ")[:200]
-            raise UserError(f"{url}: Phoenix answered HTTP {exc.response.status_code} to the annotations "
-                            f"({i} of {len(records)} sent before)" + (f": {body}" if body else "")) from None
-        except httpx.HTTPError as exc:
-            raise UserError(f"{url}: Phoenix is not reachable ({type(exc).__name__}: {exc}); "
-                            f"{i} of {len(records)} annotations sent before") from None
     gone = sum(r.get("result") == {"label": WITHDRAWN} for r in records)
     return PushReport(len(records), gone, len({r["span_id"] for r in records}))

@@ -95,6 +95,13 @@ class TraceImport:
         return self.__dict__.copy()
 
 
+def doc_score(value: Any, where: str) -> float | None:
+    """A document's score as a number (or none); ValueError when it is something else."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise ValueError(f"{where}: score {value!r} is not a number")
+    return None if value is None else float(value)
+
+
 def _pair_key(read: TraceRead, t: TraceAnswer) -> str:
     """The question id a trace is stored under: its pair key with two sides, else (or without one) its trace id."""
     if read.pair_by is None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc, TraceRead
+from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc, TraceRead, doc_score
 from gradedesk.core.exchange.traces_phoenix import END_KEYS, FILE_KEYS, START_KEYS, parse_since
 
 QUESTION_KEYS = ("question", "query", "input")
@@ -71,14 +71,11 @@ def _docs(output: Any, where: str) -> list[TraceDoc]:
         content = next((d[k] for k in CONTENT_KEYS if isinstance(d.get(k), str) and d[k].strip()), None)
         if content is None:
             raise ValueError(f"{where}: document {n}: no content")
-        score = d.get("score")
-        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            raise ValueError(f"{where}: document {n}: score {score!r} is not a number")
+        score = doc_score(d.get("score"), f"{where}: document {n}")
         meta: dict[str, Any] = d["metadata"] if isinstance(d.get("metadata"), dict) else {}
         path = next((meta[k] for k in FILE_KEYS if isinstance(meta.get(k), str)), None)
         lines = [next((meta[k] for k in keys if isinstance(meta.get(k), int)), None) for keys in (START_KEYS, END_KEYS)]
-        out.append(TraceDoc(None if d.get("id") is None else str(d["id"]),
-                            None if score is None else float(score), content, path, *lines))
+        out.append(TraceDoc(None if d.get("id") is None else str(d["id"]), score, content, path, *lines))
     return out
 
 

@@ -20,8 +20,8 @@ from datetime import datetime
 from typing import Any
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.exchange.extras import need
-from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc
+from gradedesk.core.exchange.extras import need, server_errors
+from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc, doc_score
 
 MAX_SPANS = 1_000_000  # per request series: the client pages through them, 100 a request
 TRACES_PER_REQUEST = 50
@@ -77,11 +77,9 @@ def documents(attrs: dict[str, Any], where: str) -> list[TraceDoc]:
         content = d.get("content")
         if not isinstance(content, str) or not content.strip():
             raise ValueError(f"{where}: document {n}: no content")
-        score = d.get("score")
-        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            raise ValueError(f"{where}: document {n}: score {score!r} is not a number")
+        score = doc_score(d.get("score"), f"{where}: document {n}")
         path = _first(meta, FILE_KEYS)
-        out.append(TraceDoc(None if d.get("id") is None else str(d["id"]), None if score is None else float(score),
+        out.append(TraceDoc(None if d.get("id") is None else str(d["id"]), score,
                             content, path if isinstance(path, str) else None, _line(_first(meta, START_KEYS)),
                             _line(_first(meta, END_KEYS))))
     return out
@@ -138,28 +136,15 @@ def parse_since(text: str | None) -> datetime | None:
         raise UserError(f"--since: {text!r} is not an ISO time (e.g. 2026-11-24 or 2026-11-24T10:00:00+00:00)") from None
 
 
-def _call(url: str, project: str, fn: Any, **kwargs: Any) -> Any:
-    """A client call; a server that is down or answers an error is one line."""
-    import httpx
-
-    try:
-        return fn(**kwargs)
-    except httpx.HTTPStatusError as exc:
-        body = exc.response.text.strip().replace("\n", " ")[:200]
-        raise UserError(f"{url}: Phoenix answered HTTP {exc.response.status_code} for project {project!r}"
-                        + (f": {body}" if body else "")) from None
-    except httpx.HTTPError as exc:
-        raise UserError(f"{url}: Phoenix is not reachable ({type(exc).__name__}: {exc})") from None
-
-
 def read_phoenix(url: str, project: str, *, since: datetime | None = None, limit: int | None = None,
                  known: Collection[str] = (), timeout: float = 30.0) -> tuple[list[TraceAnswer], list[str]]:
     """The traces of `project` with an LLM span (from `since`, oldest first, at most `limit`, leaving out `known`
     trace ids), and one line per trace skipped."""
     client_mod = need("phoenix.client", "phoenix", "reading traces from Phoenix")
     client = client_mod.Client(base_url=url)
-    llm_spans = _call(url, project, client.spans.get_spans, project_identifier=project, start_time=since,
-                      span_kind="LLM", limit=MAX_SPANS, timeout=timeout)
+    with server_errors(url, "Phoenix", f"for project {project!r}"):
+        llm_spans = client.spans.get_spans(project_identifier=project, start_time=since, span_kind="LLM",
+                                           limit=MAX_SPANS, timeout=timeout)
     order: dict[str, str] = {}
     for s in llm_spans:
         tid = s["context"]["trace_id"]
@@ -167,8 +152,10 @@ def read_phoenix(url: str, project: str, *, since: datetime | None = None, limit
     wanted = [t for t in sorted(order, key=lambda t: (order[t], t)) if t not in known][:limit]
     spans: dict[str, list[dict]] = defaultdict(list)
     for i in range(0, len(wanted), TRACES_PER_REQUEST):
-        for s in _call(url, project, client.spans.get_spans, project_identifier=project,
-                       trace_ids=wanted[i:i + TRACES_PER_REQUEST], limit=MAX_SPANS, timeout=timeout):
+        with server_errors(url, "Phoenix", f"for project {project!r}"):
+            batch = client.spans.get_spans(project_identifier=project, trace_ids=wanted[i:i + TRACES_PER_REQUEST],
+                                           limit=MAX_SPANS, timeout=timeout)
+        for s in batch:
             spans[s["context"]["trace_id"]].append(s)
     answers, skipped = [], []
     for tid in wanted:

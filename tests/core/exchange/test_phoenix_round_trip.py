@@ -3,13 +3,11 @@ through Phoenix's own client: one server for the module (tests/fixtures/phoenix_
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
-from tests.fixtures.desk import keys, pane_text, running, screen_text
+from tests.fixtures.desk import keys, pane_text, rows, running, screen_text
 from tests.fixtures.phoenix_server import free_port, send_trace, start_phoenix, wait_for_spans
 
 DOCS = [{"id": "doc-load", "score": 0.91, "content": "def load(path):\n    return parse_config(path)\n",
@@ -22,15 +20,6 @@ def phoenix(tmp_path_factory):
     server = start_phoenix(tmp_path_factory.mktemp("phoenix"))
     yield server
     server.stop()
-
-
-def db_rows(path, sql, params=()):
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
 
 
 def annotations(url, project, span_ids):
@@ -52,7 +41,7 @@ async def test_traces_in_graded_at_the_desk_and_pushed_back_onto_their_spans(pho
     assert code == 0, err
     assert "1 new trace(s) as run 1" in out
     assert f"phoenix trace {bad.trace_id} span {bad.llm_span_id}: the LLM span has no output.value; skipped" in err
-    (answer,) = db_rows(db, "SELECT a.*, q.question, q.gold_answer, t.trace_id, t.span_id, t.project "
+    (answer,) = rows(db, "SELECT a.*, q.question, q.gold_answer, t.trace_id, t.span_id, t.project "
                             "FROM answers a JOIN questions q ON q.id = a.question_pk "
                             "JOIN answer_traces t ON t.answer_id = a.id")
     assert (answer["trace_id"], answer["span_id"], answer["project"]) == (good.trace_id, good.llm_span_id, project)
@@ -66,7 +55,7 @@ async def test_traces_in_graded_at_the_desk_and_pushed_back_onto_their_spans(pho
     wait_for_spans(phoenix.url, project, [newer])
     code, out, _ = cli(capsys, "import-traces", "--phoenix", phoenix.url, "--project", project, "--store", db)
     assert code == 0 and "1 new trace(s) added to run 1" in out
-    assert len(db_rows(db, "SELECT * FROM answers")) == 2
+    assert len(rows(db, "SELECT * FROM answers")) == 2
 
     # the rule grader has nothing to compare with, and says so
     code, out, _ = cli(capsys, "grade-offline", "--store", db)
@@ -75,12 +64,12 @@ async def test_traces_in_graded_at_the_desk_and_pushed_back_onto_their_spans(pho
     # a person grades the first trace at the desk: the gold is shown as none, the pane names the project and trace
     async with running(db, run_id=1, size=(160, 50)) as (app, pilot):
         shown = screen_text(app)
-        assert "Gold: (none)" in shown and f"Answer A — {project}" in shown
+        assert "Gold: (none)" in shown and f" — {project} " in shown  # the one answer, on either side
         assert f"trace {good.trace_id}" in pane_text(app, app.screen.side)
         await keys(pilot, "t")
         assert app.last_status == f"copied {phoenix.url}/redirects/traces/{good.trace_id}"
         await keys(pilot, "2")
-    (grade,) = db_rows(db, "SELECT grade, grader FROM human_grades")
+    (grade,) = rows(db, "SELECT grade, grader FROM human_grades")
     assert grade == {"grade": "partially_correct", "grader": "alice"}
 
     # pushed back: on the same span, the person's grade, as HUMAN; a second push updates, it does not duplicate
@@ -115,10 +104,10 @@ def test_two_projects_pair_by_input_and_the_unpaired_trace_is_graded_alone(phoen
                          "--side-b-project", "side-b", "--store", db)
     assert code == 0, err
     assert "3 new trace(s) as run 1 (2 new question(s), 1 paired)" in out
-    rows = db_rows(db, "SELECT q.question, a.method, t.side, t.span_id FROM answers a "
+    stored = rows(db, "SELECT q.question, a.method, t.side, t.span_id FROM answers a "
                        "JOIN questions q ON q.id = a.question_pk JOIN answer_traces t ON t.answer_id = a.id "
                        "ORDER BY q.id, a.method DESC")
-    assert [(r["question"], r["method"], r["side"], r["span_id"]) for r in rows] == [
+    assert [(r["question"], r["method"], r["side"], r["span_id"]) for r in stored] == [
         ("How are tokens counted?", "raw", "side-a", a1.llm_span_id),
         ("How are tokens counted?", "bundle", "side-b", b1.llm_span_id),
         ("Only side A asked this", "raw", "side-a", a2.llm_span_id)]
