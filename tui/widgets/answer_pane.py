@@ -255,6 +255,9 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
         parts.append(Text("citations shown as [source: …] while methods are hidden", style="dim italic"))
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
+    if a.origin is not None and view.methods_visible:  # the project names the side
+        parts.append(literal(f"from {a.origin.source} {a.origin.project} · trace {a.origin.trace_id} (t: copy URL)",
+                             "dim"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
     if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))

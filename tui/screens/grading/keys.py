@@ -83,6 +83,8 @@ KEYS: tuple[Key, ...] = (
         "claim mode: check the focused answer claim by claim against its evidence", footer=False, when=ITEM),
     Key("x", opens.explore, "desk.explore", "explore",
         "explore the item's question: raw hits and the bundle as the budget changes", footer=False, when=ITEM),
+    Key("t", opens.trace_link, "desk.trace", "trace URL", "copy the URL of the trace the focused answer came from",
+        footer=False, when=ITEM),
     Key("a", opens.agreement, "desk.agreement", "agreement", "agreement with the machine grader; Enter on a cell filters to it",
         footer=False),
     Key("ctrl+up", moves.scroll_question, "desk.question.up", "scroll question up", args=(-1,), footer=False),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gradedesk.core.exchange.traces import trace_url
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.queue import Filters
 
@@ -91,6 +92,17 @@ def explore(screen: GradingScreen) -> None:
     bundled = item.answers.get("bundle")
     screen.app.push_screen(ExploreScreen(screen.desk, item.question, run_id=run.id,
                                          budget=bundled.budget if bundled and bundled.budget else run.primary_budget))
+
+
+def trace_link(screen: GradingScreen) -> None:
+    """Copy the URL of the trace the focused answer came from (import-traces), and show it."""
+    a = screen.focused_answer()
+    url = trace_url(a.origin) if a is not None and a.origin is not None else None
+    if url is None:
+        screen.desk.report("this answer did not come from a trace on a server: no trace URL")
+        return
+    screen.app.copy_to_clipboard(url)
+    screen.desk.report(f"copied {url}")
 
 
 def agreement(screen: GradingScreen) -> None:

@@ -18,7 +18,9 @@ def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> s
     letter = "A" if side == "left" else "B"
     if answer is None or not methods_visible:
         return f"Answer {letter}"
-    if answer.method == "raw":
+    if answer.origin is not None:  # read from an application's traces: its side's label (project)
+        kind = answer.origin.side
+    elif answer.method == "raw":
         kind = "raw top-k"
     else:  # an imported run may not say which budget its bundles had (budget 0)
         kind = f"bundle @ {answer.budget:,} tokens" if answer.budget else "bundle"
