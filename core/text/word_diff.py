@@ -66,6 +66,8 @@ def word_diff(a: str, b: str) -> WordDiff:
             add("same", tokens_b[j1:j2])
             continue
         if i2 > i1:
+            if parts and not parts[-1].text[-1:].isspace() and i1 and tokens_a[i1 - 1][1]:
+                add("same", [("", tokens_a[i1 - 1][1])])  # B glued what A kept apart: keep A's words apart
             add("deleted", tokens_a[i1:i2])
             deleted += i2 - i1
         if j2 > j1:

@@ -55,7 +55,7 @@ async def test_citations_are_written_one_way_until_both_answers_are_graded(fixtu
         left, right = pane_text(app, "left"), pane_text(app, "right")
         for text in (left, right):
             assert "File:" not in text and "store [Evidence" not in text
-            assert "citations shown as [source: …] while methods are hidden" in text
+            assert "methods hidden: citations as [source: …]; ‹changed›: not as written (w)" in text
         assert f"It opens the store [source: {path}:3]." in left + right
         assert re.search(r"It opens the store \[source: [\w/.]+:\d+-\d+\]\.", left + right)
         await keys(pilot, "1", "tab", "2")  # both graded: the answers as written

@@ -57,4 +57,4 @@ class DiffScreen(Screen):
         yield Static(summary(self.diff, *self.titles), id="diff-header", markup=False)
         with VerticalScroll(id="diff-body"):
             yield Static(diff_text(self.diff), id="diff", markup=False)
-        yield Footer()
+        yield Footer(show_command_palette=False)  # as the grading screen's: ? help and ^q quit at 80 columns

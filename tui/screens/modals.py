@@ -29,10 +29,11 @@ CONFIDENCE_LIMITS = (0.5, 0.7, 0.9)
 
 QUIT = Binding("ctrl+q", "app.quit", "quit", id="modal.quit")  # the app's binding runs first (priority); shown here
 HELP = Binding("question_mark", "app.help", "help", key_display="?", id="modal.help")
+QUIT_HELP = [QUIT, HELP]  # last in a footer, as on the grading screen
 
 
 class _Modal(ModalScreen):
-    BINDINGS = [Binding("escape", "cancel", "cancel", id="modal.cancel"), QUIT]
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="modal.cancel")]
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -41,7 +42,7 @@ class _Modal(ModalScreen):
 class LabelModal(_Modal):
     """Pick one of the six failure labels (or none) with arrows/Enter or its number."""
 
-    BINDINGS = [*(Binding(str(i), f"pick({i})", show=False) for i in range(len(FAILURE_LABELS) + 1)), HELP]
+    BINDINGS = [*(Binding(str(i), f"pick({i})", show=False) for i in range(len(FAILURE_LABELS) + 1)), *QUIT_HELP]
 
     def __init__(self, current: str | None) -> None:
         super().__init__()
@@ -76,7 +77,7 @@ class ScoresModal(_Modal):
         Binding("up,k", "move(-1)", "previous", show=False),
         Binding("down,j,tab", "move(1)", "next", show=False),
         Binding("enter", "save", "save", id="scores.save"),
-        HELP,
+        *QUIT_HELP,
     ]
 
     def __init__(self, current: dict[str, int | None]) -> None:
@@ -118,7 +119,9 @@ class ScoresModal(_Modal):
 
 
 class TextModal(_Modal):
-    """One line of text (a note, a question id); Enter saves."""
+    """One line of text (a note, a question id); Enter saves. `?` is typed into the field: no help key here."""
+
+    BINDINGS = [QUIT]
 
     def __init__(self, title: str, value: str = "", placeholder: str = "", blink: bool = True) -> None:
         super().__init__()
@@ -143,7 +146,7 @@ class ReadingModal(_Modal):
     DEFAULT_CSS = """
     ReadingModal VerticalScroll { height: auto; max-height: 80vh; }
     """
-    BINDINGS = [HELP]
+    BINDINGS = [*QUIT_HELP]
 
     def __init__(self, title: str, body: Text) -> None:
         super().__init__()
@@ -162,7 +165,7 @@ class FiltersModal(_Modal):
     """Choose queue filters with Tab and the arrow keys; Enter on "apply" (or ctrl+s) applies, Esc cancels."""
 
     BINDINGS = [Binding("ctrl+s", "apply", "apply", id="filters.apply"),
-                Binding("ctrl+r", "reset", "reset", id="filters.reset"), HELP]
+                Binding("ctrl+r", "reset", "reset", id="filters.reset"), *QUIT_HELP]
 
     def __init__(self, filters: Filters, categories: list[str], judge_rubric: str | None = None) -> None:
         super().__init__()

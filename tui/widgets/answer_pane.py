@@ -273,8 +273,8 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
         parts.append(literal(a.text))
     else:  # "[Evidence 2]" against "File: x.py" would tell bundled from raw
         parts.append(neutral_text(a.text, snippets_of(a)))
-        parts.append(Text(f"citations shown as [source: …] while methods are hidden;{CHANGED} marks a line shown "
-                          "otherwise than written (w: the answer as written)", style="dim italic"))
+        parts.append(Text(f"methods hidden: citations as [source: …];{CHANGED}: not as written (w)",
+                          style="dim italic"))
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]

@@ -66,9 +66,9 @@ def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool,
     it is longer than `width` (0: no limit), the app's name and "filters: none" go, then the run's title is cut: the
     rest says how the person is grading, which matters more than the title they chose the run by."""
     def bar(title: str, full: bool) -> Text:
-        t = Text()
+        t = Text(style="bold")
         if full:
-            t.append("gradedesk", style="bold")
+            t.append("gradedesk")
             t.append(" │ ")
         t.append_text(literal(title))
         t.append(" │ grader ")
