@@ -71,7 +71,7 @@ def section(title: str, rows: Iterable[Row]) -> Table:
     table = Table(title=title, title_justify="left", title_style="bold", show_header=False, show_edge=False,
                   box=None, expand=True, padding=(0, 1, 0, 0))
     table.add_column(style="bold cyan", no_wrap=True, min_width=9)  # one width in every section: keys line up
-    table.add_column()
+    table.add_column(ratio=1)  # the text takes the rest of the width
     for key, does, enabled in rows:
         table.add_row(Text(key), Text(does + ("" if enabled else "  (needs an item on screen)"),
                                       style="" if enabled else "dim"))
