@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.grading import human_grades
+from gradedesk.core.agreement.report import agreement_report
 from gradedesk.core.review import queue as review
 from gradedesk.core.review import item as review_item
 from gradedesk.core.errors import UserError
@@ -90,14 +91,15 @@ def test_progress_counts_and_agreement(env):
     for pk in info.question_pks[:3]:
         for method in ("raw", "bundle"):
             aid = info.answer_ids[(pk, method)]
-            machine = review_item.machine_grade(store, aid).grade
-            mine = machine if method == "raw" else ("wrong" if machine != "wrong" else "fully_correct")
-            agreed += mine == machine
+            machine = review_item.machine_grade(store, aid)
+            mine = machine.grade if method == "raw" else ("wrong" if machine.grade != "wrong" else "fully_correct")
+            agreed += mine == machine.grade and machine.kind == "judge"
             human_grades.record_grade(store, aid, "alice", GradeChange(grade=mine))
     p = review.progress(store, run, "alice", total)
-    assert (p.graded, p.total, p.compared, p.agreed) == (6, total, 6, agreed)
-    assert p.judge_compared == 4  # question index 2 has rule grades
-    assert "judge (4) and rule/imported graders (2)" in p.describe() and f"{agreed}/6" in p.describe()
+    # question index 2 has rule grades: agree compares the judge only, and leaves those out; so does the status line
+    assert (p.graded, p.total, p.kind, p.compared, p.agreed, p.other) == (6, total, "judge", 4, agreed, 2)
+    assert p.compared == agreement_report(store, run.id).pairs
+    assert f"agreement with judge {agreed}/4" in p.describe() and "2 beside another kind of grader" in p.describe()
 
 
 def test_preferences_and_desk_state(env):
