@@ -173,38 +173,42 @@ def count_shown(store: Store, run: RunInfo) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ComparedCounts:
-    """People's current grades of a run beside one kind of machine grader (the grade each is compared with:
-    machine_grades.compared_id), as `agree` counts them: everyone's, and the grader's own."""
+    """A grader's current grades of a run beside one kind of machine grader (the grade each is compared with:
+    machine_grades.compared_id), as `agree` counts them."""
 
     kind: str | None  # judge | imported | rule; None: no machine grade beside them
-    everyone: int  # every person's current grades with this kind beside them
-    mine: int  # the grader's
-    compared: int  # the grader's with a usable verdict: compared pairs
+    compared: int  # the grader's current grades beside a usable verdict of this kind: compared pairs
     agreed: int
-    unusable: int  # the grader's beside an unusable reply (grading_error): not compared
-    stale: int  # the grader's beside a machine grade made against a gold answer corrected since
+    unusable: int  # beside an unusable reply (grading_error): not compared
+    stale: int  # beside a machine grade made against a gold answer corrected since
 
 
 def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts]]:
     """(the grader's current grades of shown answers, their counts per kind of machine grader beside them). Driven by
-    people's own events (small), not by the run's answers (possibly millions)."""
+    the grader's own events (small), not by the run's answers (possibly millions)."""
     verdict = verdict_sql("g")  # g: STALE_SQL's name for the machine grade
-    mine = "h.grader = :grader"
     rows = store._conn.execute(
-        f"""SELECT g.grader_kind, count(*), coalesce(sum({mine}), 0),
-                   coalesce(sum({mine} AND {verdict} IS NOT NULL), 0),
-                   coalesce(sum({mine} AND {verdict} = h.grade), 0),
-                   coalesce(sum({mine} AND g.id IS NOT NULL AND {verdict} IS NULL), 0),
-                   coalesce(sum({mine} AND g.id IS NOT NULL AND {STALE_SQL}), 0),
-                   coalesce(sum({mine} AND ({SHOWN})), 0)
+        f"""SELECT g.grader_kind, count({verdict}), coalesce(sum({verdict} = h.grade), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {verdict} IS NULL), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), coalesce(sum({SHOWN}), 0)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
             LEFT JOIN auto_grades g ON g.id = {compared_id('h')}
-            WHERE a.run_id = :run AND h.grade IS NOT NULL
+            WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchall()
-    return sum(r[7] for r in rows), [ComparedCounts(*r[:7]) for r in rows]
+    return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]
+
+
+def anyone_compared_with(store: Store, run: RunInfo, kind: str) -> bool:
+    """Whether some person's current grade in the run has a machine grade of `kind` beside it (which makes it the
+    kind `agree` compares when it is preferred). Stops at the first; scans people's grades when there is none."""
+    return bool(store._scalar(
+        f"""SELECT EXISTS (SELECT 1 FROM current_human_grades h JOIN answers a ON a.id = h.answer_id
+                           JOIN auto_grades g ON g.id = {compared_id('h')}
+                           WHERE a.run_id = :run AND h.grade IS NOT NULL AND g.grader_kind = :kind)""",
+        {"run": run.id, "kind": kind}))
 
 
 def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:

@@ -124,3 +124,18 @@ def test_find_question_by_benchmark_id_or_row(env):
     assert review.find_question(store, run, " q-tokens ") == info.question_pks[1]
     assert review.find_question(store, run, str(info.question_pks[3])) == info.question_pks[3]
     assert review.find_question(store, run, "nope") is None
+
+
+def test_progress_compares_the_kind_agree_compares_even_when_it_is_someone_elses(env):
+    store, run, info = env
+    q0, q2 = info.question_pks[0], info.question_pks[2]  # the judge graded question 0, the rule grader question 2
+    for method in ("raw", "bundle"):
+        human_grades.record_grade(store, info.answer_ids[(q2, method)], "alice", GradeChange(grade="wrong"))
+    total = review.count_shown(store, run)
+    alone = review.progress(store, run, "alice", total)
+    assert (alone.kind, alone.compared, alone.other) == ("rule", 2, 0)
+    human_grades.record_grade(store, info.answer_ids[(q0, "raw")], "bob", GradeChange(grade="wrong"))
+    beside_bob = review.progress(store, run, "alice", total)  # agree now compares the judge: alice's are left out
+    assert (beside_bob.kind, beside_bob.compared, beside_bob.other) == ("judge", 0, 2)
+    report = agreement_report(store, run.id)
+    assert report.machine.kind == "judge" and report.pairs == 1 and report.people == ["alice", "bob"]
