@@ -327,7 +327,9 @@ CREATE TABLE IF NOT EXISTS claim_marks (
 CREATE INDEX IF NOT EXISTS claim_marks_answer ON claim_marks (answer_id, grader, claim_index, id);
 CREATE INDEX IF NOT EXISTS claim_marks_undoes ON claim_marks (undoes_uuid);
 
--- Which of the two answers of a question a person preferred (also events).
+-- Which of the two answers of a question a person preferred: append-only events like human_grades (an `undo` names the
+-- event it takes back and repeats its preferred and left_method). Each says what was on screen when it was saved and
+-- how the person came to the question.
 CREATE TABLE IF NOT EXISTS human_preferences (
     id          INTEGER PRIMARY KEY,
     uuid        TEXT NOT NULL UNIQUE,
@@ -336,9 +338,16 @@ CREATE TABLE IF NOT EXISTS human_preferences (
     grader      TEXT NOT NULL,
     preferred   TEXT NOT NULL CHECK (preferred IN ('raw', 'bundle', 'tie')),
     left_method TEXT NOT NULL CHECK (left_method IN ('raw', 'bundle')),
-    created_at  TEXT NOT NULL
+    created_at  TEXT NOT NULL,
+    action      TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo')),
+    undoes_uuid TEXT,                   -- for action 'undo': the event it takes back
+    judge_visible INTEGER,              -- was a machine grade of either answer on screen; NULL: saved before it was
+                                        -- recorded
+    selection   TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
+    selection_probability REAL          -- for 'sampled': the question's probability in the draw that brought it
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
 
 -- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
 -- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
@@ -493,3 +502,12 @@ UPDATE auto_grades SET gold_hash = (
 
 -- migrate to 10
 -- Answers imported from traces (gradedesk import-traces): answer_traces is new; the CREATE statements above make it.
+
+-- migrate to 11
+-- Preferences are events like grades: undoable, and each says what was on screen and how the question was reached.
+ALTER TABLE human_preferences ADD COLUMN action TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo'));
+ALTER TABLE human_preferences ADD COLUMN undoes_uuid TEXT;
+ALTER TABLE human_preferences ADD COLUMN judge_visible INTEGER;
+ALTER TABLE human_preferences ADD COLUMN selection TEXT
+    CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
+ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;

@@ -12,7 +12,8 @@ questions: questions.
 run_records: runs, prompts (resolve a RUN argument, a run's row and desk settings).
 answers: answers.
 bundles: bundles, bundle_snippets.
-grades: human_grades, claim_marks, human_preferences (views current_human_grades, current_claim_marks).
+grades: human_grades, claim_marks (views current_human_grades, current_claim_marks).
+preferences: human_preferences.
 machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
 rubrics: rubrics.
 samples: sample_draws.

@@ -73,8 +73,8 @@ KEYS: tuple[Key, ...] = (
         args=("right",), footer=False, when=ITEM, task=NOTE),
     Key("equals_sign", grades.prefer, "desk.prefer.tie", "tie", "the two answers are equally good", args=("tie",),
         footer=False, when=ITEM, task=NOTE),
-    Key("u", grades.undo, "desk.undo", "undo", "take back your last grade (stored as an undo event)", when=ITEM,
-        task=GRADE),
+    Key("u", grades.undo, "desk.undo", "undo", "take back your last grade, label or preference (an undo event)",
+        when=ITEM, task=GRADE),
     # moving between the answers and the items (tui/screens/grading/moves.py)
     Key("tab", moves.switch, "desk.switch", "A/B", "focus the other answer (h: left A, l: right B)",
         priority=True, task=MOVE),
