@@ -15,6 +15,7 @@ bundles: bundles, bundle_snippets.
 grades: human_grades, claim_marks, human_preferences (views current_human_grades, current_claim_marks).
 machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
 rubrics: rubrics.
+flags: item_flags (people's flags on items whose benchmark entry needs fixing).
 samples: sample_draws.
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.

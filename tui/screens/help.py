@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 
 _KEY_NAMES = {"left_square_bracket": "[", "right_square_bracket": "]", "equals_sign": "=", "question_mark": "?",
-              "slash": "/"}
+              "slash": "/", "exclamation_mark": "!"}
 
 
 def _key(b: Binding) -> str:

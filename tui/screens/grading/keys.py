@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
-from gradedesk.tui.screens.grading import grades, moves, opens
+from gradedesk.tui.screens.grading import flags, grades, moves, opens
 
 
 class When(Enum):
@@ -62,6 +62,11 @@ KEYS: tuple[Key, ...] = (
     Key("equals_sign", grades.prefer, "desk.prefer.tie", "tie", "the two answers are equally good", args=("tie",),
         footer=False, when=ITEM),
     Key("u", grades.undo, "desk.undo", "undo", "take back your last grade (stored as an undo event)", when=ITEM),
+    # flagging the item for fixing the benchmark (tui/screens/grading/flags.py)
+    Key("exclamation_mark", flags.flag, "desk.flag", "flag",
+        "flag the question for fixing the benchmark: bad gold answer, ambiguous question, other + note (left out "
+        "of agree; `gradedesk questions flags` lists flags); ! on a flagged item takes your flag back",
+        key_display="!", footer=False, when=ITEM),
     # moving between the answers and the items (tui/screens/grading/moves.py)
     Key("tab", moves.switch, "desk.switch", "A/B", "focus the other answer (h: left A, l: right B)",
         priority=True),
