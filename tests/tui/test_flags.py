@@ -52,7 +52,7 @@ async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_it
         assert isinstance(app.screen, QueueScreen)
         flagged = [r for r in app.screen.rows if r.flag]
         assert {r.question_pk for r in flagged} == {pk} and all(r.flag == "other" for r in flagged)
-        assert "⚑ other" in screen_text(app)
+        assert f"⚑ {flagged[0].question_id}" in screen_text(app)
 
 
 async def test_escape_in_the_flag_dialog_stores_nothing(fixture_store):

@@ -32,7 +32,7 @@ class FlagModal(_Modal):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("Flag this question for fixing the benchmark  (number or ↑↓ Enter · Esc cancels)",
+            yield Label("Flag the question  (number or ↑↓ Enter · Esc cancels)",
                         classes="dialog-title")
             yield OptionList(*[Option(f"{i}  {FLAG_REASONS[r]}", id=r) for i, r in enumerate(REASONS, start=1)],
                              id="flag-reasons")

@@ -64,8 +64,7 @@ KEYS: tuple[Key, ...] = (
     Key("u", grades.undo, "desk.undo", "undo", "take back your last grade (stored as an undo event)", when=ITEM),
     # flagging the item for fixing the benchmark (tui/screens/grading/flags.py)
     Key("exclamation_mark", flags.flag, "desk.flag", "flag",
-        "flag the question for fixing the benchmark: bad gold answer, ambiguous question, other + note (left out "
-        "of agree; `gradedesk questions flags` lists flags); ! on a flagged item takes your flag back",
+        "flag the question for a fix: bad gold, ambiguous, other + note; ! again unflags",
         key_display="!", footer=False, when=ITEM),
     # moving between the answers and the items (tui/screens/grading/moves.py)
     Key("tab", moves.switch, "desk.switch", "A/B", "focus the other answer (h: left A, l: right B)",
