@@ -246,12 +246,16 @@ class FlagScore:
     metadata: dict[str, Any]  # judge_visible: a machine grade of the item was on screen when it was flagged
 
 
+def flag_key(q: dict, grader: str) -> str:
+    """`stable_key` of a person's flag on question `q` (run_id, benchmark, question_id)."""
+    return stable_key(q["run_id"], q["benchmark"], q["question_id"], grader, "flag")
+
+
 def flag_scores(store: Store, run_id: int) -> Iterator[FlagScore]:
     """People's current flags on the run's questions."""
     for f in flag_listing(store, run_id):
         q = {"run_id": run_id, "benchmark": f.benchmark, "question_id": f.question_id}
-        yield FlagScore(stable_key(run_id, f.benchmark, f.question_id, f.flag.grader, "flag"), f.flag.grader,
-                        f.flag.reason, f.flag.note, f.flag.created_at, q,
+        yield FlagScore(flag_key(q, f.flag.grader), f.flag.grader, f.flag.reason, f.flag.note, f.flag.created_at, q,
                         {"judge_visible": bool(f.flag.judge_visible)})
 
 

@@ -5,9 +5,10 @@ current flag on an item is their newest `set` event that no `undo` took back.
 
 What it gives: a person's current flag on an item (`current_flag`), appending a flag (`add_flag`) and taking back a
 person's current flag on an item (`undo_flag`), the person's flags among some questions (`person_flags`, the queue's
-mark), the questions of a run anyone flagged (`flagged_questions`: what `agree` leaves out, its readers
-keeping `unflagged_sql` items only), and every current flag with its question (`flag_listing`: `gradedesk questions
-flags`, score exports). Which reasons exist is core/grading/vocabulary.py's; this module stores what it is given.
+mark), the questions of a run anyone flagged (`flagged_questions`: what `agree` leaves out, its readers keeping
+`unflagged_sql` items only), every current flag with its question (`flag_listing`: `gradedesk questions flags`, score
+exports), and the flags people took back (`taken_back_flags`: what `export-scores --withdrawn` names). Which reasons
+exist is core/grading/vocabulary.py's; this module stores what it is given.
 """
 
 from __future__ import annotations
@@ -120,6 +121,25 @@ class FlagListing:
     benchmark: str
     question_id: str
     question: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack:
+    """A person's flag on a question of the run that they took back (they have no live flag on it now)."""
+
+    benchmark: str
+    question_id: str
+    grader: str
+
+
+def taken_back_flags(store: Store, run_id: int) -> list[TakenBack]:
+    """Each (question, person) of the run with a flag set once and none live now: what an earlier export may hold."""
+    return [TakenBack(**r) for r in store._query(
+        "SELECT DISTINCT q.benchmark, q.question_id, f.grader FROM item_flags f "
+        "JOIN questions q ON q.id = f.question_pk WHERE f.run_id = ? AND f.action = 'set' "
+        "AND NOT EXISTS (SELECT 1 FROM item_flags g WHERE g.run_id = f.run_id "
+        f"AND g.question_pk = f.question_pk AND g.grader = f.grader AND {_live('g')}) "
+        "ORDER BY q.benchmark, q.question_id, f.grader", (run_id,))]
 
 
 def flag_listing(store: Store, run_id: int | None = None) -> list[FlagListing]:

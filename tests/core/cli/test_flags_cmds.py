@@ -63,6 +63,26 @@ def test_export_scores_carry_each_flag(flagged, capsys):
     assert "observationId" not in lf and lf["metadata"]["question_id"] == "q2"
 
 
+def test_a_flag_taken_back_is_withdrawn_from_an_earlier_export(flagged, tmp_path, capsys):
+    gone = tmp_path / "gone.jsonl"
+    cli(capsys, "export-scores", "--store", flagged, "--withdrawn", gone)
+    [w] = [r for r in map(json.loads, gone.read_text().splitlines()) if r["name"] == "flag"]
+    assert (w["grader"], w["question_id"], w["withdrawn"]) == ("bob", "q5", True)
+    # the id is the one bob's flag had when it was exported, before he took it back
+    with open_store(flagged) as store:
+        q5 = store._scalar("SELECT id FROM questions WHERE question_id = 'q5'")
+        flag_item(store, 1, q5, "bob", "ambiguous", None, judge_visible=False)
+    _, out, _ = cli(capsys, "export-scores", "--store", flagged, "--format", "langfuse")
+    bobs = [r for r in map(json.loads, out.splitlines()) if r["name"] == "flag" and r["metadata"]["grader"] == "bob"]
+    _, out, _ = cli(capsys, "export-scores", "--store", flagged)
+    assert w["id"] in {r["id"] for r in map(json.loads, out.splitlines())}
+    with open_store(flagged) as store:
+        unflag_item(store, 1, q5, "bob", judge_visible=False)
+    cli(capsys, "export-scores", "--store", flagged, "--format", "langfuse", "--withdrawn", gone)
+    assert [r["id"] for r in map(json.loads, gone.read_text().splitlines()) if r["name"] == "flag"] == \
+        [bobs[0]["id"]]
+
+
 def test_questions_flags_lists_them_for_fixing_the_benchmark(flagged, capsys):
     code, out, _ = cli(capsys, "questions", "flags", "--store", flagged, "--json")
     assert code == 0
