@@ -35,9 +35,9 @@ _CURRENT = (f"{_LIVE} AND f.id = (SELECT max(f2.id) FROM item_flags f2 WHERE f2.
 
 def unflagged_sql(run: str, question: str) -> str:
     """SQL (for core/store only): nobody has a live flag on question `question` of run `run` (SQL expressions). The
-    readers behind `agree` keep only such items: a flagged question's gold answer or wording is in doubt."""
-    return (f"NOT EXISTS (SELECT 1 FROM item_flags flg WHERE flg.run_id = {run} AND flg.question_pk = {question} "
-            f"AND {_live('flg')})")
+    readers behind `agree` keep only such items: a flagged question's gold answer or wording is in doubt. The flagged
+    items are one uncorrelated subquery, which SQLite evaluates once per query, not once an answer."""
+    return f"({run}, {question}) NOT IN (SELECT flg.run_id, flg.question_pk FROM item_flags flg WHERE {_live('flg')})"
 
 
 @dataclass(frozen=True, slots=True)
