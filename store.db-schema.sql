@@ -386,6 +386,26 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     UNIQUE (run_id, grader, draw_index)
 );
 
+-- Who grades what (gradedesk assign): each item (a question of a run) given to `overlap` people. Append-only like
+-- people's events: an 'assign' row gives an item to a person, a 'withdraw' row takes an ungraded one back (a re-run
+-- moved it to someone else); what is assigned now is every 'assign' that no 'withdraw' names.
+CREATE TABLE IF NOT EXISTS assignments (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('assign', 'withdraw')),
+    undoes_uuid   TEXT,                    -- for action 'withdraw': the assignment it takes back
+    inclusion_probability REAL NOT NULL    -- of the item in the assigned set: 1 for all items, n/N for a sample
+        CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
+    overlap       INTEGER NOT NULL,        -- people per item in the plan that made this row
+    seed          INTEGER NOT NULL,        -- the plan's seed (sample and tie-breaks)
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS assignments_run ON assignments (run_id, grader, question_pk);
+CREATE INDEX IF NOT EXISTS assignments_undoes ON assignments (undoes_uuid);
+
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
     grader      TEXT NOT NULL,
@@ -474,7 +494,13 @@ UPDATE auto_grades SET gold_hash = (
 -- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.
 
 -- migrate to 9
--- (placeholder of this branch: the human_preferences columns of another branch are version 9; keep theirs)
+-- (placeholder of this branch: another branch's human_preferences columns are version 9; keep theirs)
 
 -- migrate to 10
 -- Flags on items: the table item_flags comes from its CREATE statement above.
+
+-- migrate to 11
+-- (placeholder of this branch: another branch's pairwise verdicts are version 11; keep theirs)
+
+-- migrate to 12
+-- Assignments of items to people (gradedesk assign): the table assignments comes from its CREATE statement above.

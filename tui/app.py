@@ -8,6 +8,7 @@ app only through the `Desk` protocol (tui/desk_protocol.py), and declare their o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from gradedesk.tui.desk_protocol import DeskConfig
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.screens.help import HelpScreen
+from gradedesk.tui.screens.name import NameScreen
 from gradedesk.tui.widgets.status_line import StatusLine
 
 __all__ = ["DeskApp", "DeskConfig", "run_desk"]
@@ -54,6 +56,14 @@ class DeskApp(App):
 
     def on_mount(self) -> None:
         self._run_store_thread()
+        if self.config.ask_name:
+            self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink),
+                             self._named)
+        else:
+            self.push_screen(GradingScreen(self))
+
+    def _named(self, name: str | None) -> None:
+        self.config = replace(self.config, grader=name or "", ask_name=False)
         self.push_screen(GradingScreen(self))
 
     @work(thread=True, name="store", exit_on_error=False)
@@ -194,8 +204,9 @@ class DeskApp(App):
 
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
-             reveal_share: float = 0.0) -> None:
-    """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
+             reveal_share: float = 0.0, ask_name: bool = False) -> None:
+    """Check the store and run, then open the desk (with ask_name, on the screen that asks the person's name).
+    Problems raise UserError (one line, before the screen opens)."""
     from gradedesk.core.store.run_records import resolve_run
     from gradedesk.core.store.connection import open_store
 
@@ -206,5 +217,5 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
         run_id = resolve_run(store, run)
     config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
-                        reveal_share=reveal_share)
+                        reveal_share=reveal_share, ask_name=ask_name)
     DeskApp(config).run()

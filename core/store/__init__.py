@@ -17,6 +17,7 @@ machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades);
 rubrics: rubrics.
 flags: item_flags (people's flags on items whose benchmark entry needs fixing).
 samples: sample_draws.
+assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.

@@ -88,3 +88,7 @@ def test_grading_methods_hidden_before_any_grade(snap_compare, tmp_path):
 def test_footer_at_small_sizes(snap_compare, tmp_path, keys, size):
     """At the sizes terminals open at, the footer shows the state's keys with `? help` and `^q quit`, uncut."""
     assert _snap(snap_compare, tmp_path, *keys, size=size)
+
+
+def test_served_desk_asks_the_name_first(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "enter", size=(80, 24), grader="", ask_name=True)
