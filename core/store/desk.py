@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
@@ -173,7 +174,8 @@ def progress_counts(store: Store, run: RunInfo, grader: str,
                     judge_rubric: str | None = None) -> tuple[int, int, int, int, int]:
     """(graded, compared: with a machine grade, agreed, compared with the judge's, stale machine grades) of the
     grader's current grades of shown answers. Driven by the grader's own events (small), not by the run's answers
-    (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen)."""
+    (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen). A flagged item
+    counts as graded, never as compared: `agree` leaves it out too."""
     verdict, params = verdict_id("h.answer_id", judge_rubric)
     row = store._conn.execute(
         f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
@@ -181,7 +183,7 @@ def progress_counts(store: Store, run: RunInfo, grader: str,
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN auto_grades g ON g.id = {verdict}
+            LEFT JOIN auto_grades g ON g.id = {verdict} AND {unflagged_sql("a.run_id", "a.question_pk")}
             WHERE h.grader = :grader AND {SHOWN}""",
         {**params, "grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
     return row[0], row[1], row[2], row[3], row[4]

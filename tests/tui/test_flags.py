@@ -27,15 +27,21 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert (e["run_id"], e["question_pk"], e["grader"], e["action"], e["reason"], e["note"], e["judge_visible"]) \
             == (info.run_id, pk, "alice", "set", "bad_gold", None, 0)
         assert "⚑ flagged: bad gold answer" in app.screen.query_one("#progress").render().plain
-        # the grade keys still work on a flagged item, and u takes back the grade, not the flag
-        await keys(pilot, "2", "u")
+        # the grade keys still work on a flagged item, which counts as graded, never as compared (as in agree)
+        await keys(pilot, "2")
+        assert "graded 1 of 12 · agreement: nothing to compare yet" in app.screen.progress_text
+        await keys(pilot, "u")  # u takes back the grade, not the flag
         assert len(flag_events(info.path)) == 1
         await keys(pilot, "exclamation_mark")
         assert not isinstance(app.screen, FlagModal)  # no dialog: the flag is taken back at once
         undo = flag_events(info.path)[1]
         assert (undo["action"], undo["undoes_uuid"], undo["question_pk"]) == ("undo", e["uuid"], pk)
         assert "⚑" not in app.screen.query_one("#progress").render().plain
+        assert "flag taken back" in app.screen.query_one("#progress").render().plain
         assert app.screen.item.flag is None
+        await keys(pilot, "2")
+        assert "graded 1 of 12 · agreement with judge 0/1" in app.screen.progress_text
+        assert "flag taken back" not in screen_text(app)  # each action replaced the message
 
 
 async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_item(fixture_store):

@@ -1,6 +1,7 @@
 """The grading screen's flag key: flag the item on screen for fixing the benchmark, or, on an item the person flagged,
 take the flag back (core/review/flags.py). A function of the screen (tui/screens/grading/screen.py), run as one store
-job that carries the question it was meant for, like the grade keys."""
+job that carries the question it was meant for, like the grade keys; the progress figures are counted again after it
+(a flagged item is compared with no machine grade)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,17 @@ def flag(screen: GradingScreen) -> None:
         return
     grader, pk = screen.desk.config.grader, item.question_pk
     visible = any(screen.judge_visible(a) for a in item.answers.values())  # what the flag event records
+    said: list[str] = []  # the job's message, kept beside the progress counted after it
+
+    def after() -> None:
+        screen.refresh_progress(said[-1] if said else None)
 
     if item.flag is not None:
         def take_back(store: Store) -> tuple[int, str]:
             undone = flags.unflag_item(store, run.id, pk, grader, judge_visible=visible)
-            return pk, ("flag taken back (a new undo event; nothing was deleted)" if undone else "no flag to take back")
-        screen.load(take_back, empty="the item vanished from the store")
+            said.append("flag taken back (a new undo event; nothing was deleted)" if undone else "no flag to take back")
+            return pk, said[-1]
+        screen.load(take_back, empty="the item vanished from the store", after=after)
         return
 
     def chosen(value: tuple[str, str | None] | None) -> None:
@@ -36,6 +42,7 @@ def flag(screen: GradingScreen) -> None:
 
         def save(store: Store) -> tuple[int, str]:
             flags.flag_item(store, run.id, pk, grader, reason, note, judge_visible=visible)
-            return pk, "flag saved; ! again takes it back"
-        screen.load(save, empty="the item vanished from the store")
+            said.append("flag saved: left out of agree; ! again takes it back")
+            return pk, said[-1]
+        screen.load(save, empty="the item vanished from the store", after=after)
     screen.app.push_screen(FlagModal(blink=screen.desk.config.cursor_blink), chosen)
