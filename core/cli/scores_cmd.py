@@ -32,12 +32,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--out", metavar="FILE.jsonl", help="write here instead of stdout")
     p.add_argument("--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
-                        "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark and flag CATEGORICAL, "
-                        "faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1)")
+                        "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark and flag "
+                        "CATEGORICAL, faithfulness, citation_precision, answer_relevance and the retrieval evals "
+                        "NUMERIC 0-1)")
     p.add_argument("--withdrawn", metavar="FILE.jsonl",
                    help="also write the scores an earlier export may have carried that the store no longer has (a "
-                        "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as the format "
-                        "names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), gradedesk ids")
+                        "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as the "
+                        "format names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), "
+                        "gradedesk ids")
     p.set_defaults(handler=run)
 
 
