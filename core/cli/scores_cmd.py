@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                         "NUMERIC 0-1)")
     p.add_argument("--withdrawn", metavar="FILE.jsonl",
                    help="also write the scores an earlier export may have carried that the store no longer has (a "
-                        "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as the "
-                        "format names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), "
+                        "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as "
+                        "the format names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), "
                         "gradedesk ids")
     p.set_defaults(handler=run)
 
