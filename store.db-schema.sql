@@ -205,6 +205,20 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_question ON answers (question_pk);
 CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
 
+-- Where an answer read from an application's traces came from (`gradedesk import-traces`: Phoenix; a Langfuse trace
+-- export): the trace and the span (Phoenix) or observation (Langfuse) holding the answer, so people's and the judge's
+-- grades can go back onto that span. A run of answers made here has no rows.
+CREATE TABLE IF NOT EXISTS answer_traces (
+    answer_id  INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse')),
+    endpoint   TEXT,                       -- the server's base URL it was read from; NULL for an export file
+    project    TEXT NOT NULL,              -- the project it was read from
+    side       TEXT NOT NULL,              -- the side label the desk shows instead of raw/bundled
+    trace_id   TEXT NOT NULL,
+    span_id    TEXT NOT NULL               -- the LLM span (Phoenix) or generation observation (Langfuse)
+);
+CREATE INDEX IF NOT EXISTS answer_traces_trace ON answer_traces (trace_id);
+
 -- Machine grades: the LLM judge and the offline rule grader, never confused -----------------------------------------
 CREATE TABLE IF NOT EXISTS auto_grades (
     id             INTEGER PRIMARY KEY,
@@ -494,13 +508,10 @@ UPDATE auto_grades SET gold_hash = (
 -- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.
 
 -- migrate to 9
--- (placeholder of this branch: another branch's human_preferences columns are version 9; keep theirs)
+-- Assignments of items to people (gradedesk assign): the table assignments comes from its CREATE statement above.
 
 -- migrate to 10
--- Flags on items: the table item_flags comes from its CREATE statement above.
+-- Answers imported from traces (gradedesk import-traces): answer_traces is new; the CREATE statements above make it.
 
 -- migrate to 11
--- (placeholder of this branch: another branch's pairwise verdicts are version 11; keep theirs)
-
--- migrate to 12
--- Assignments of items to people (gradedesk assign): the table assignments comes from its CREATE statement above.
+-- Flags on items: the table item_flags comes from its CREATE statement above.

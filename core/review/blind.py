@@ -69,6 +69,17 @@ def neutral_answer(text: str, evidence: list[Evidence]) -> str:
     return neutral_citations("\n".join(_uncopied(line) for line in text.split("\n")), evidence)
 
 
+def changed_lines(written: str, shown: str) -> list[bool]:
+    """For each line of `shown` (neutral_answer of `written`), whether it differs from the answer as written, so the
+    desk can say so on that line. neutral_answer keeps one line per line; should a rewritten citation ever have
+    spanned lines, a shown line is changed when the answer has no such line."""
+    shown_lines, written_lines = shown.split("\n"), written.split("\n")
+    if len(shown_lines) == len(written_lines):
+        return [s != w for s, w in zip(shown_lines, written_lines)]
+    as_written = set(written_lines)
+    return [line not in as_written for line in shown_lines]
+
+
 def _source(ref: CitationRef, by_position: dict[int, Evidence]) -> str:
     if ref.labels:
         places = [by_position[n].location if n in by_position else "not in the evidence" for n in ref.labels]

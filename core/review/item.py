@@ -22,6 +22,7 @@ from gradedesk.core.store.flags import ItemFlag, current_flag
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen, latest_preference
 from gradedesk.core.store.machine_grades import answer_score_values, judge_rubrics
 from gradedesk.core.store.run_records import RunInfo
+from gradedesk.core.store.traces import AnswerTrace, answer_trace
 
 MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
 
@@ -91,6 +92,7 @@ class AnswerView:
     finish_reason: str | None = None  # "length": the answer was cut at the run's max_tokens
     thinking: str | None = None  # a reasoning model's reasoning, kept apart from the answer text
     claims: ClaimState | None = None  # its claims and the person's marks; None while never computed
+    origin: AnswerTrace | None = None  # the trace it was read from (import-traces), with its side label
 
     @property
     def truncated(self) -> bool:
@@ -167,7 +169,8 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             a.id, a.method, a.budget, a.status, a.text, a.error, a.tokens_in, a.tokens_out,
             evidence, problem, a.evidence if problem else None, bundle, machine_grade(store, a.id, judge_rubric),
             current_grade(store, a.id, grader, recheck=recheck), answer_score_values(store, a.id),
-            judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader))
+            judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader),
+            answer_trace(store, a.id))
     preference = latest_preference(store, run.id, question_pk, grader)
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
                 left_method(run.order_seed, question_pk), answers, preference, judge_rubric,

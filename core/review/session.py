@@ -50,25 +50,27 @@ def open_desk(store: Store, run_id: int, grader: str, recheck: float | None) -> 
 
 
 def next_in_order(store: Store, run: RunInfo, grader: str, filters: Filters, current: int | None, forward: bool,
-                  wrap: bool, judge_rubric: str | None = None) -> int | None:
+                  wrap: bool, judge_rubric: str | None = None) -> tuple[int | None, bool]:
     """The question after (or before) `current` that passes the filters (machine grades under `judge_rubric` when one
-    is chosen); with `wrap`, from the start at the end."""
+    is chosen); with `wrap`, from the start at the end. The bool: it wrapped (the desk says so)."""
     pk = review.neighbour(store, run, grader, filters, current, forward, judge_rubric)
     if pk is None and wrap and current is not None:
         pk = review.neighbour(store, run, grader, filters, None, forward, judge_rubric)
-    return pk
+        return pk, pk is not None
+    return pk, False
 
 
 def next_in_list(store: Store, run: RunInfo, grader: str, pks: list[int], start: int,
-                 wanted: Callable[[Item], bool], *, recheck: bool, judge_rubric: str | None = None) -> int | None:
+                 wanted: Callable[[Item], bool], *, recheck: bool,
+                 judge_rubric: str | None = None) -> tuple[int | None, bool]:
     """The next question of a list order (after index `start`, wrapping round) whose item `wanted` accepts (items
-    loaded with the machine grades under `judge_rubric` when one is chosen)."""
+    loaded with the machine grades under `judge_rubric` when one is chosen). The bool: it wrapped round."""
     for offset in range(1, len(pks) + 1):
         pk = pks[(start + offset) % len(pks)]
         item = load_item(store, run, grader, pk, recheck=recheck, judge_rubric=judge_rubric)
         if item is not None and wanted(item):
-            return pk
-    return None
+            return pk, start + offset >= len(pks)
+    return None, False
 
 
 def disagrees(item: Item) -> bool:

@@ -22,6 +22,7 @@ desk: desk_state, and the desk's hot queries over a run's answers (queue, progre
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.
 vectors: chunk_vectors, repo_embeddings.
+traces: answer_traces (where an answer read from an application's traces came from).
 gold: a question's gold hash (the SQL function the schema's trigger calls) and which grades are stale against it.
 reports: no table; the read-only joins behind `agree`, judge alignment and `summary`.
 merge: no table of its own; `gradedesk merge` reads another store and copies its people's events into this one.

@@ -1,5 +1,5 @@
 """core/store/flags.py: flags on items as append-only events (set, undo), the current flag, what `agree`'s readers leave
-out; and an older store (schema 8 or 9) upgraded to hold them."""
+out; and an older store (schema 8, 9 or 10) upgraded to hold them."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from gradedesk.core.review.flags import flag_item, unflag_item
 from gradedesk.core.store.connection import open_store, schema_version
 from gradedesk.core.store.flags import current_flag, flag_listing, flagged_questions, person_flags
 from tests.fixtures.grading import add_question, add_raw_answer, add_run
-from tests.fixtures.old_stores import without_version_10
+from tests.fixtures.old_stores import without_item_flags
 
 
-@pytest.mark.parametrize("old_version", [8, 9])
+@pytest.mark.parametrize("old_version", [8, 9, 10])
 def test_an_older_store_gets_item_flags_and_keeps_its_rows(tmp_path, old_version):
     db = tmp_path / "old.db"
     with open_store(db) as store:
@@ -23,12 +23,12 @@ def test_an_older_store_gets_item_flags_and_keeps_its_rows(tmp_path, old_version
         qpk = add_question(store, "q1", "What opens the store?", "open_store")
         add_raw_answer(store, run, qpk, "open_store does", [])
     conn = sqlite3.connect(db)
-    without_version_10(conn)
+    without_item_flags(conn)
     conn.execute(f"PRAGMA user_version = {old_version}")
     conn.commit()
     conn.close()
     with open_store(db) as store:
-        assert store.schema_version == schema_version() >= 10
+        assert store.schema_version == schema_version() >= 11
         assert store._scalar("SELECT count(*) FROM answers") == 1
         flag_item(store, run, qpk, "alice", "bad_gold", None, judge_visible=False)
         assert flagged_questions(store, run) == {qpk}

@@ -200,8 +200,12 @@ class GradingScreen(Screen):
 
     def render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
-        self.query_one("#topbar", Static).update(
-            view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order, self.filters))
+        topbar = self.query_one("#topbar", Static)
+        topbar.update(view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order,
+                                       self.filters, width=topbar.content_region.width))
+
+    def on_resize(self) -> None:
+        self.render_topbar()  # one line at any width
 
     class Highlighted(Message):
         """The highlight worker is done with an item's code."""
@@ -290,11 +294,13 @@ class GradingScreen(Screen):
     # Loading items ---------------------------------------------------------------------------------------------------
 
     def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None,
-             how: str | None = None, probability: Callable[[], float | None] = lambda: None) -> None:
+             how: str | None = None, probability: Callable[[], float | None] = lambda: None,
+             clear_when_empty: bool = False) -> None:
         """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
         first (a grade, an undo) and return (question_pk, what it did) for the status line. `how` names how the
         person reached the item ('jump', 'sampled'; by default what the order and filters say); staying on the same
-        item keeps how it was reached.
+        item keeps how it was reached. `clear_when_empty`: when nothing is found, no item stays on screen (new filters
+        that match nothing must not leave the last item as if it matched).
 
         Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
         results of an older request are still dropped, should one ever overtake.
@@ -319,6 +325,8 @@ class GradingScreen(Screen):
                 return
             if item is None:
                 self._resume_collector()
+                if clear_when_empty:
+                    self._show(None)
                 if not note:
                     self.desk.report(empty)
                 return
@@ -368,12 +376,15 @@ class GradingScreen(Screen):
         if run is None:  # the run is still opening (load would do nothing)
             return
         self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
-                  empty=f"no item matches filters: {filters.describe()}")
+                  empty=f"no item matches filters: {filters.describe()}", clear_when_empty=True)
 
     # Keys and the command palette ----------------------------------------------------------------------------------
 
     def action_key(self, key_id: str) -> None:
-        """Every key of the table (keys.py) runs here: its row says what it does."""
+        """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
+        what is shown is what this key (or a later one) had to say, never an older action's."""
+        status = self.query_one(StatusLine)
+        status.show_progress(status.progress)
         key = keys.BY_ID[key_id]
         key.run(self, *key.args)
 
