@@ -349,6 +349,25 @@ CREATE TABLE IF NOT EXISTS human_preferences (
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
 CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
 
+-- A person's flag on an item (a question of a run) whose benchmark entry needs fixing: a wrong gold answer, an
+-- ambiguous question, or another reason in the note. Events like human_grades: a flag is taken back by an 'undo'
+-- event naming it. A question someone flags is left out of `agree`'s figures; `gradedesk questions flags` lists them.
+CREATE TABLE IF NOT EXISTS item_flags (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the flag it takes back
+    reason        TEXT CHECK (reason IN ('bad_gold', 'ambiguous', 'other')), -- an undo repeats the one taken back
+    note          TEXT,
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was a machine grade of the item on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS item_flags_q ON item_flags (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS item_flags_undoes ON item_flags (undoes_uuid);
+
 -- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
 -- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
 CREATE TABLE IF NOT EXISTS alignments (
@@ -511,3 +530,6 @@ ALTER TABLE human_preferences ADD COLUMN judge_visible INTEGER;
 ALTER TABLE human_preferences ADD COLUMN selection TEXT
     CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
 ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;
+
+-- migrate to 12
+-- Flags on items: the table item_flags comes from its CREATE statement above.

@@ -12,6 +12,9 @@ rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_
   (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
 - Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer
   length.
+- Flagged items (core/store/flags.py: a person said the question's gold answer or wording needs fixing) are left out
+  by the store's readers of every figure but faithfulness (claims against evidence, which the gold does not enter);
+  the notes and `flagged_items_excluded` say how many.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import machine_graders
 from gradedesk.core.store.rubrics import (
@@ -147,6 +151,7 @@ class AgreementReport(Record):
     faithfulness: Faithfulness
     notes: list[str]
     stale_grades: dict[str, int]
+    flagged_items_excluded: int = 0  # questions someone flagged for fixing the benchmark, left out of every figure
 
 
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
@@ -172,6 +177,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
     pairs = [pair_from_row(r) for r in chosen]
     notes = []
+    flagged = len(flagged_questions(store, run_id))  # the store's readers below leave them out
+    if flagged:
+        notes.append(f"{flagged} flagged item(s) (questions someone flagged for fixing the benchmark) are left out of "
+                     "every figure but faithfulness; `gradedesk questions flags` lists them")
     unusable = sum(1 for r in rows if r.unusable)
     if unusable:
         notes.append(f"{unusable} person grade(s) are on answers whose machine grade is a grading_error (its reply "
@@ -233,6 +242,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
         notes=notes,
         stale_grades=stale,
+        flagged_items_excluded=flagged,
     )
     report.notes += report.faithfulness.notes
     judged_under = len(report.judge_rubrics.versions)

@@ -18,6 +18,7 @@ from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store import desk
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import ItemFlag, current_flag
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.store.preferences import newest_preference
 from gradedesk.core.store.machine_grades import GRADING_ERROR, MACHINE_NAMES, answer_score_values, judge_rubrics
@@ -116,6 +117,7 @@ class Item:
     preference: str | None  # raw | bundle | tie
     judge_rubric: str | None = None  # the rubric version whose judge verdicts `machine` holds; None: the newest
     judge_rubrics: tuple[str, ...] = ()  # every rubric version the judge graded an answer of this item under
+    flag: ItemFlag | None = None  # the person's current flag on the item (core/review/flags.py)
 
     def at(self, side: str) -> AnswerView | None:
         method = self.left_method if side == "left" else other_method(self.left_method)
@@ -177,4 +179,5 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
                 left_method(run.order_seed, question_pk), answers, preference.preferred if preference else None,
                 judge_rubric,
-                judge_rubrics(store, [a.id for a in answers.values()]))
+                judge_rubrics(store, [a.id for a in answers.values()]),
+                flag=current_flag(store, run.id, question_pk, grader))

@@ -22,6 +22,7 @@ from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store import desk
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import KIND_PREFERENCE, MACHINE_NAMES, compared_kind
+from gradedesk.core.store.flags import person_flags
 # the desk's store reads that need nothing more, re-exported under the names the desk calls them by
 from gradedesk.core.store.desk import DeskState as DeskState
 from gradedesk.core.store.desk import count_shown as count_shown
@@ -104,6 +105,7 @@ class QueueRow:
     confidence: float | None
     judge_seen: bool  # the person has seen the machine grade (graded the answer, now or before an undo)
     usable: bool = True  # the machine grade is a verdict (not an unusable reply: no pair, so no disagreement)
+    flag: str | None = None  # the reason of the person's current flag on the item (core/review/flags.py)
 
     @property
     def key(self) -> tuple[int, str]:
@@ -119,11 +121,13 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
                limit: int = 200, judge_rubric: str | None = None) -> list[QueueRow]:
     """The next `limit` queue rows after key `after` (question_pk, method), in queue order; machine grades are the
     desk's (under `judge_rubric` when one is chosen)."""
+    rows = desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric)
+    flags = person_flags(store, run.id, grader, {r[1] for r in rows})  # a page's flags in one query
     out = []
-    for r in desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric):
+    for r in rows:
         side = "left" if left_method(run.order_seed, r[1]) == r[4] else "right"
         out.append(QueueRow(r[0], r[1], r[2], r[3], r[4], side, r[5], r[6], r[7], r[8], r[9], bool(r[10]),
-                            bool(r[11])))
+                            bool(r[11]), flags.get(r[1])))
     return out
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
@@ -194,7 +195,7 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN auto_grades g ON g.id = {compared_id('h')}
+            LEFT JOIN auto_grades g ON g.id = {compared_id('h')} AND {unflagged_sql("a.run_id", "a.question_pk")}
             WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchall()

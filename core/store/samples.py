@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,10 +23,11 @@ class SampleDraw:
 
 
 def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
-    """The run's draws, per person in draw order."""
+    """The run's draws, per person in draw order; draws of flagged items left out, as from every reader behind
+    `agree`."""
     return [SampleDraw(**r) for r in store._query(
         "SELECT grader, question_pk, probability, population FROM sample_draws WHERE run_id = ? "
-        "ORDER BY grader, draw_index", (run_id,))]
+        f"AND {unflagged_sql('run_id', 'question_pk')} ORDER BY grader, draw_index", (run_id,))]
 
 
 def next_draw_index(store: Store, run_id: int, grader: str) -> int:

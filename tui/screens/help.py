@@ -46,7 +46,7 @@ EVERYWHERE = (("?", "this help (esc closes it)"), ("ctrl+p", "command palette: t
               ("ctrl+q", "quit (every grade is already saved; ctrl+c does not quit)"))
 
 _KEY_NAMES = {"left_square_bracket": "[", "right_square_bracket": "]", "equals_sign": "=", "question_mark": "?",
-              "slash": "/", "escape": "esc"}
+              "slash": "/", "escape": "esc", "exclamation_mark": "!"}
 
 Row = tuple[str, str, bool]  # key, what it does, available now
 

@@ -29,6 +29,7 @@ from textual.worker import get_current_worker
 from gradedesk.core.review import session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
+from gradedesk.core.review.flags import describe as describe_flag
 from gradedesk.core.review.queue import Filters
 from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.store.run_records import RunInfo
@@ -172,6 +173,7 @@ class GradingScreen(Screen):
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
         self._render_panes(new_item)
+        self.query_one(StatusLine).show_flag(describe_flag(item.flag) if item is not None and item.flag else "")
         if (self.item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
             self._had_no_item = self.item is None
             self.refresh_bindings()
