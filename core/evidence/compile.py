@@ -1,9 +1,9 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
-compile_context: hits in rank order, each file's best hit before any file's second; content-level dedup (normalized
-text hash, not chunk ids); chunks over a small per-snippet limit (SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
-budget) cut to the contiguous lines that match the question (the line range stays exact, the definition's first line
-is favoured; a cut that repeats a kept snippet gives way to the chunk's first lines), so a small budget shows many files'
+compile_context: hits in rank order, each file's best hit before any file's second; content-level dedup (normalized text
+hash, not chunk ids); chunks over a small per-snippet limit (SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
+budget) cut to the contiguous lines that match the question (the line range stays exact, the definition's first line is
+favoured; a cut that repeats a kept snippet gives way to the chunk's first lines), so a small budget shows many files'
 best lines rather than a few whole chunks; each snippet gets an evidence role and a selection reason (which methods
 found it, what matched: the bundle stores it in full, the prompt carries its brief form, core/text/prompt_layout);
 snippets are added while the exact token count of the prompt context (headers, reasons, separators included) stays
@@ -92,8 +92,10 @@ def selection_reason(hit: Hit, role: str, cut: tuple[int, int, int] | None = Non
     return full_reason(Reason(hit.rank, role, found, cut))
 
 
-def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: Tokenizer) -> tuple[int, int] | None:
-    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens, or None."""
+def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int,
+           tok: Tokenizer) -> tuple[int, int, int] | None:
+    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens and its exact
+    token count, or None."""
     counts = [len(tok.encoding.encode_ordinary(line)) + 1 for line in text_lines]
     # the symbol's own name is in the snippet header already: lines matter for the other terms they match
     terms = terms - set(code_tokens(hit.symbol_name or ""))
@@ -119,19 +121,21 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
     if best is None:
         return None
     i, j = best
-    while j > i and tok.count("\n".join(text_lines[i:j + 1])) > limit:  # per-line counts are close, not exact
-        j -= 1
     while i < j and not text_lines[i].strip():
         i += 1
-    while j > i and not text_lines[j].strip():
+    n_tokens = limit + 1
+    while j >= i:
+        while j > i and not text_lines[j].strip():
+            j -= 1
+        n_tokens = tok.count("\n".join(text_lines[i:j + 1]))
+        if n_tokens <= limit or j == i:  # per-line counts are close, not exact: trim until the exact count fits
+            break
         j -= 1
-    if tok.count("\n".join(text_lines[i:j + 1])) > limit:
-        return None
-    return i, j
+    return (i, j, n_tokens) if n_tokens <= limit else None
 
 
 def _cut(hit: Hit, lines: list[str], terms: set[str], limit: int, tok: Tokenizer,
-         seen: dict[str, str]) -> tuple[int, int] | None:
+         seen: dict[str, str]) -> tuple[int, int, int] | None:
     """The lines to keep of a chunk over `limit`: those that best match the question; when they repeat a kept snippet
     (plugins share decorators and boilerplate), the chunk's first lines, which name what it defines."""
     cut = _slice(hit, lines, terms, limit, tok)
@@ -206,9 +210,8 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
                 budget_dropped.append(hit)
                 _drop(pack, hit, role, "budget")
                 continue
-            i, j = cut
+            i, j, n_tokens = cut
             text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
-            n_tokens = tok.count(text)
             reason = selection_reason(hit, role, (hit.start_line, hit.end_line, end - start + 1))
             pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
             pack.sliced += 1

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 QUESTION_MARK = "Question:"  # opens the line holding the question
 CONTEXT_MARK = "Context:"  # the line before the context
@@ -113,7 +114,7 @@ def grader_header(h: Header) -> str:
     return f"[Evidence {h.label}] {where}"
 
 
-# selection reasons: the full form a bundle stores, the brief form a prompt carries -------------------------------------
+# selection reasons: the full form a bundle stores, the brief form a prompt carries ------------------------------------
 METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph",
                 "vector": "vector search"}
 _BRIEF_NOTES = {"call graph": lambda note: note,  # how the graph reached it: "subclassed by Blueprint"
@@ -158,12 +159,14 @@ def full_reason(r: Reason) -> str:
     """The stored reason: `Fused rank 1 as callee evidence, found by call graph rank 1: subclassed by Blueprint; BM25
     rank 10 (score 9.26) on terms 'static', 'serve'; cut from lines 52-73 to the 15 lines that best match the
     question.`"""
-    text = f"Fused rank {r.rank} as {r.role} evidence, found by " + ("; ".join(map(_found_text, r.found)) or "retrieved")
+    found = "; ".join(map(_found_text, r.found)) or "retrieved"
+    text = f"Fused rank {r.rank} as {r.role} evidence, found by {found}"
     if r.cut:
         text += f"; cut from lines {r.cut[0]}-{r.cut[1]} to the {r.cut[2]} lines that best match the question"
     return text + "."
 
 
+@lru_cache(maxsize=4096)  # a bundle's prompt is written several times while it is packed and checked
 def read_reason(text: str) -> Reason | None:
     """A full reason read back; None for any other text."""
     m = _FULL_REASON_RE.fullmatch(text.strip())

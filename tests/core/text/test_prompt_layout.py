@@ -81,8 +81,10 @@ def test_every_header_with_a_brief_reason_reads_back_as_written():
 
 
 ROLES = ["definition", "caller", "callee", "test", "related", "context"]
-FOUND = [Found("BM25", 10, 9.2611, "terms 'static', 'serve'"), Found("symbol match", 1, None, "symbol 'X' is defined here"),
-         Found("call graph", 2, None, "called by Store.open()"), Found("vector search", 7, None, "cosine similarity 0.812"),
+FOUND = [Found("BM25", 10, 9.2611, "terms 'static', 'serve'"),
+         Found("symbol match", 1, None, "symbol 'X' is defined here"),
+         Found("call graph", 2, None, "called by Store.open()"),
+         Found("vector search", 7, None, "cosine similarity 0.812"),
          Found("path match", 3, None, "file 'a; b.py' is named in the question"), Found("BM25", 1, 0.5, ""),
          Found("bm25_window", 4, None, "")]
 
@@ -99,7 +101,8 @@ def test_every_full_reason_reads_back_and_its_brief_form_names_role_and_methods(
         brief = brief_reason(reason)
         assert brief.startswith(f"{role} via ") and all(f.method in brief for f in found)
         assert len(brief) < len(full_reason(reason)) and "[" not in brief and "]" not in brief
-    assert brief_reason(Reason(1, "callee", (FOUND[2], FOUND[0]))) == "callee via call graph (called by Store.open()), BM25"
+    assert brief_reason(Reason(1, "callee", (FOUND[2], FOUND[0]))) == \
+        "callee via call graph (called by Store.open()), BM25"
     assert brief_reason(Reason(1, "definition", (FOUND[4],))) == "definition via path match (file named)"
     assert set(METHOD_WORDS.values()) <= {f.method for f in FOUND}
 
