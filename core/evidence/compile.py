@@ -1,7 +1,7 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
 compile_context: hits in rank order, each file's best hit before any file's second; content-level dedup (normalized text
-hash, not chunk ids); chunks over a small per-snippet limit (SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
+hash, not chunk ids); chunks over a small per-snippet limit (about SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
 budget) cut to the contiguous lines that match the question (the line range stays exact, the definition's first line is
 favoured; a cut that repeats a kept snippet gives way to the chunk's first lines), so a small budget shows many files'
 best lines rather than a few whole chunks; each snippet gets an evidence role and a selection reason (which methods
@@ -29,7 +29,8 @@ from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 MIN_SLICE_TOKENS = 40  # a cut smaller than this is not worth its header (a header and its brief reason: ~25-35)
 # a file's best lines before more files: at 1k and 2k a snippet is cut to about 120 tokens (8-10 lines), so a bundle
 # shows 7-10 files; 90 showed a few more files for little recall and a larger share of headers, 150 lost files
-# (benchmarks/retrieval_bench.py --natural, tuned share)
+# (benchmarks/retrieval_bench.py --natural, tuned share). Below 1k: MIN_SLICE_TOKENS and a tenth of the budget (90 at
+# 500), so cuts grow with the budget from the smallest one up.
 SNIPPET_FLOOR = 120
 SNIPPET_SHARE = 16  # above 2k a snippet may take a sixteenth of the budget: 250 tokens at 4k
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
@@ -181,7 +182,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
     pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets,
                        files=list(info.files))
     separator = tok.count(SNIPPET_SEPARATOR)
-    slice_limit = max(SNIPPET_FLOOR, token_budget // SNIPPET_SHARE)
+    slice_limit = max(token_budget // SNIPPET_SHARE, min(SNIPPET_FLOOR, MIN_SLICE_TOKENS + token_budget // 10))
     seen: dict[str, str] = {}
     used = 0
     budget_dropped: list[Hit] = []
