@@ -205,6 +205,20 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_question ON answers (question_pk);
 CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
 
+-- Where an answer read from an application's traces came from (`gradedesk import-traces`: Phoenix; a Langfuse trace
+-- export): the trace and the span (Phoenix) or observation (Langfuse) holding the answer, so people's and the judge's
+-- grades can go back onto that span. A run of answers made here has no rows.
+CREATE TABLE IF NOT EXISTS answer_traces (
+    answer_id  INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse')),
+    endpoint   TEXT,                       -- the server's base URL it was read from; NULL for an export file
+    project    TEXT NOT NULL,              -- the project it was read from
+    side       TEXT NOT NULL,              -- the side label the desk shows instead of raw/bundled
+    trace_id   TEXT NOT NULL,
+    span_id    TEXT NOT NULL               -- the LLM span (Phoenix) or generation observation (Langfuse)
+);
+CREATE INDEX IF NOT EXISTS answer_traces_trace ON answer_traces (trace_id);
+
 -- Machine grades: the LLM judge and the offline rule grader, never confused -----------------------------------------
 CREATE TABLE IF NOT EXISTS auto_grades (
     id             INTEGER PRIMARY KEY,
@@ -313,7 +327,9 @@ CREATE TABLE IF NOT EXISTS claim_marks (
 CREATE INDEX IF NOT EXISTS claim_marks_answer ON claim_marks (answer_id, grader, claim_index, id);
 CREATE INDEX IF NOT EXISTS claim_marks_undoes ON claim_marks (undoes_uuid);
 
--- Which of the two answers of a question a person preferred (also events).
+-- Which of the two answers of a question a person preferred: append-only events like human_grades (an `undo` names the
+-- event it takes back and repeats its preferred and left_method). Each says what was on screen when it was saved and
+-- how the person came to the question.
 CREATE TABLE IF NOT EXISTS human_preferences (
     id          INTEGER PRIMARY KEY,
     uuid        TEXT NOT NULL UNIQUE,
@@ -322,9 +338,16 @@ CREATE TABLE IF NOT EXISTS human_preferences (
     grader      TEXT NOT NULL,
     preferred   TEXT NOT NULL CHECK (preferred IN ('raw', 'bundle', 'tie')),
     left_method TEXT NOT NULL CHECK (left_method IN ('raw', 'bundle')),
-    created_at  TEXT NOT NULL
+    created_at  TEXT NOT NULL,
+    action      TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo')),
+    undoes_uuid TEXT,                   -- for action 'undo': the event it takes back
+    judge_visible INTEGER,              -- was a machine grade of either answer on screen; NULL: saved before it was
+                                        -- recorded
+    selection   TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
+    selection_probability REAL          -- for 'sampled': the question's probability in the draw that brought it
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
 
 -- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
 -- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
@@ -366,6 +389,26 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     created_at  TEXT NOT NULL,
     UNIQUE (run_id, grader, draw_index)
 );
+
+-- Who grades what (gradedesk assign): each item (a question of a run) given to `overlap` people. Append-only like
+-- people's events: an 'assign' row gives an item to a person, a 'withdraw' row takes an ungraded one back (a re-run
+-- moved it to someone else); what is assigned now is every 'assign' that no 'withdraw' names.
+CREATE TABLE IF NOT EXISTS assignments (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('assign', 'withdraw')),
+    undoes_uuid   TEXT,                    -- for action 'withdraw': the assignment it takes back
+    inclusion_probability REAL NOT NULL    -- of the item in the assigned set: 1 for all items, n/N for a sample
+        CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
+    overlap       INTEGER NOT NULL,        -- people per item in the plan that made this row
+    seed          INTEGER NOT NULL,        -- the plan's seed (sample and tie-breaks)
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS assignments_run ON assignments (run_id, grader, question_pk);
+CREATE INDEX IF NOT EXISTS assignments_undoes ON assignments (undoes_uuid);
 
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
@@ -453,3 +496,18 @@ UPDATE auto_grades SET gold_hash = (
 
 -- migrate to 8
 -- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.
+
+-- migrate to 9
+-- Assignments of items to people (gradedesk assign): the table assignments comes from its CREATE statement above.
+
+-- migrate to 10
+-- Answers imported from traces (gradedesk import-traces): answer_traces is new; the CREATE statements above make it.
+
+-- migrate to 11
+-- Preferences are events like grades: undoable, and each says what was on screen and how the question was reached.
+ALTER TABLE human_preferences ADD COLUMN action TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo'));
+ALTER TABLE human_preferences ADD COLUMN undoes_uuid TEXT;
+ALTER TABLE human_preferences ADD COLUMN judge_visible INTEGER;
+ALTER TABLE human_preferences ADD COLUMN selection TEXT
+    CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
+ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;

@@ -29,7 +29,7 @@ from gradedesk.core.agreement.pass_rates import (
     CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
 from gradedesk.core.agreement.people import (
-    SelfConsistency, SwitchRate, effective_sets, people_alpha_units, self_consistency, switches,
+    SelfConsistency, SwitchRate, grade_histories, people_alpha_units, self_consistency, switches,
 )
 from gradedesk.core.agreement.rubric_versions import JudgeVersions, judge_versions
 from gradedesk.core.agreement.samples import SampleReport, sample_report
@@ -198,7 +198,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     if stale:
         notes.append(f"{sum(stale.values())} machine grade(s) were made against a gold answer that has been corrected "
                      f"since (stale); `gradedesk grade-offline` / `gradedesk judge` grade them again")
-    events = effective_sets(store, run_id)
+    events = grade_histories(store, run_id)
     arms, paired, primary = scan_answers(store, run_id, kind, arms_grader(grader, chosen))
     machine = {p.answer_id: p.machine for p in pairs}
     models = {model for k, model in ([(r.grader_kind, r.grader_model) for r in chosen] if grader else graders)
@@ -210,7 +210,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         machine=Machine(kind, machine_label(kind, models or {grader.model if grader else None}) if kind else None),
         compared_with=grader.text if grader else "the machine grader on the desk when each grade was saved",
         pairs=len(pairs),
-        people=sorted({p.grader for p in pairs}),
+        people=sorted({r.grader for r in rows}),  # everyone with a current grade, compared or not
         settings=ReportSettings(s.boot, s.seed, agree.LEVEL, agree.TARGET_HALF_WIDTH),
         four_level=agree.estimates(cm, agree.pair_measures(), s.boot, s.seed),
         confusion=Confusion("person", "machine", list(GRADES), cm.tolist()),

@@ -25,7 +25,7 @@ from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import latest_preferences
+from gradedesk.core.store.preferences import latest_preferences
 from gradedesk.core.store.samples import sample_draws
 
 SAMPLE_NAMES = {

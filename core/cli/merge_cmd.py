@@ -38,9 +38,12 @@ def run(args: argparse.Namespace) -> int:
             [f"preferences {verb}", report.preferences_added],
             ["preferences already here", report.preferences_already_here],
             [f"sampler draws {verb}", report.draws_added],
-            ["sampler draws already here", report.draws_already_here]]
+            ["sampler draws already here", report.draws_already_here],
+            [f"assignment rows {verb}", report.assignments_added],
+            ["assignment rows already here", report.assignments_already_here]]
     for what, unmatched in (("grade events", report.unmatched_grades), ("claim marks", report.unmatched_claim_marks),
-                            ("preferences", report.unmatched_preferences), ("sampler draws", report.unmatched_draws)):
+                            ("preferences", report.unmatched_preferences), ("sampler draws", report.unmatched_draws),
+                            ("assignment rows", report.unmatched_assignments)):
         rows += [[f"{what} not matched: {reason}", n] for reason, n in unmatched.items()]
     print(f"merge {report.other} -> {args.store}" + (f" (graders: {', '.join(report.graders)})" if report.graders else ""))
     print_table(["", "count"], rows)

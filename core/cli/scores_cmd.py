@@ -36,6 +36,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help="also write the scores an earlier export may have carried that the store no longer has (a "
                         "grade undone, a dimension or failure label cleared, a claim mark taken back), as the format "
                         "names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), gradedesk ids")
+    p.add_argument("--push", nargs="?", const="", default=None, metavar="URL",
+                   help="send the records instead of writing them: phoenix, as span annotations on the spans a run "
+                        "imported with `import-traces --phoenix` came from, to the Phoenix server at URL (needs "
+                        "gradedesk[phoenix]); langfuse, as scores through the Langfuse SDK to URL or $LANGFUSE_HOST, "
+                        "with $LANGFUSE_PUBLIC_KEY and $LANGFUSE_SECRET_KEY (needs gradedesk[langfuse]); a score "
+                        "withdrawn since an earlier push is overwritten with the label withdrawn (Phoenix) or deleted "
+                        "(Langfuse)")
     p.set_defaults(handler=run)
 
 
@@ -51,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.configs and args.format != "langfuse":
         raise UserError("--configs: score configs are Langfuse's; add --format langfuse")
+    if args.push is not None:
+        from gradedesk.core.cli.push import push
+
+        return push(args)
     records_of = {"gradedesk": gradedesk_records, "langfuse": langfuse_scores, "phoenix": phoenix_annotations}
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)

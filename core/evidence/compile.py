@@ -45,6 +45,8 @@ class Dropped:
     symbol_name: str | None
     evidence_role: str
     why: str  # duplicate | budget
+    chunk_id: str = ""  # the candidate left out (explore lists them by chunk id)
+    same_as: str = ""  # a duplicate: path:a-b of the kept chunk with the same content
 
 
 @dataclass
@@ -162,8 +164,9 @@ def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str
                            hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
 
 
-def _drop(pack: ContextPack, item: Hit | EvidenceSnippet, role: str, why: str) -> None:
-    pack.dropped.append(Dropped(item.file_path, item.start_line, item.end_line, item.symbol_name, role, why))
+def _drop(pack: ContextPack, item: Hit | EvidenceSnippet, role: str, why: str, same_as: str = "") -> None:
+    pack.dropped.append(Dropped(item.file_path, item.start_line, item.end_line, item.symbol_name, role, why,
+                                item.chunk_id, same_as))
 
 
 def _describe(hit: Hit) -> str:
@@ -190,7 +193,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
         role = evidence_role(hit, targets)
         digest = content_hash(hit.text)
         if digest in seen:
-            _drop(pack, hit, role, "duplicate")
+            _drop(pack, hit, role, "duplicate", seen[digest])
             pack.warnings.append(f"{_describe(hit)} has the same content as {seen[digest]}; kept once")
             continue
         remaining = token_budget - used - (separator if pack.snippets else 0)
@@ -218,7 +221,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
             pack.sliced += 1
         snippet = _snippet(hit, text, n_tokens, start, end, role, reason)
         if snippet.content_hash in seen:  # a slice can equal a kept snippet even when the whole chunks differ
-            _drop(pack, hit, role, "duplicate")
+            _drop(pack, hit, role, "duplicate", seen[snippet.content_hash])
             pack.warnings.append(f"{_describe(hit)} cut to the same lines as {seen[snippet.content_hash]}; kept once")
             continue
         pack.snippets.append(snippet)

@@ -4,8 +4,10 @@
 One record per score, camelCase as Langfuse writes them:
   id             idempotency key: a UUID derived from the score's key (what it is of: see scores.py) and name, so
                  a re-export updates rather than duplicates, a person's revised grade included
-  traceId        32 hex, derived from the run and the question (one trace per question of a run)
-  observationId  16 hex, derived from the answer (raw or bundled), like an OpenTelemetry span id
+  traceId        32 hex, derived from the run and the question (one trace per question of a run); for an answer
+                 imported from a Langfuse trace export, the trace's own id
+  observationId  16 hex, derived from the answer (raw or bundled), like an OpenTelemetry span id; for an imported
+                 one, its generation's observation id
   name, value    "grade" (CATEGORICAL: the grade's name), "pass" (BOOLEAN 1/0), a failure label (BOOLEAN 1, when
                  the grade has one), and a person's "correctness", "grounding", "completeness", "conciseness"
                  (NUMERIC 1-5); from a person's claim marks "claim_mark" (CATEGORICAL, one a marked claim),
@@ -36,6 +38,7 @@ from gradedesk.core.exchange.scores import score_rows
 from gradedesk.core.grading.claim_marks import MARKS
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.traces import AnswerTrace, run_spans
 
 _NAMESPACE = uuid.UUID("5c0f6a4e-8d7b-4f0e-9a51-2f6b1c3d7e90")  # gradedesk's: ids derived from it are its own
 
@@ -46,6 +49,15 @@ def trace_id(run_id: int, benchmark: str, question_id: str) -> str:
 
 def observation_id(run_id: int, answer_id: int) -> str:
     return hashlib.sha256(f"gradedesk:{run_id}:answer:{answer_id}".encode()).hexdigest()[:16]
+
+
+def answer_ids(spans: dict[int, AnswerTrace], a: dict, source: str) -> tuple[str, str]:
+    """(trace id, span id) of the answer `a` of a score: the trace and span it was read from when it came from
+    `source` (phoenix, langfuse: core/store/traces.py), else ids derived from its run, question and answer."""
+    t = spans.get(a["answer_id"])
+    if t is not None and t.source == source:
+        return t.trace_id, t.span_id
+    return trace_id(a["run_id"], a["benchmark"], a["question_id"]), observation_id(a["run_id"], a["answer_id"])
 
 
 def _timestamp(text: str) -> str | None:
@@ -63,12 +75,13 @@ def score_uuid(key: str, name: str) -> str:
 
 
 def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
+    spans = run_spans(store, run_id)
     for g in score_rows(store, run_id):
         a = g.answer
         scores = g.scores() + g.flags()
         metadata = {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}
-        common = {"traceId": trace_id(a["run_id"], a["benchmark"], a["question_id"]),
-                  "observationId": observation_id(a["run_id"], a["answer_id"])}
+        trace, observation = answer_ids(spans, a, "langfuse")
+        common = {"traceId": trace, "observationId": observation}
         if g.comment:
             common["comment"] = g.comment
         if when := _timestamp(g.time):

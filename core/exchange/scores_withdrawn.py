@@ -20,11 +20,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from gradedesk.core.exchange.scores import answer_fields, answer_key, claim_rows, grade_rows, record_ids
-from gradedesk.core.exchange.scores_langfuse import observation_id, score_uuid, trace_id
+from gradedesk.core.exchange.scores_langfuse import answer_ids, score_uuid
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.vocabulary import DIMENSIONS
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import grade_set_events, mark_set_events
+from gradedesk.core.store.traces import run_spans
 
 
 @dataclass
@@ -78,16 +79,17 @@ def withdrawn(store: Store, run_id: int) -> list[Withdrawn]:
 
 def withdrawn_records(store: Store, run_id: int, fmt: str) -> Iterator[dict]:
     """The withdrawn scores as `fmt` (gradedesk, langfuse, phoenix) identifies them."""
+    spans = run_spans(store, run_id)
     for w in withdrawn(store, run_id):
         a = w.answer
         if fmt == "phoenix":
-            span = observation_id(a["run_id"], a["answer_id"])
+            span = answer_ids(spans, a, "phoenix")[1]
             # Phoenix's "grade" annotation holds the pass score too: there is no "pass" annotation of its own
             for name in sorted(w.names - {"pass"}) + (["failure_label"] if w.any_label else []):
                 yield {"span_id": span, "name": name, "identifier": w.identifier}
         elif fmt == "langfuse":
-            ids = {"traceId": trace_id(a["run_id"], a["benchmark"], a["question_id"]),
-                   "observationId": observation_id(a["run_id"], a["answer_id"])}
+            trace, observation = answer_ids(spans, a, "langfuse")
+            ids = {"traceId": trace, "observationId": observation}
             for name in sorted(w.names) + sorted(w.labels):
                 yield {"id": score_uuid(w.key, name), "name": name, **ids}
         else:

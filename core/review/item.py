@@ -18,11 +18,11 @@ from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store import desk
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen, latest_preference
-from gradedesk.core.store.machine_grades import answer_score_values, judge_rubrics
+from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
+from gradedesk.core.store.preferences import newest_preference
+from gradedesk.core.store.machine_grades import GRADING_ERROR, MACHINE_NAMES, answer_score_values, judge_rubrics
 from gradedesk.core.store.run_records import RunInfo
-
-MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}  # auto_grades.grader_kind
+from gradedesk.core.store.traces import AnswerTrace, answer_trace
 
 
 @dataclass
@@ -65,6 +65,11 @@ class MachineGrade:
         return f"{name} ({self.model})" if self.model else name
 
     @property
+    def usable(self) -> bool:
+        """A verdict, not a reply that could not be used (stored as a grade, but no pair compares with it)."""
+        return self.failure_label != GRADING_ERROR
+
+    @property
     def on_desk(self) -> MachineOnDesk:
         return MachineOnDesk(self.kind, self.model, self.rubric_version)
 
@@ -90,6 +95,7 @@ class AnswerView:
     finish_reason: str | None = None  # "length": the answer was cut at the run's max_tokens
     thinking: str | None = None  # a reasoning model's reasoning, kept apart from the answer text
     claims: ClaimState | None = None  # its claims and the person's marks; None while never computed
+    origin: AnswerTrace | None = None  # the trace it was read from (import-traces), with its side label
 
     @property
     def truncated(self) -> bool:
@@ -165,8 +171,10 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             a.id, a.method, a.budget, a.status, a.text, a.error, a.tokens_in, a.tokens_out,
             evidence, problem, a.evidence if problem else None, bundle, machine_grade(store, a.id, judge_rubric),
             current_grade(store, a.id, grader, recheck=recheck), answer_score_values(store, a.id),
-            judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader))
-    preference = latest_preference(store, run.id, question_pk, grader)
+            judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader),
+            answer_trace(store, a.id))
+    preference = newest_preference(store, run.id, grader, question_pk)
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
-                left_method(run.order_seed, question_pk), answers, preference, judge_rubric,
+                left_method(run.order_seed, question_pk), answers, preference.preferred if preference else None,
+                judge_rubric,
                 judge_rubrics(store, [a.id for a in answers.values()]))

@@ -21,12 +21,13 @@ from typing import Any, NamedTuple, Protocol
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
-from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
+from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
 from gradedesk.core.store.run_records import RunInfo
 
 # The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
-# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
+# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer); NULL when
+# they gave only a label, scores or a note so far.
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 
 
@@ -88,8 +89,8 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
                limit: int = 200, judge_rubric: str | None = None) -> list[tuple[Any, ...]]:
     """The next `limit` shown answers after key `after` (question_pk, method) that pass the filters, in queue order,
     as rows (answer id, question_pk, question_id, category, method, status, human grade, machine grade, machine kind,
-    confidence, seen: the person has seen the machine grade); machine grades are the desk's (under `judge_rubric`
-    when one is chosen)."""
+    confidence, seen: the person has seen the machine grade, usable: the machine grade is a verdict, not an unusable
+    reply); machine grades are the desk's (under `judge_rubric` when one is chosen)."""
     cond, params = _where(filters)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
@@ -101,7 +102,8 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
     sql = f"""
         SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
                {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
-               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen
+               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen,
+               {verdict_sql('m')} IS NOT NULL AS usable
         FROM {answers}
         JOIN questions q ON q.id = a.question_pk
         WHERE {SHOWN} AND {keyset} AND {cond}
@@ -169,29 +171,51 @@ def count_shown(store: Store, run: RunInfo) -> int:
     return n
 
 
-def progress_counts(store: Store, run: RunInfo, grader: str,
-                    judge_rubric: str | None = None) -> tuple[int, int, int, int, int]:
-    """(graded, compared: with a machine grade, agreed, compared with the judge's, stale machine grades) of the
-    grader's current grades of shown answers. Driven by the grader's own events (small), not by the run's answers
-    (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen)."""
-    verdict, params = verdict_id("h.answer_id", judge_rubric)
-    row = store._conn.execute(
-        f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
-                   coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
+@dataclass(frozen=True, slots=True)
+class ComparedCounts:
+    """A grader's current grades of a run beside one kind of machine grader (the grade each is compared with:
+    machine_grades.compared_id), as `agree` counts them."""
+
+    kind: str | None  # judge | imported | rule; None: no machine grade beside them
+    compared: int  # the grader's current grades beside a usable verdict of this kind: compared pairs
+    agreed: int
+    unusable: int  # beside an unusable reply (grading_error): not compared
+    stale: int  # beside a machine grade made against a gold answer corrected since
+
+
+def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts]]:
+    """(the grader's current grades of shown answers, their counts per kind of machine grader beside them). Driven by
+    the grader's own events (small), not by the run's answers (possibly millions)."""
+    verdict = verdict_sql("g")  # g: STALE_SQL's name for the machine grade
+    rows = store._conn.execute(
+        f"""SELECT g.grader_kind, count({verdict}), coalesce(sum({verdict} = h.grade), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {verdict} IS NULL), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), coalesce(sum({SHOWN}), 0)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN auto_grades g ON g.id = {verdict}
-            WHERE h.grader = :grader AND {SHOWN}""",
-        {**params, "grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
-    return row[0], row[1], row[2], row[3], row[4]
+            LEFT JOIN auto_grades g ON g.id = {compared_id('h')}
+            WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
+            GROUP BY g.grader_kind""",
+        {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchall()
+    return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]
+
+
+def anyone_compared_with(store: Store, run: RunInfo, kind: str) -> bool:
+    """Whether some person's current grade in the run has a machine grade of `kind` beside it (which makes it the
+    kind `agree` compares when it is preferred). Stops at the first; scans people's grades when there is none."""
+    return bool(store._scalar(
+        f"""SELECT EXISTS (SELECT 1 FROM current_human_grades h JOIN answers a ON a.id = h.answer_id
+                           JOIN auto_grades g ON g.id = {compared_id('h')}
+                           WHERE a.run_id = :run AND h.grade IS NOT NULL AND g.grader_kind = :kind)""",
+        {"run": run.id, "kind": kind}))
 
 
 def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
     """The questions with a shown answer the grader has a current grade of, ascending."""
     return [r[0] for r in store._conn.execute(
         f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
+        f"WHERE h.grader = :grader AND h.grade IS NOT NULL AND {SHOWN} ORDER BY a.question_pk",
         {"grader": grader, "run": run.id, "budget": run.primary_budget})]
 
 
@@ -204,7 +228,7 @@ WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdic
 cols AS (
     SELECT v.grade AS machine, count(*) AS n
     FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
-    WHERE v.grade IS NOT NULL GROUP BY v.grade
+    WHERE v.grade IS NOT NULL AND h.grade IS NOT NULL GROUP BY v.grade
 )
 SELECT v.question_pk, v.confidence, v.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
 FROM verdicts v LEFT JOIN cols c ON c.machine = v.grade
@@ -222,10 +246,11 @@ def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None)
 
 
 def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:
-    """Every shown answer of the question has this grader's current grade."""
+    """Every shown answer of the question has this grader's current grade (a label alone is none)."""
     return not store._scalar(
         f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
-        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
+        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader "
+        "AND h.grade IS NOT NULL)",
         {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
 
 

@@ -16,16 +16,10 @@ from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import GRADING_ERROR as UNUSABLE
-from gradedesk.core.store.machine_grades import verdict_sql
+from gradedesk.core.store.machine_grades import compared_id, verdict_sql
 
 # The machine grade of auto_grades row `m` as a verdict: NULL for an unusable reply (stored as `unsupported`).
 _VERDICT = verdict_sql("m")
-
-# The grader on the desk when the grade was saved (same kind, model and rubric); the view's pick if none was recorded.
-_ON_DESK = """CASE WHEN h.machine_kind IS NULL THEN (SELECT mg.id FROM machine_grades mg WHERE mg.answer_id = h.answer_id)
-    ELSE (SELECT g.id FROM auto_grades g WHERE g.answer_id = h.answer_id AND g.grader_kind = h.machine_kind
-          AND g.grader_model IS h.machine_model AND g.rubric_version IS h.machine_rubric
-          ORDER BY g.repeat_index, g.id DESC LIMIT 1) END"""
 
 
 def _chosen(answer: str) -> str:
@@ -65,7 +59,7 @@ def person_machine_pairs(store: Store, run_id: int, choice_kind: str | None = No
                          choice_model: str | None = None) -> list[PairRow]:
     """Every person's current grade of the run's answers, with the machine grade it is compared with: the chosen
     grader's (`choice_kind`, optionally `choice_model`) or, without a choice, the one on the desk when it was saved."""
-    pick = _chosen("h.answer_id") if choice_kind else _ON_DESK
+    pick = _chosen("h.answer_id") if choice_kind else compared_id("h")
     choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
     return [PairRow(**r) for r in store._query(
         f"""
@@ -111,13 +105,14 @@ def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[s
     """(method, budget) -> the share of people's current grades of the run's answered answers that are `pass_grade`."""
     return {(r["method"], r["budget"]): r["rate"] for r in store._query(
         "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' GROUP BY a.method, a.budget",
+        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        "GROUP BY a.method, a.budget",
         (pass_grade, run_id))}
 
 
 @dataclass(frozen=True, slots=True)
 class GradeEvent:
-    """A person's 'set' event that no undo took back."""
+    """A person's 'set' event with a grade."""
 
     answer_id: int
     grader: str
@@ -125,16 +120,18 @@ class GradeEvent:
     mode: str
     judge_visible: int  # 1: the machine grade was in view
     is_revision: int  # 1: a change of an earlier grade
+    live: int  # 1: no undo took it back
 
 
 def grade_events(store: Store, run_id: int) -> list[GradeEvent]:
-    """The run's grade events that no undo took back, oldest first."""
+    """The run's grade events, undone ones too (a blind grade taken back was still seen before the reveal), oldest
+    first."""
     return [GradeEvent(**r) for r in store._query(
         """
-        SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision
+        SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision,
+               NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid) AS live
         FROM human_grades h JOIN answers a ON a.id = h.answer_id
         WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid)
         ORDER BY h.id
         """,
         (run_id,),

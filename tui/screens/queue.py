@@ -15,9 +15,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from gradedesk.core.review import blind
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import MACHINE_NAMES
+from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.review.queue import Filters, QueueRow
 from gradedesk.core.store.run_records import RunInfo
 
@@ -107,7 +107,7 @@ class QueueScreen(Screen):
 
     def _cells(self, row: QueueRow) -> list[Text]:
         graded = row.human_grade is not None
-        if row.human_grade and row.machine_grade and row.human_grade != row.machine_grade:
+        if row.disagrees:
             status = Text("≠ disagree", style="bold red")
         elif graded:
             status = Text("✓ graded", style="green")
@@ -119,8 +119,8 @@ class QueueScreen(Screen):
         answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
         if row.machine_grade is None:
             machine, by, conf = Text("—", style="dim"), Text(""), Text("")
-        elif not blind.judge_visible(has_machine=True, seen=row.judge_seen, show_judge=self.show_judge,
-                                     recheck=self.recheck):
+        elif not Blindness(self.show_judge, self.recheck).judge(row.question_pk, has_machine=True,
+                                                                 seen=row.judge_seen):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
             machine = grade_text(row.machine_grade)

@@ -1,5 +1,6 @@
-"""The grading screen's grade keys: 1-4 grade the focused answer, f sets its failure label, s its scores, e a note;
-[ ] = say which of the two answers is better; u takes back the last grade.
+"""The grading screen's grade keys: 1-4 grade the focused answer, f sets its failure label, s its scores, e a note
+(before the grade too: blind); [ ] = say which of the two answers is better; u takes back the last grade, label or
+preference. What each event records as seen is core/review/visibility.py's (the screen's `blindness`).
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the state they read. Every write is one core
 function run as one store job that carries the answer id it was meant for (never "the current item": by the time it
@@ -32,9 +33,6 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
     a, item, run = screen.focused_answer(), screen.item, screen.run
     if a is None or item is None or run is None:
         return
-    if grade_change.grade is ... and (a.human is None or not a.human.grade):
-        screen.desk.report("grade the answer first (keys 1-4), then add a label, scores or a note")
-        return
     grader, mode, visible = screen.desk.config.grader, screen.mode, screen.judge_visible(a)
     selection, probability = screen.reached
     answer_id, pk, machine = a.id, item.question_pk, a.machine.on_desk if a.machine else None
@@ -43,7 +41,8 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
         saved = human_grades.record_grade(store, answer_id, grader, grade_change, mode=mode, judge_visible=visible,
                                           rubric_version=run.rubric_version, machine=machine,
                                           selection=selection, selection_probability=probability)
-        return pk, f"saved: {saved.grade}" + (" (revision after reveal)" if saved.is_revision else "")
+        what = saved.grade or "label, scores and note (not graded yet: the machine grade stays hidden)"
+        return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
     screen.load(save, empty="the item vanished from the store", after=screen.refresh_progress)
 
 
@@ -85,27 +84,29 @@ def prefer(screen: GradingScreen, which: str) -> None:
     preferred = "tie" if which == "tie" else (
         item.left_method if which == "left" else other_method(item.left_method))
     grader, pk, left = screen.desk.config.grader, item.question_pk, item.left_method
+    visible, (selection, probability) = screen.blindness.machines(item), screen.reached
 
     def save(store: Store) -> tuple[int, str]:
-        human_grades.record_preference(store, run.id, pk, grader, preferred, left)
+        human_grades.record_preference(store, run.id, pk, grader, preferred, left, judge_visible=visible,
+                                       selection=selection, selection_probability=probability)
         return pk, f"preference saved: {which}"
     screen.load(save, empty="the item vanished from the store")
 
 
 def undo(screen: GradingScreen) -> None:
-    run, grader = screen.run, screen.desk.config.grader
+    run, grader, blindness, rubric = screen.run, screen.desk.config.grader, screen.blindness, screen.judge_rubric
     if run is None:
         return
 
     undone_answer: list[int] = []
 
     def take_back(store: Store) -> tuple[int | None, str]:
-        result = session.undo(store, run.id, grader)
-        if result is None:
+        undone = session.undo(store, run, grader, blindness, rubric)
+        if undone is None:
             return None, "nothing to undo"
-        undone, pk = result
-        undone_answer.append(undone.answer_id)
-        return pk, f"undone: {undone.grade} (a new undo event; nothing was deleted)"
+        if undone.answer_id is not None:
+            undone_answer.append(undone.answer_id)
+        return undone.question_pk, f"undone: {undone.what} (a new undo event; nothing was deleted)"
 
     def after() -> None:  # focus the answer whose grade was taken back: the next grade key is meant for it
         item = screen.item

@@ -1,9 +1,10 @@
 """The grading screen: a question, its two answers side by side with their evidence, graded by keyboard alone.
 
-Blind first (core/review/blind.py): an answer's machine grade stays hidden until the person has saved a grade for it
-(unless the desk was opened with --show-judge, in 'open' mode). Which answer is on the left is a per-question coin
-seeded by the run, and method names can be hidden ("Answer A / B") until both answers are graded. Every store call is a
-job on the desk's store thread (one core/review function each); this screen keeps only what is on screen.
+Blind first (core/review/visibility.py): an answer's machine grade stays hidden until the person has saved a grade for
+it (unless the desk was opened with --show-judge, in 'open' mode); a label, scores or a note may come before the
+grade. Which answer is on the left is a per-question coin seeded by the run, and method names can be hidden ("Answer
+A / B") until both answers are graded. Every store call is a job on the desk's store thread (one core/review function
+each); this screen keeps only what is on screen.
 
 The screen holds the state (what is on screen, the order, the filters, what blind first reveals), draws it and loads
 items; its keys are one table (keys.py), whose rows run functions of the screen by concern: grades.py (the grade keys),
@@ -25,10 +26,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.review import blind, session
+from gradedesk.core.review import session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.store.run_records import RunInfo
 from gradedesk.core.store.connection import Store
 
@@ -130,15 +132,14 @@ class GradingScreen(Screen):
         return self.order == "recheck"
 
     @property
-    def judge_shown_first(self) -> bool:
-        """Open mode, or this item is one of the random share revealed from the start (--reveal-share)."""
-        item, run, cfg = self.item, self.run, self.desk.config
-        return self.show_judge or (item is not None and run is not None and blind.revealed(
-            run.order_seed, cfg.grader, item.question_pk, cfg.reveal_share))
+    def blindness(self) -> Blindness:
+        """What blind first shows, as the desk is set now: every event saved records what it shows."""
+        run, cfg = self.run, self.desk.config
+        return Blindness(self.show_judge, self.recheck, cfg.reveal_share, run.order_seed if run else 0, cfg.grader)
 
     @property
     def mode(self) -> str:
-        return blind.grading_mode(show_judge=self.judge_shown_first, recheck=self.recheck)
+        return self.blindness.mode(self.item.question_pk if self.item else None)
 
     @property
     def progress_text(self) -> str:
@@ -148,10 +149,7 @@ class GradingScreen(Screen):
         return self.item.at(side) if self.item else None
 
     def judge_visible(self, answer: AnswerView | None) -> bool:
-        if answer is None:
-            return False
-        return blind.judge_visible(has_machine=answer.machine is not None, seen=answer.judge_seen,
-                                   show_judge=self.judge_shown_first, recheck=self.recheck)
+        return self.blindness.answer_judge(self.item, answer)
 
     def methods_visible(self) -> bool:
         return not self.hide_methods or (self.item is not None and self.item.fully_graded)
@@ -184,7 +182,7 @@ class GradingScreen(Screen):
 
     def scorers_visible(self, answer: AnswerView | None) -> bool:
         due = answer is not None and answer.claims is not None and answer.claims.scorers_due
-        return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=self.recheck)
+        return self.blindness.scorers(due=due)
 
     def pane_view(self, side: str) -> PaneView:
         """What the pane of `side` shows now."""
@@ -198,8 +196,12 @@ class GradingScreen(Screen):
 
     def render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
-        self.query_one("#topbar", Static).update(
-            view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order, self.filters))
+        topbar = self.query_one("#topbar", Static)
+        topbar.update(view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order,
+                                       self.filters, width=topbar.content_region.width))
+
+    def on_resize(self) -> None:
+        self.render_topbar()  # one line at any width
 
     class Highlighted(Message):
         """The highlight worker is done with an item's code."""
@@ -231,8 +233,8 @@ class GradingScreen(Screen):
         status.show_progress(status.progress)
         if self.run is None or self.total is None:
             return
-        run, grader, total, rubric = self.run, self.desk.config.grader, self.total, self.judge_rubric
-        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total, rubric),
+        run, grader, total = self.run, self.desk.config.grader, self.total
+        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total),
                          lambda p: self._progressed(p, note), background=True)
 
     def _progressed(self, p: review.Progress, note: str | None = None) -> None:
@@ -288,11 +290,13 @@ class GradingScreen(Screen):
     # Loading items ---------------------------------------------------------------------------------------------------
 
     def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None,
-             how: str | None = None, probability: Callable[[], float | None] = lambda: None) -> None:
+             how: str | None = None, probability: Callable[[], float | None] = lambda: None,
+             clear_when_empty: bool = False) -> None:
         """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
         first (a grade, an undo) and return (question_pk, what it did) for the status line. `how` names how the
         person reached the item ('jump', 'sampled'; by default what the order and filters say); staying on the same
-        item keeps how it was reached.
+        item keeps how it was reached. `clear_when_empty`: when nothing is found, no item stays on screen (new filters
+        that match nothing must not leave the last item as if it matched).
 
         Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
         results of an older request are still dropped, should one ever overtake.
@@ -317,6 +321,8 @@ class GradingScreen(Screen):
                 return
             if item is None:
                 self._resume_collector()
+                if clear_when_empty:
+                    self._show(None)
                 if not note:
                     self.desk.report(empty)
                 return
@@ -366,12 +372,15 @@ class GradingScreen(Screen):
         if run is None:  # the run is still opening (load would do nothing)
             return
         self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
-                  empty=f"no item matches filters: {filters.describe()}")
+                  empty=f"no item matches filters: {filters.describe()}", clear_when_empty=True)
 
     # Keys and the command palette ----------------------------------------------------------------------------------
 
     def action_key(self, key_id: str) -> None:
-        """Every key of the table (keys.py) runs here: its row says what it does."""
+        """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
+        what is shown is what this key (or a later one) had to say, never an older action's."""
+        status = self.query_one(StatusLine)
+        status.show_progress(status.progress)
         key = keys.BY_ID[key_id]
         key.run(self, *key.args)
 

@@ -18,7 +18,9 @@ def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> s
     letter = "A" if side == "left" else "B"
     if answer is None or not methods_visible:
         return f"Answer {letter}"
-    if answer.method == "raw":
+    if answer.origin is not None:  # read from an application's traces: its side's label (project)
+        kind = answer.origin.side
+    elif answer.method == "raw":
         kind = "raw top-k"
     else:  # an imported run may not say which budget its bundles had (budget 0)
         kind = f"bundle @ {answer.budget:,} tokens" if answer.budget else "bundle"
@@ -60,16 +62,36 @@ def order_text(order: str, index: int, length: int) -> str:
             "recheck": f"recheck {index + 1}/{length}"}[order]
 
 
-def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters) -> Text:
-    t = Text("gradedesk", style="bold")
-    t.append(" │ ")
-    t.append_text(literal(run.title if run else "…"))
-    t.append(" │ grader ")
-    t.append_text(literal(grader, "bold"))
-    t.append(" │ ")
-    t.append(mode, style="bold reverse" if mode != "blind" else "bold")
-    if hide_methods:
-        t.append(" │ methods hidden")
-    t.append(f" │ {order} │ filters: ")
-    t.append_text(literal(filters.describe()))
+def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,
+                width: int = 0) -> Text:
+    """The one-line top bar: the run, the grader, the mode, whether methods are hidden, the order, the filters. When
+    it is longer than `width` (0: no limit), the app's name and "filters: none" go, then the run's title is cut: the
+    rest says how the person is grading, which matters more than the title they chose the run by."""
+    def bar(title: str, full: bool) -> Text:
+        t = Text(style="bold")
+        if full:
+            t.append("gradedesk")
+            t.append(" │ ")
+        t.append_text(literal(title))
+        t.append(" │ grader ")
+        t.append_text(literal(grader, "bold"))
+        t.append(" │ ")
+        t.append(mode, style="bold reverse" if mode != "blind" else "bold")
+        if hide_methods:
+            t.append(" │ methods hidden")
+        t.append(f" │ {order}")
+        if full or filters != Filters():
+            t.append(" │ filters: ")
+            t.append_text(literal(filters.describe()))
+        return t
+
+    title = run.title if run else "…"
+    t = bar(title, full=True)
+    if not width or t.cell_len <= width:
+        return t
+    t = bar(title, full=False)
+    if t.cell_len > width:
+        keep = max(len(title) - (t.cell_len - width) - 1, 8)
+        t = bar(title[:keep] + "…" if keep < len(title) else title, full=False)
+    t.truncate(width, overflow="ellipsis")
     return t
