@@ -18,6 +18,7 @@ machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades);
 rubrics: rubrics.
 samples: sample_draws.
 assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
+adjudications: adjudications (a lead's decisions where assigned people disagree; append-only set and undo rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.

@@ -93,8 +93,8 @@ class GradingScreen(Screen):
     def on_mount(self) -> None:
         cfg = self.desk.config
         self.desk.on_quit(self.save_state)
-        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck),
-                         self._opened)
+        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck,
+                                                                          cfg.adjudicate), self._opened)
 
     def _opened(self, opening: session.Opening) -> None:
         cfg = self.desk.config
@@ -107,15 +107,17 @@ class GradingScreen(Screen):
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
+        if self.order == "adjudicate" and not self.order_list:
+            self.desk.report("nothing to adjudicate: no item's assigned people disagree (that you may see)")
         moves.focus_side(self, "left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
         self.refresh_progress()
-        run = opening.run
-        self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted,
+        run, grader = opening.run, cfg.grader
+        self.desk.submit("count answers", lambda store: review.count_shown(store, run, grader), self._counted,
                          background=True)
-        self.desk.submit("order the questions", lambda store: review.question_order(store, run), self._ordered,
-                         background=True)
+        self.desk.submit("order the questions", lambda store: review.question_order(store, run, grader),
+                         self._ordered, background=True)
 
     def _ordered(self, order: review.QuestionOrder) -> None:
         self.questions = order
@@ -138,8 +140,13 @@ class GradingScreen(Screen):
         return Blindness(self.show_judge, self.recheck, cfg.reveal_share, run.order_seed if run else 0, cfg.grader)
 
     @property
+    def adjudicating(self) -> bool:
+        return self.desk.config.adjudicate
+
+    @property
     def mode(self) -> str:
-        return self.blindness.mode(self.item.question_pk if self.item else None)
+        """The mode the top bar names: adjudicate, or the one a grade is recorded in."""
+        return "adjudicate" if self.adjudicating else self.blindness.mode(self.item.question_pk if self.item else None)
 
     @property
     def progress_text(self) -> str:
@@ -188,7 +195,7 @@ class GradingScreen(Screen):
         """What the pane of `side` shows now."""
         a = self.answer_at(side)
         return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric)
+                        self.scorers_visible(a), self.judge_rubric, self.adjudicating)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
@@ -306,12 +313,13 @@ class GradingScreen(Screen):
         self._pause_collector()
         self._seq += 1
         seq, run, grader, recheck, rubric = self._seq, self.run, self.desk.config.grader, self.recheck, self.judge_rubric
+        adjudicate = self.adjudicating
 
         def fn(store: Store) -> tuple[str | None, Item | None]:
             found = find(store)
             pk, note = found if isinstance(found, tuple) else (found, None)
             return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck,
-                                                           judge_rubric=rubric)
+                                                           judge_rubric=rubric, adjudicate=adjudicate)
 
         def done(result: tuple[str | None, Item | None]) -> None:
             note, item = result
