@@ -4,7 +4,8 @@ a run) to a person, a `withdraw` row takes one back by its uuid; what is assigne
 What it gives: a run's current assignments (`current_assignments`, Assignment records), writing a plan's rows
 (`add_assignments`, `withdraw_assignments`; the caller holds the transaction), a person's assigned set as the desk
 and its sampler see it (`assigned_set`; `desk_set_sql`, the condition the desk's queries put on a question), and the
-assigned people's current grades (`assigned_grades`: people-vs-people agreement, adjudication). Which pairs to write
+assigned people's current grades (`assigned_grades`: adjudication; `overlap_grades`, those of items assigned to two or
+more people: people-vs-people agreement). Which pairs to write
 is core/review/assignment.py's.
 """
 
@@ -128,3 +129,16 @@ def assigned_grades(store: Store, run_id: int, question_pk: int | None = None) -
         f"WHERE {scope} AND h.grade IS NOT NULL AND a.question_pk IN ({_live_set(':run', 'h.grader')}) "
         "ORDER BY a.question_pk, a.method, h.grader", params)
     return [AssignedGrade(**r) for r in rows]
+
+
+def overlap_grades(store: Store, run_id: int) -> dict[int, list[AssignedGrade]]:
+    """The assigned people's current grades of the answers of items assigned to two or more people, by answer: the
+    units of people-vs-people agreement."""
+    people: dict[int, int] = {}
+    for a in current_assignments(store, run_id):
+        people[a.question_pk] = people.get(a.question_pk, 0) + 1
+    units: dict[int, list[AssignedGrade]] = {}
+    for g in assigned_grades(store, run_id):
+        if people.get(g.question_pk, 0) > 1:
+            units.setdefault(g.answer_id, []).append(g)
+    return units

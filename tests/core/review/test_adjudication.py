@@ -107,3 +107,13 @@ def test_merge_carries_decisions_once(disputed, tmp_path):
         assert (report.decisions_added, report.decisions_already_here) == (1, 0)
         assert [(d.question_pk, d.grade, d.grader) for d in current_decisions(here, run.id)] == [(q1, "wrong", "lead")]
         assert merge_store(here, lead).decisions_added == 0
+
+
+def test_progress_counts_disputed_and_adjudicated_items(disputed):
+    from gradedesk.core.review.team import team_progress
+
+    info, store, run = disputed
+    decide_grade(store, run, info.question_pks[0], "raw", 0, "lead", GradeChange(grade="wrong"), judge_visible=False)
+    report = team_progress(store, run.id)
+    assert (report.disputed, report.adjudicated) == (2, 1)
+    assert {p.grader: p.adjudicated for p in report.people} == {"ann": 1, "bob": 1}
