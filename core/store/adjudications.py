@@ -64,7 +64,8 @@ def add_decision(store: Store, run_id: int, question_pk: int, grader: str, *, me
 def current_decisions(store: Store, run_id: int, question_pk: int | None = None) -> list[Decision]:
     """The live decision on each answer (and on each preference) of the run's items (of one, with `question_pk`):
     the newest live `set` row, whoever made it; by question, preference first, then method."""
-    scope, params = "d.run_id = :run", {"run": run_id, "q": question_pk}
+    scope = "d.run_id = :run"
+    params: dict[str, object] = {"run": run_id, "q": question_pk}
     if question_pk is not None:
         scope += " AND d.question_pk = :q"
     rows = store._query(

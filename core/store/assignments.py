@@ -120,7 +120,8 @@ class AssignedGrade:
 def assigned_grades(store: Store, run_id: int, question_pk: int | None = None) -> list[AssignedGrade]:
     """The assigned people's current grades of the run's answers (of one question, when `question_pk` is given), by
     question, method and person. A grade of an item not assigned to its grader is left out."""
-    scope, params = "a.run_id = :run", {"run": run_id, "q": question_pk}
+    scope = "a.run_id = :run"
+    params: dict[str, object] = {"run": run_id, "q": question_pk}
     if question_pk is not None:
         scope += " AND a.question_pk = :q"
     rows: list[dict[str, Any]] = store._query(

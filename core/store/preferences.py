@@ -80,7 +80,8 @@ def undo_preference(store: Store, target: Preference, *, judge_visible: bool) ->
 def live_preferences(store: Store, run_id: int, question_pk: int | None = None) -> list[Preference]:
     """Each person's live preference per question of the run (of one question, with `question_pk`), by question and
     person."""
-    scope, params = "p.run_id = :run", {"run": run_id, "q": question_pk}
+    scope = "p.run_id = :run"
+    params: dict[str, object] = {"run": run_id, "q": question_pk}
     if question_pk is not None:
         scope += " AND p.question_pk = :q"
     rows = store._query(

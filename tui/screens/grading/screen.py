@@ -36,6 +36,7 @@ from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
@@ -390,6 +391,9 @@ class GradingScreen(Screen):
         status = self.query_one(StatusLine)
         status.show_progress(status.progress)
         key = keys.BY_ID[key_id]
+        answer = self.answer_at(self.side)
+        log_key(self.desk.config.grader, key_id, self.item.question_pk if self.item else None,
+                answer.id if answer else None)
         key.run(self, *key.args)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
