@@ -406,6 +406,9 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     probability REAL NOT NULL,             -- q of this question in this draw
     population  INTEGER NOT NULL,          -- how many questions the draw chose from
     created_at  TEXT NOT NULL,
+    -- the probability that the question was in the set the draw chose from: the person's assigned set (gradedesk
+    -- assign: the assignment's inclusion probability times the person's share of the assigned items), 1 for the run
+    inclusion_probability REAL NOT NULL DEFAULT 1 CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
     UNIQUE (run_id, grader, draw_index)
 );
 
@@ -428,6 +431,31 @@ CREATE TABLE IF NOT EXISTS assignments (
 );
 CREATE INDEX IF NOT EXISTS assignments_run ON assignments (run_id, grader, question_pk);
 CREATE INDEX IF NOT EXISTS assignments_undoes ON assignments (undoes_uuid);
+
+-- A lead's decisions where the people assigned to an item disagree (gradedesk grade --adjudicate): a grade of one of
+-- its answers (method, budget: the answer the desk showed), or the preference between its two answers (method NULL).
+-- Its own kind of grade, never a person's: no reader of human_grades sees it, so people-vs-people figures leave it
+-- out. Append-only like people's events; `seen` names the people's events (uuids, JSON) on screen when it was decided.
+CREATE TABLE IF NOT EXISTS adjudications (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    method        TEXT CHECK (method IN ('raw', 'bundle')), -- NULL: the decision is the preference
+    budget        INTEGER,
+    grader        TEXT NOT NULL,           -- the lead who decided
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the decision it takes back
+    grade         TEXT CHECK (grade IN ('fully_correct', 'partially_correct', 'unsupported', 'wrong')),
+    failure_label TEXT,
+    note          TEXT,
+    preferred     TEXT CHECK (preferred IN ('raw', 'bundle', 'tie')),
+    seen          TEXT NOT NULL DEFAULT '[]',
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was the machine grade on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS adjudications_q ON adjudications (run_id, question_pk, method, id);
+CREATE INDEX IF NOT EXISTS adjudications_undoes ON adjudications (undoes_uuid);
 
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
@@ -533,3 +561,9 @@ ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;
 
 -- migrate to 12
 -- Flags on items: the table item_flags comes from its CREATE statement above.
+
+-- migrate to 13
+-- A team at one desk: draws from a person's assigned set say how likely the question was to be in it; a lead's
+-- decisions where assigned people disagree (adjudications) come from the CREATE statement above.
+ALTER TABLE sample_draws ADD COLUMN inclusion_probability REAL NOT NULL DEFAULT 1
+    CHECK (inclusion_probability > 0 AND inclusion_probability <= 1);

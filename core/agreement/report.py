@@ -4,7 +4,8 @@ Reads the store (current human grades, the `machine_grades` view, human grade ev
 computes everything with the pure statistics of core/stats. Its parts: the pairs compared and whom they are
 compared with (grade_pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
 self-consistency and alpha (people.py), the samples (samples.py), judge rubric versions and bias probes
-(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py). Here: the headline, the breakdowns, the
+(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py), people on the items assigned to several of them
+and the adjudicated grade against the machine (overlap.py). Here: the headline, the breakdowns, the
 rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_dict()` is what `agree --json` prints).
 
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
@@ -28,6 +29,7 @@ from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
 )
 from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
+from gradedesk.core.agreement.overlap import OverlapAgreement, overlap_agreement
 from gradedesk.core.agreement.pass_rates import (
     CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
@@ -140,6 +142,7 @@ class AgreementReport(Record):
     breakdowns: dict[str, list[GroupAgreement]]
     people_agreement: list[GroupAgreement]
     krippendorff_alpha: Estimate
+    overlap: OverlapAgreement  # people vs people on items assigned to several, and the settled grade vs the machine
     corrected_pass_rates: CorrectedPassRates | None
     switch_rate: SwitchRate
     self_consistency: list[SelfConsistency]
@@ -231,6 +234,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         people_agreement=_grouped(pairs, lambda p: p.grader, s),
         krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
                                                             s.seed),
+        overlap=overlap_agreement(store, run_id, machine, s.boot, s.seed),
         corrected_pass_rates=corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,
         switch_rate=switches(events, machine, s.boot, s.seed),
         self_consistency=self_consistency(events, s.boot, s.seed),

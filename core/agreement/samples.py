@@ -2,7 +2,10 @@
 
 The desk records how a person came to each item (human_grades.selection). Items the sampler drew (sample_draws, with
 their probabilities) form the *sampled* sample: its figures are inverse-probability weighted (core/stats/
-weighted.py) and so estimate the whole run. Items reached in question order form a sample of the run's first
+weighted.py) and so estimate the whole run. A draw selected its question with probability pi * q: pi that the question
+was in the set drawn from (a person's assigned set; 1 for the whole run), q its probability in the draw. Its weight is
+1 / (pi * q); the Hajek estimates divide by the sum of the weights, so a factor common to all (the run's size) drops
+out. Items reached in question order form a sample of the run's first
 questions; items reached by a filter or a jump are a *convenience* sample: both are reported apart, unweighted, and
 named as what they are, never mixed into the sampled figures. Grades saved before selections were recorded count as
 "unrecorded". The pass rates per method are prediction-powered (the judge on every answer, corrected by the sampled
@@ -86,7 +89,7 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
         if not members:
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
-        weighted.extend((p, 1.0 / (d.population * d.probability)) for p in members)
+        weighted.extend((p, 1.0 / (d.inclusion_probability * d.probability)) for p in members)
     cells = np.array([_cell(p.human, p.machine) for p, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w in weighted], dtype=float)
     four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed)

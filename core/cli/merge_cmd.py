@@ -42,10 +42,13 @@ def run(args: argparse.Namespace) -> int:
             [f"item flags {verb}", report.flags_added],
             ["item flags already here", report.flags_already_here],
             [f"assignment rows {verb}", report.assignments_added],
-            ["assignment rows already here", report.assignments_already_here]]
+            ["assignment rows already here", report.assignments_already_here],
+            [f"adjudication rows {verb}", report.decisions_added],
+            ["adjudication rows already here", report.decisions_already_here]]
     for what, unmatched in (("grade events", report.unmatched_grades), ("claim marks", report.unmatched_claim_marks),
                             ("preferences", report.unmatched_preferences), ("sampler draws", report.unmatched_draws),
-                            ("item flags", report.unmatched_flags), ("assignment rows", report.unmatched_assignments)):
+                            ("item flags", report.unmatched_flags), ("assignment rows", report.unmatched_assignments),
+                            ("adjudication rows", report.unmatched_decisions)):
         rows += [[f"{what} not matched: {reason}", n] for reason, n in unmatched.items()]
     print(f"merge {report.other} -> {args.store}" + (f" (graders: {', '.join(report.graders)})" if report.graders else ""))
     print_table(["", "count"], rows)

@@ -20,6 +20,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store import desk
+from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import KIND_PREFERENCE, MACHINE_NAMES, compared_kind
 from gradedesk.core.store.flags import person_flags
@@ -146,9 +147,10 @@ class Progress:
     unusable: int = 0  # graded answers whose machine reply could not be used: not compared
     other: int = 0  # graded answers beside another kind of machine grader: left out, as agree leaves them
     stale: int = 0  # of those beside a machine grade, made against a gold answer corrected since
+    assigned: bool = False  # the person has assigned items: the desk shows those (total counts their answers)
 
     def describe(self) -> str:
-        text = f"graded {self.graded:,} of {self.total:,}"
+        text = f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
         name = MACHINE_NAMES.get(self.kind or "", self.kind or "machine grader")
         if self.compared:
             share = f"{100 * self.agreed / self.compared:.0f}%"
@@ -180,8 +182,9 @@ class QuestionOrder:
         return i + 1 if i < len(self.pks) and self.pks[i] == question_pk else None
 
 
-def question_order(store: Store, run: RunInfo) -> QuestionOrder:
-    return QuestionOrder(desk.shown_question_pks(store, run))
+def question_order(store: Store, run: RunInfo, grader: str | None = None) -> QuestionOrder:
+    """The run's questions (of `grader`'s desk: their assigned ones when they have any) in queue order."""
+    return QuestionOrder(desk.shown_question_pks(store, run, grader))
 
 
 def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
@@ -197,7 +200,7 @@ def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
     chosen = next((r for r in rows if r.kind == kind), None)
     return Progress(graded, total, kind, chosen.compared if chosen else 0, chosen.agreed if chosen else 0,
                     sum(r.unusable for r in rows), sum(r.compared for r in rows if r.kind != kind),
-                    sum(r.stale for r in rows))
+                    sum(r.stale for r in rows), assigned_set(store, run.id, grader) is not None)
 
 
 # Recheck ---------------------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ rubrics: rubrics.
 flags: item_flags (people's flags on items whose benchmark entry needs fixing).
 samples: sample_draws.
 assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
+adjudications: adjudications (a lead's decisions where assigned people disagree; append-only set and undo rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.

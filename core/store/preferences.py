@@ -5,7 +5,8 @@ newest `set` event no undo took back.
 
 What it gives: appending a preference (`add_preference`, with what was on screen and how the question was reached),
 a person's newest live one (`newest_preference`: the desk's undo and item), taking one back (`undo_preference`), and
-each person's live preference per question of a run (`latest_preferences`: the position-bias figures). Validation
+each person's live preference per question of a run (`live_preferences`: adjudication; `latest_preferences`: the
+position-bias figures). Validation
 is core/grading's; what was on screen is core/review/visibility.py's.
 """
 
@@ -76,9 +77,20 @@ def undo_preference(store: Store, target: Preference, *, judge_visible: bool) ->
     store._db.table("human_preferences").insert(row)
 
 
+def live_preferences(store: Store, run_id: int, question_pk: int | None = None) -> list[Preference]:
+    """Each person's live preference per question of the run (of one question, with `question_pk`), by question and
+    person."""
+    scope = "p.run_id = :run"
+    params: dict[str, object] = {"run": run_id, "q": question_pk}
+    if question_pk is not None:
+        scope += " AND p.question_pk = :q"
+    rows = store._query(
+        f"SELECT * FROM human_preferences p WHERE {scope} AND p.id = (SELECT max(p2.id) FROM human_preferences p2 "
+        f"WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND p2.grader = p.grader AND {_live('p2')}) "
+        "ORDER BY p.question_pk, p.grader", params)
+    return [Preference(**{k: r[k] for k in _FIELDS}) for r in rows]
+
+
 def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
     """(preferred, left_method) of each person's live preference per question of the run, ties left out."""
-    return [(r["preferred"], r["left_method"]) for r in store._query(
-        "SELECT preferred, left_method FROM human_preferences p WHERE p.run_id = ? AND p.preferred <> 'tie' "
-        "AND p.id = (SELECT max(p2.id) FROM human_preferences p2 WHERE p2.run_id = p.run_id "
-        f"AND p2.question_pk = p.question_pk AND p2.grader = p.grader AND {_live('p2')})", (run_id,))]
+    return [(p.preferred, p.left_method) for p in live_preferences(store, run_id) if p.preferred != "tie"]

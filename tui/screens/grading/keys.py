@@ -117,6 +117,8 @@ KEYS: tuple[Key, ...] = (
         footer=False, when=ITEM, task=OPEN),
     Key("a", opens.agreement, "desk.agreement", "agreement",
         "agreement with the machine grader; Enter on a cell filters to it", footer=False, task=OPEN),
+    Key("p", opens.team_progress, "desk.team_progress", "team progress",
+        "the team's progress (gradedesk assign): per person assigned, graded, adjudicated", footer=False, task=OPEN),
 )
 
 BY_ID: dict[str, Key] = {k.id: k for k in KEYS}

@@ -37,6 +37,7 @@ from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
@@ -94,8 +95,8 @@ class GradingScreen(Screen):
     def on_mount(self) -> None:
         cfg = self.desk.config
         self.desk.on_quit(self.save_state)
-        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck),
-                         self._opened)
+        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck,
+                                                                          cfg.adjudicate), self._opened)
 
     def _opened(self, opening: session.Opening) -> None:
         cfg = self.desk.config
@@ -108,15 +109,17 @@ class GradingScreen(Screen):
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
+        if self.order == "adjudicate" and not self.order_list:
+            self.desk.report("nothing to adjudicate: no item's assigned people disagree (that you may see)")
         moves.focus_side(self, "left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
         self.refresh_progress()
-        run = opening.run
-        self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted,
+        run, grader = opening.run, cfg.grader
+        self.desk.submit("count answers", lambda store: review.count_shown(store, run, grader), self._counted,
                          background=True)
-        self.desk.submit("order the questions", lambda store: review.question_order(store, run), self._ordered,
-                         background=True)
+        self.desk.submit("order the questions", lambda store: review.question_order(store, run, grader),
+                         self._ordered, background=True)
 
     def _ordered(self, order: review.QuestionOrder) -> None:
         self.questions = order
@@ -139,8 +142,13 @@ class GradingScreen(Screen):
         return Blindness(self.show_judge, self.recheck, cfg.reveal_share, run.order_seed if run else 0, cfg.grader)
 
     @property
+    def adjudicating(self) -> bool:
+        return self.desk.config.adjudicate
+
+    @property
     def mode(self) -> str:
-        return self.blindness.mode(self.item.question_pk if self.item else None)
+        """The mode the top bar names: adjudicate, or the one a grade is recorded in."""
+        return "adjudicate" if self.adjudicating else self.blindness.mode(self.item.question_pk if self.item else None)
 
     @property
     def progress_text(self) -> str:
@@ -190,7 +198,7 @@ class GradingScreen(Screen):
         """What the pane of `side` shows now."""
         a = self.answer_at(side)
         return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric)
+                        self.scorers_visible(a), self.judge_rubric, self.adjudicating)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
@@ -308,12 +316,13 @@ class GradingScreen(Screen):
         self._pause_collector()
         self._seq += 1
         seq, run, grader, recheck, rubric = self._seq, self.run, self.desk.config.grader, self.recheck, self.judge_rubric
+        adjudicate = self.adjudicating
 
         def fn(store: Store) -> tuple[str | None, Item | None]:
             found = find(store)
             pk, note = found if isinstance(found, tuple) else (found, None)
             return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck,
-                                                           judge_rubric=rubric)
+                                                           judge_rubric=rubric, adjudicate=adjudicate)
 
         def done(result: tuple[str | None, Item | None]) -> None:
             note, item = result
@@ -384,6 +393,9 @@ class GradingScreen(Screen):
         status = self.query_one(StatusLine)
         status.show_progress(status.progress)
         key = keys.BY_ID[key_id]
+        answer = self.answer_at(self.side)
+        log_key(self.desk.config.grader, key_id, self.item.question_pk if self.item else None,
+                answer.id if answer else None)
         key.run(self, *key.args)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
