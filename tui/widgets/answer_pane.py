@@ -73,8 +73,10 @@ def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False)
     t.append("Decision: " if adjudicating else "Your recheck grade: " if recheck else "Your grade: ", style="bold")
     if h is None or not h.grade:
         t.append("not graded — press 1-4", style="dim")
-        return t
-    t.append_text(grade_text(h.grade))
+        if h is None or not (h.failure_label or h.note or any(getattr(h, d) is not None for d in DIMENSIONS)):
+            return t
+    else:
+        t.append_text(grade_text(h.grade))
     if h.is_revision:
         t.append("  (revised after reveal)", style="italic")
     t.append("\n  label: ")
