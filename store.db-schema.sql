@@ -206,6 +206,20 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_question ON answers (question_pk);
 CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
 
+-- Where an answer read from an application's traces came from (`gradedesk import-traces`: Phoenix; a Langfuse trace
+-- export): the trace and the span (Phoenix) or observation (Langfuse) holding the answer, so people's and the judge's
+-- grades can go back onto that span. A run of answers made here has no rows.
+CREATE TABLE IF NOT EXISTS answer_traces (
+    answer_id  INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse')),
+    endpoint   TEXT,                       -- the server's base URL it was read from; NULL for an export file
+    project    TEXT NOT NULL,              -- the project it was read from
+    side       TEXT NOT NULL,              -- the side label the desk shows instead of raw/bundled
+    trace_id   TEXT NOT NULL,
+    span_id    TEXT NOT NULL               -- the LLM span (Phoenix) or generation observation (Langfuse)
+);
+CREATE INDEX IF NOT EXISTS answer_traces_trace ON answer_traces (trace_id);
+
 -- Machine grades: the LLM judge and the offline rule grader, never confused -----------------------------------------
 CREATE TABLE IF NOT EXISTS auto_grades (
     id             INTEGER PRIMARY KEY,
@@ -314,7 +328,9 @@ CREATE TABLE IF NOT EXISTS claim_marks (
 CREATE INDEX IF NOT EXISTS claim_marks_answer ON claim_marks (answer_id, grader, claim_index, id);
 CREATE INDEX IF NOT EXISTS claim_marks_undoes ON claim_marks (undoes_uuid);
 
--- Which of the two answers of a question a person preferred (also events).
+-- Which of the two answers of a question a person preferred: append-only events like human_grades (an `undo` names the
+-- event it takes back and repeats its preferred and left_method). Each says what was on screen when it was saved and
+-- how the person came to the question.
 CREATE TABLE IF NOT EXISTS human_preferences (
     id          INTEGER PRIMARY KEY,
     uuid        TEXT NOT NULL UNIQUE,
@@ -323,9 +339,35 @@ CREATE TABLE IF NOT EXISTS human_preferences (
     grader      TEXT NOT NULL,
     preferred   TEXT NOT NULL CHECK (preferred IN ('raw', 'bundle', 'tie')),
     left_method TEXT NOT NULL CHECK (left_method IN ('raw', 'bundle')),
-    created_at  TEXT NOT NULL
+    created_at  TEXT NOT NULL,
+    action      TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo')),
+    undoes_uuid TEXT,                   -- for action 'undo': the event it takes back
+    judge_visible INTEGER,              -- was a machine grade of either answer on screen; NULL: saved before it was
+                                        -- recorded
+    selection   TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
+    selection_probability REAL          -- for 'sampled': the question's probability in the draw that brought it
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
+
+-- A person's flag on an item (a question of a run) whose benchmark entry needs fixing: a wrong gold answer, an
+-- ambiguous question, or another reason in the note. Events like human_grades: a flag is taken back by an 'undo'
+-- event naming it. A question someone flags is left out of `agree`'s figures; `gradedesk questions flags` lists them.
+CREATE TABLE IF NOT EXISTS item_flags (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the flag it takes back
+    reason        TEXT CHECK (reason IN ('bad_gold', 'ambiguous', 'other')), -- an undo repeats the one taken back
+    note          TEXT,
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was a machine grade of the item on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS item_flags_q ON item_flags (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS item_flags_undoes ON item_flags (undoes_uuid);
 
 -- The judge's pairwise verdicts (gradedesk judge --pairwise): a question's raw and bundled answers (at one budget)
 -- shown together as Answer 1 and Answer 2, each order asked, each `--repeats` times. One row a reply (or a failed
@@ -394,8 +436,56 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     probability REAL NOT NULL,             -- q of this question in this draw
     population  INTEGER NOT NULL,          -- how many questions the draw chose from
     created_at  TEXT NOT NULL,
+    -- the probability that the question was in the set the draw chose from: the person's assigned set (gradedesk
+    -- assign: the assignment's inclusion probability times the person's share of the assigned items), 1 for the run
+    inclusion_probability REAL NOT NULL DEFAULT 1 CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
     UNIQUE (run_id, grader, draw_index)
 );
+
+-- Who grades what (gradedesk assign): each item (a question of a run) given to `overlap` people. Append-only like
+-- people's events: an 'assign' row gives an item to a person, a 'withdraw' row takes an ungraded one back (a re-run
+-- moved it to someone else); what is assigned now is every 'assign' that no 'withdraw' names.
+CREATE TABLE IF NOT EXISTS assignments (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('assign', 'withdraw')),
+    undoes_uuid   TEXT,                    -- for action 'withdraw': the assignment it takes back
+    inclusion_probability REAL NOT NULL    -- of the item in the assigned set: 1 for all items, n/N for a sample
+        CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
+    overlap       INTEGER NOT NULL,        -- people per item in the plan that made this row
+    seed          INTEGER NOT NULL,        -- the plan's seed (sample and tie-breaks)
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS assignments_run ON assignments (run_id, grader, question_pk);
+CREATE INDEX IF NOT EXISTS assignments_undoes ON assignments (undoes_uuid);
+
+-- A lead's decisions where the people assigned to an item disagree (gradedesk grade --adjudicate): a grade of one of
+-- its answers (method, budget: the answer the desk showed), or the preference between its two answers (method NULL).
+-- Its own kind of grade, never a person's: no reader of human_grades sees it, so people-vs-people figures leave it
+-- out. Append-only like people's events; `seen` names the people's events (uuids, JSON) on screen when it was decided.
+CREATE TABLE IF NOT EXISTS adjudications (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    method        TEXT CHECK (method IN ('raw', 'bundle')), -- NULL: the decision is the preference
+    budget        INTEGER,
+    grader        TEXT NOT NULL,           -- the lead who decided
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the decision it takes back
+    grade         TEXT CHECK (grade IN ('fully_correct', 'partially_correct', 'unsupported', 'wrong')),
+    failure_label TEXT,
+    note          TEXT,
+    preferred     TEXT CHECK (preferred IN ('raw', 'bundle', 'tie')),
+    seen          TEXT NOT NULL DEFAULT '[]',
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was the machine grade on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS adjudications_q ON adjudications (run_id, question_pk, method, id);
+CREATE INDEX IF NOT EXISTS adjudications_undoes ON adjudications (undoes_uuid);
 
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
@@ -485,12 +575,30 @@ UPDATE auto_grades SET gold_hash = (
 -- Vector retrieval: the tables chunk_vectors and repo_embeddings come from their CREATE statements above.
 
 -- migrate to 9
--- (held for the human preference events of another branch: the lead renumbers at merge)
+-- Assignments of items to people (gradedesk assign): the table assignments comes from its CREATE statement above.
 
 -- migrate to 10
--- (held for item flags of another branch: the lead renumbers at merge)
+-- Answers imported from traces (gradedesk import-traces): answer_traces is new; the CREATE statements above make it.
 
 -- migrate to 11
+-- Preferences are events like grades: undoable, and each says what was on screen and how the question was reached.
+ALTER TABLE human_preferences ADD COLUMN action TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo'));
+ALTER TABLE human_preferences ADD COLUMN undoes_uuid TEXT;
+ALTER TABLE human_preferences ADD COLUMN judge_visible INTEGER;
+ALTER TABLE human_preferences ADD COLUMN selection TEXT
+    CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported'));
+ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;
+
+-- migrate to 12
+-- Flags on items: the table item_flags comes from its CREATE statement above.
+
+-- migrate to 13
+-- A team at one desk: draws from a person's assigned set say how likely the question was to be in it; a lead's
+-- decisions where assigned people disagree (adjudications) come from the CREATE statement above.
+ALTER TABLE sample_draws ADD COLUMN inclusion_probability REAL NOT NULL DEFAULT 1
+    CHECK (inclusion_probability > 0 AND inclusion_probability <= 1);
+
+-- migrate to 14
 -- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above. Rubrics say their
 -- kind, so a pairwise rubric is never the current grade rubric; every rubric stored before was a grade rubric.
 ALTER TABLE rubrics ADD COLUMN kind TEXT NOT NULL DEFAULT 'grade' CHECK (kind IN ('grade', 'pairwise'));

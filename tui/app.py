@@ -8,6 +8,7 @@ app only through the `Desk` protocol (tui/desk_protocol.py), and declare their o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,13 @@ from gradedesk.core.store.connection import Store
 from gradedesk.tui.db import Job, JobDone, JobFailed, StoreThread
 from gradedesk.tui.desk_protocol import DeskConfig
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
+from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.screens.help import HelpScreen
+from gradedesk.tui.screens.name import NameScreen
 from gradedesk.tui.widgets.status_line import StatusLine
 
-__all__ = ["DeskApp", "DeskConfig", "run_desk"]
+__all__ = ["DeskApp", "DeskConfig", "run_desk", "run_explore"]
 
 
 class DeskApp(App):
@@ -41,9 +44,10 @@ class DeskApp(App):
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
     ]
 
-    def __init__(self, config: DeskConfig) -> None:
+    def __init__(self, config: DeskConfig, first: Callable[[DeskApp], Screen] | None = None) -> None:
         super().__init__()
         self.config = config
+        self._first = first or GradingScreen  # the screen it opens on: the grading desk, or explore
         self.store_thread = StoreThread(config.store_path, delay=config.job_delay)
         self.gate = KeyGate()
         self._key_screen: Screen | None = None  # the screen on top when the travelling key was let through
@@ -54,6 +58,14 @@ class DeskApp(App):
 
     def on_mount(self) -> None:
         self._run_store_thread()
+        if self.config.ask_name:
+            self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink),
+                             self._named)
+        else:
+            self.push_screen(self._first(self))
+
+    def _named(self, name: str | None) -> None:
+        self.config = replace(self.config, grader=name or "", ask_name=False)
         self.push_screen(GradingScreen(self))
 
     @work(thread=True, name="store", exit_on_error=False)
@@ -194,17 +206,37 @@ class DeskApp(App):
 
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
-             reveal_share: float = 0.0) -> None:
-    """Check the store and run, then open the desk. Problems raise UserError (one line, before the screen opens)."""
+             reveal_share: float = 0.0, ask_name: bool = False, adjudicate: bool = False) -> None:
+    """Check the store and run, then open the desk (with ask_name, on the screen that asks the person's name).
+    Problems raise UserError (one line, before the screen opens)."""
     from gradedesk.core.store.run_records import resolve_run
     from gradedesk.core.store.connection import open_store
 
     if recheck is not None and not 0 < recheck <= 1:
         raise UserError(f"--recheck: {recheck!r} is not a share between 0 and 1 (e.g. 0.1)")
+    if recheck is not None and adjudicate:
+        raise UserError("--adjudicate: a recheck pass and adjudication are two passes; give one of them")
     path = Path(store_path)
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
     config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
-                        reveal_share=reveal_share)
+                        reveal_share=reveal_share, ask_name=ask_name, adjudicate=adjudicate)
     DeskApp(config).run()
+
+
+def run_explore(store_path: str | Path, question: str = "", *, repo: str | None = None, budget: int = 2000,
+                questions: str | Path | None = None, embedder: Any = None) -> None:
+    """Open the explore screen on its own (no run). The store and the repository are checked first (UserError)."""
+    from gradedesk.core.index.indexer import resolve_repo
+    from gradedesk.core.store.connection import open_store
+
+    if budget < 1:
+        raise UserError(f"--budget: must be a positive number of tokens, got {budget}")
+    path = Path(store_path)
+    with open_store(path, create=False) as store:
+        repo = resolve_repo(store, repo).name
+    kept = Path(questions) if questions else None
+    config = DeskConfig(path, 0, grader_name())  # explore grades nothing: no run (0), the grader only for the config
+    DeskApp(config, lambda desk: ExploreScreen(desk, question, budget=budget, repo=repo, questions=kept,
+                                               embedder=embedder)).run()

@@ -26,6 +26,8 @@ class DeskConfig:
     reveal_share: float = 0.0  # a random share of items opened with the judge in view (anchoring is measured)
     cursor_blink: bool = True  # tests switch it off for stable snapshots
     job_delay: float = 0.0  # seconds the store thread waits before each job: tests and benchmarks play a busy machine
+    ask_name: bool = False  # the served desk: the person types their name first (tui/screens/name.py)
+    adjudicate: bool = False  # a lead deciding where assigned people disagree (core/review/adjudication.py)
 
 
 class Desk(Protocol):

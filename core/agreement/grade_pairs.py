@@ -5,7 +5,9 @@
   whom people are compared with; grades that did not record one (older stores, imports) are compared with the
   `machine_grades` view's pick. A `GraderChoice` (`agree --grader judge:MODEL|rules|imported:NAME`) compares every
   grade with that grader instead. Then one kind is compared: the judge when there is one, else imported grades, else
-  the rule grader (`choose_kind`); pairs of another kind are left out of the headline and counted in the notes.
+  the rule grader (core/store/machine_grades.py compared_kind, which the desk's status line counts by too); pairs of
+  another kind are left out of the headline and counted in the notes. A machine reply that could not be used
+  (grading_error) makes no pair.
 - A pair is (answer, person): with several people, each person's current grade is one pair. The bootstrap treats pairs
   as independent, which slightly understates the interval when two people graded the same answer.
 """
@@ -21,9 +23,9 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.machine_grades import compared_kind
 from gradedesk.core.store.reports import PairRow, person_machine_pairs
 
-KIND_PREFERENCE = ("judge", "imported", "rule")
 KIND_NAMES = {"judge": "judge", "imported": "imported grades", "rule": "rule grader"}
 NO_LABEL = "(no label)"
 
@@ -93,9 +95,8 @@ def load_pairs(store: Store, run_id: int, choice: GraderChoice | None) -> list[P
 
 
 def choose_kind(graders: Iterable[tuple[str | None, str | None]]) -> str | None:
-    """The kind of machine grader compared: the first of KIND_PREFERENCE among the (kind, model) `graders`."""
-    kinds = {kind for kind, _ in graders if kind}
-    return next((k for k in KIND_PREFERENCE if k in kinds), None)
+    """The kind of machine grader compared, of the (kind, model) `graders`."""
+    return compared_kind(kind for kind, _ in graders)
 
 
 def pair_from_row(r: PairRow) -> Pair:

@@ -17,6 +17,9 @@ answer at the run's primary budget, so they are matched with the judge's verdict
 Cohen's kappa and AC1 with the confusion table (rows: person, columns: judge; raw, bundle, tie), and the same with
 ties left out (pairs where neither said tie), as MT-Bench reports it. People's own share of left-side choices is
 `samples.position_bias` (both are shown side by side).
+
+Flagged items (questions someone flagged for fixing the benchmark) are left out of every figure here, as from the
+rest of `agree`; `flagged_items_excluded` counts them.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import PersonPreference, current_preferences
+from gradedesk.core.store.flags import flagged_questions
+from gradedesk.core.store.preferences import Preference, live_preferences
 from gradedesk.core.store.run_records import run_row
 
 CHOICES = ("raw", "bundle", "tie")
@@ -76,6 +80,7 @@ class PairwiseFigures(Record):
     agreement: PreferenceAgreement
     win_rates: list[WinRate]
     notes: list[str]
+    flagged_items_excluded: int = 0  # flagged questions, left out of every figure here
 
 
 def judge_behaviour(verdicts: list[PairVerdict], s: Bootstrap) -> JudgeBehaviour:
@@ -99,7 +104,7 @@ def judge_behaviour(verdicts: list[PairVerdict], s: Bootstrap) -> JudgeBehaviour
         sum(x < 1 for x in stabilities))
 
 
-def _agreement(verdicts: list[PairVerdict], people: list[PersonPreference], primary: int | None,
+def _agreement(verdicts: list[PairVerdict], people: list[Preference], primary: int | None,
                s: Bootstrap) -> PreferenceAgreement:
     at_primary = {v.question_pk: v for v in verdicts if v.budget == primary}
     rows, cols, left_out = [], [], dict[str, int]()
@@ -124,8 +129,9 @@ def _agreement(verdicts: list[PairVerdict], people: list[PersonPreference], prim
 
 def pairwise_figures(store: Store, run_id: int, s: Bootstrap) -> PairwiseFigures:
     """The `pairwise` part of `agree`: the judge's behaviour, its agreement with people, and the win rates."""
-    verdicts = pair_verdicts(store, run_id)
-    people = current_preferences(store, run_id)
+    verdicts = pair_verdicts(store, run_id, unflagged=True)
+    people = live_preferences(store, run_id, unflagged=True)
+    flagged = flagged_questions(store, run_id)
     primary = run_row(store, run_id).primary_budget
     notes = []
     if verdicts and primary is not None and not any(v.budget == primary for v in verdicts):
@@ -134,4 +140,4 @@ def pairwise_figures(store: Store, run_id: int, s: Bootstrap) -> PairwiseFigures
     first = verdicts[0] if verdicts else None
     return PairwiseFigures(first.judge_model if first else None, first.rubric_version if first else None, primary,
                            judge_behaviour(verdicts, s), _agreement(verdicts, people, primary, s),
-                           win_rates(store, run_id, verdicts, people, primary, s), notes)
+                           win_rates(store, run_id, verdicts, people, primary, flagged, s), notes, len(flagged))

@@ -7,8 +7,8 @@ per question category, three ways, each with a 95% bootstrap interval:
   a judge that always answers "1" contradicts itself on every pair and gets no win rate.
 - prediction-powered (PPI, as for pass rates: core/stats/weighted.py): the judge on every pair of the group (its
   consistent verdict, and a tie where it has none: an inconsistent judge knows nothing about the pair), corrected by
-  the people's preferences on the questions the desk's sampler drew, each weighted by 1 / (population x probability)
-  of its draw, so the correction is unbiased whatever the sampler preferred.
+  the people's preferences on the questions the desk's sampler drew, each weighted by 1 / (pi x q) of its draw
+  (samples.draw_weight), so the correction is unbiased whatever the sampler preferred.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from gradedesk.core.agreement.samples import Bootstrap
+from gradedesk.core.agreement.samples import Bootstrap, draw_weight
 from gradedesk.core.grading.pairwise_judge import answer_pairs
 from gradedesk.core.grading.pairwise_verdicts import INCONSISTENT, PairVerdict
 from gradedesk.core.stats import measures as agree
@@ -24,7 +24,7 @@ from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.stats.weighted import ppi_mean
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import PersonPreference
+from gradedesk.core.store.preferences import Preference
 from gradedesk.core.store.samples import sample_draws
 
 VALUE = {"bundle": 1.0, "tie": 0.5, "raw": 0.0}  # what a choice says about "bundled beats raw"
@@ -55,7 +55,7 @@ def _judge_reason(members: list[PairVerdict]) -> str:
 
 
 def _group(pks: set[int], budget: int, category: str | None, verdicts: list[PairVerdict],
-           people: list[PersonPreference], draws: list[tuple[PersonPreference, float]], primary: int | None,
+           people: list[Preference], draws: list[tuple[Preference, float]], primary: int | None,
            s: Bootstrap) -> WinRate:
     members = [v for v in verdicts if v.budget == budget and v.question_pk in pks]
     judged = {v.question_pk: v for v in members}
@@ -81,17 +81,18 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
     return WinRate(budget, category, len(pks), people_est, judge, ppi, sampled)
 
 
-def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: list[PersonPreference],
-              primary: int | None, s: Bootstrap) -> list[WinRate]:
-    """Per budget (every category), then per category at the primary budget (where people's preferences are)."""
+def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: list[Preference],
+              primary: int | None, flagged: frozenset[int], s: Bootstrap) -> list[WinRate]:
+    """Per budget (every category), then per category at the primary budget (where people's preferences are); the
+    `flagged` questions left out (the verdicts and preferences given come without them)."""
     budgets = sorted({v.budget for v in verdicts} | ({primary} if primary is not None and people else set()))
     mine = {(p.grader, p.question_pk): p for p in people}
-    draws = [(mine[(d.grader, d.question_pk)], 1.0 / (d.population * d.probability))
+    draws = [(mine[(d.grader, d.question_pk)], draw_weight(d))
              for d in sample_draws(store, run_id) if (d.grader, d.question_pk) in mine]
     out = []
     by_category: dict[str, set[int]] = defaultdict(set)
     for b in budgets:
-        pairs = answer_pairs(store, run_id, [b], check=False)[0]
+        pairs = [p for p in answer_pairs(store, run_id, [b], check=False)[0] if p.question_pk not in flagged]
         pks = {p.question_pk for p in pairs} | ({p.question_pk for p in people} if b == primary else set())
         out.append(_group(pks, b, None, verdicts, people, draws, primary, s))
         if b == primary or primary is None:

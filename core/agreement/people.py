@@ -2,8 +2,10 @@
 with themselves, and the units of their agreement with each other (Krippendorff's alpha).
 
 - Switch rate: among answers a person first graded blind that have a machine grade (the desk reveals it after the blind
-  grade is saved), the share with a later revision (is_revision) to another grade; toward the machine grade when the
-  new grade is closer to it on the ordinal scale, away when farther.
+  grade is saved), the share whose current grade is a revision (is_revision: saved after the reveal) to another grade;
+  toward the machine grade when the new grade is closer to it on the ordinal scale, away when farther. The blind
+  grade counts even when an undo took it back: the person saw the machine grade once it was saved, so a grade given
+  after `u` is post-reveal however it was reached.
 - Self-consistency: each 'recheck' grade against the same person's latest earlier non-recheck grade of that answer.
 """
 
@@ -29,8 +31,8 @@ def people_alpha_units(store: Store, run_id: int) -> list[list[int]]:
     return list(units.values())
 
 
-def effective_sets(store: Store, run_id: int) -> dict[tuple[int, str], list[GradeEvent]]:
-    """Each (answer, person)'s 'set' events that no undo took back, oldest first."""
+def grade_histories(store: Store, run_id: int) -> dict[tuple[int, str], list[GradeEvent]]:
+    """Each (answer, person)'s 'set' events with a grade (undone ones too: GradeEvent.live), oldest first."""
     events: dict[tuple[int, str], list[GradeEvent]] = defaultdict(list)
     for e in grade_events(store, run_id):
         events[(e.answer_id, e.grader)].append(e)
@@ -53,15 +55,15 @@ def switches(events: dict[tuple[int, str], list[GradeEvent]], machine: dict[int,
     eligible = toward = away = sideways = 0
     for (answer_id, _grader), evs in events.items():
         blind = next((e for e in evs if e.mode == "blind" and not e.judge_visible), None)
-        if blind is None or answer_id not in machine:
+        current = next((e for e in reversed(evs) if e.live and e.mode != "recheck"), None)
+        if blind is None or current is None or answer_id not in machine:
             continue
         eligible += 1
-        revisions = [e for e in evs if e.is_revision and e is not blind]
-        if not revisions or revisions[-1].grade == blind.grade:
+        if current is blind or not current.is_revision or current.grade == blind.grade:
             continue
         target = grade_rank(machine[answer_id])
         before = abs(grade_rank(blind.grade) - target)
-        after = abs(grade_rank(revisions[-1].grade) - target)
+        after = abs(grade_rank(current.grade) - target)
         if after < before:
             toward += 1
         elif after > before:
@@ -88,7 +90,7 @@ def self_consistency(events: dict[tuple[int, str], list[GradeEvent]], boot: int,
     per_person: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     for (_answer, grader), evs in events.items():
         earlier = None
-        for e in evs:
+        for e in (e for e in evs if e.live):
             if e.mode != "recheck":
                 earlier = e.grade
             elif earlier is not None:

@@ -4,7 +4,8 @@ Reads the store (current human grades, the `machine_grades` view, human grade ev
 computes everything with the pure statistics of core/stats. Its parts: the pairs compared and whom they are
 compared with (grade_pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
 self-consistency and alpha (people.py), the samples (samples.py), judge rubric versions and bias probes
-(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py), which answer is better (pairwise.py). Here: the headline, the breakdowns, the
+(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py), people on the items assigned to several of them
+and the adjudicated grade against the machine (overlap.py), which answer is better (pairwise.py). Here: the headline, the breakdowns, the
 rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_dict()` is what `agree --json` prints).
 
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
@@ -12,6 +13,9 @@ rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_
   (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
 - Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer
   length.
+- Flagged items (core/store/flags.py: a person said the question's gold answer or wording needs fixing) are left out
+  by the store's readers of every figure but faithfulness (claims against evidence, which the gold does not enter);
+  the notes and `flagged_items_excluded` say how many.
 """
 
 from __future__ import annotations
@@ -25,12 +29,13 @@ from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
 )
 from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
+from gradedesk.core.agreement.overlap import OverlapAgreement, overlap_agreement
 from gradedesk.core.agreement.pairwise import PairwiseFigures, pairwise_figures
 from gradedesk.core.agreement.pass_rates import (
     CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
 from gradedesk.core.agreement.people import (
-    SelfConsistency, SwitchRate, effective_sets, people_alpha_units, self_consistency, switches,
+    SelfConsistency, SwitchRate, grade_histories, people_alpha_units, self_consistency, switches,
 )
 from gradedesk.core.agreement.rubric_versions import JudgeVersions, judge_versions
 from gradedesk.core.agreement.samples import SampleReport, sample_report
@@ -39,6 +44,7 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import machine_graders
 from gradedesk.core.store.rubrics import (
@@ -137,6 +143,7 @@ class AgreementReport(Record):
     breakdowns: dict[str, list[GroupAgreement]]
     people_agreement: list[GroupAgreement]
     krippendorff_alpha: Estimate
+    overlap: OverlapAgreement  # people vs people on items assigned to several, and the settled grade vs the machine
     corrected_pass_rates: CorrectedPassRates | None
     switch_rate: SwitchRate
     self_consistency: list[SelfConsistency]
@@ -149,6 +156,7 @@ class AgreementReport(Record):
     notes: list[str]
     stale_grades: dict[str, int]
     pairwise: PairwiseFigures  # which answer is better: the pairwise judge, people's preferences, win rates
+    flagged_items_excluded: int = 0  # questions someone flagged for fixing the benchmark, left out of every figure
 
 
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
@@ -174,6 +182,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
     pairs = [pair_from_row(r) for r in chosen]
     notes = []
+    flagged = len(flagged_questions(store, run_id))  # the store's readers below leave them out
+    if flagged:
+        notes.append(f"{flagged} flagged item(s) (questions someone flagged for fixing the benchmark) are left out of "
+                     "every figure but faithfulness; `gradedesk questions flags` lists them")
     unusable = sum(1 for r in rows if r.unusable)
     if unusable:
         notes.append(f"{unusable} person grade(s) are on answers whose machine grade is a grading_error (its reply "
@@ -200,7 +212,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     if stale:
         notes.append(f"{sum(stale.values())} machine grade(s) were made against a gold answer that has been corrected "
                      f"since (stale); `gradedesk grade-offline` / `gradedesk judge` grade them again")
-    events = effective_sets(store, run_id)
+    events = grade_histories(store, run_id)
     arms, paired, primary = scan_answers(store, run_id, kind, arms_grader(grader, chosen))
     machine = {p.answer_id: p.machine for p in pairs}
     models = {model for k, model in ([(r.grader_kind, r.grader_model) for r in chosen] if grader else graders)
@@ -212,7 +224,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         machine=Machine(kind, machine_label(kind, models or {grader.model if grader else None}) if kind else None),
         compared_with=grader.text if grader else "the machine grader on the desk when each grade was saved",
         pairs=len(pairs),
-        people=sorted({p.grader for p in pairs}),
+        people=sorted({r.grader for r in rows}),  # everyone with a current grade, compared or not
         settings=ReportSettings(s.boot, s.seed, agree.LEVEL, agree.TARGET_HALF_WIDTH),
         four_level=agree.estimates(cm, agree.pair_measures(), s.boot, s.seed),
         confusion=Confusion("person", "machine", list(GRADES), cm.tolist()),
@@ -224,6 +236,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         people_agreement=_grouped(pairs, lambda p: p.grader, s),
         krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
                                                             s.seed),
+        overlap=overlap_agreement(store, run_id, machine, s.boot, s.seed),
         corrected_pass_rates=corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,
         switch_rate=switches(events, machine, s.boot, s.seed),
         self_consistency=self_consistency(events, s.boot, s.seed),
@@ -236,6 +249,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         notes=notes,
         stale_grades=stale,
         pairwise=pairwise_figures(store, run_id, s),
+        flagged_items_excluded=flagged,
     )
     report.notes += report.faithfulness.notes + report.pairwise.notes
     judged_under = len(report.judge_rubrics.versions)

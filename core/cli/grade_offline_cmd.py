@@ -26,7 +26,9 @@ def offline_line(report) -> str:
             + (f"; {report.stale_regraded} replace grades made against an older gold answer" if report.stale_regraded
                else "") + "), "
             f"claims and citations of {report.claims_split} answers, "
-            f"faithfulness/relevance ({report.scorer_method}) for {report.offline_scored} answers")
+            f"faithfulness/relevance ({report.scorer_method}) for {report.offline_scored} answers"
+            + (f"; the rule grader skipped {report.no_gold} answers without a gold answer (nothing to compare with; "
+               "`gradedesk judge` grades them reference-free when they came from traces)" if report.no_gold else ""))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -115,7 +115,9 @@ def run_grades(args: argparse.Namespace) -> int:
                   f"{report.failed_calls} failed calls, {report.scores_done} LLM scores, "
                   f"{report.unusable_scores} unusable LLM score replies, {report.truncated} replies cut at "
                   f"--max-tokens {args.max_tokens}, {report.stale_regraded} stale grades (gold changed) regraded, "
-                  f"{report.skipped_no_gold} answers without a gold answer skipped")
+                  f"{report.skipped_no_gold} answers without a gold answer skipped"
+                  + (f", {report.reference_free} without one graded reference-free ({report.reference_free_version})"
+                     if report.reference_free else ""))
         if consistency and consistency.answers_repeated:
             share = consistency.share_identical
             print(f"judge consistency: {consistency.identical}/{consistency.answers_repeated} answers graded "

@@ -21,8 +21,9 @@ gradedesk's records, one per score:
                name (NUMERIC 0-1): "faithfulness", "answer_relevance", "file_precision", "file_recall",
                "symbol_recall", "context_precision", "context_recall"; "preference" (CATEGORICAL: raw, bundled or
                tie; which answer of the question is better), scored on the bundled answer, from each person's current
-               preference and from the pairwise judge (null where its two orders disagree; metadata consistency:
-               consistent | inconsistent | undecided, stability, by_order, rubric_version)
+               preference (metadata left_method, judge_visible, selection) and from the pairwise judge (null where
+               its two orders disagree; metadata consistency: consistent | inconsistent | undecided, stability,
+               by_order, rubric_version)
   value        the score; a machine score that is not defined for the answer (no claims, no labels, a failed call)
                is null, as in the store, never a number
   data_type    CATEGORICAL | BOOLEAN | NUMERIC
@@ -31,7 +32,7 @@ gradedesk's records, one per score:
                not defined)
   grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>", "scorer:<method>" (method:
                offline-rapidfuzz, llm:<model>, id-based, import:<file>)
-  time         when the grade (or the newest of the claim marks) was made (UTC ISO-8601)
+  time         when the grade (or the newest of the claim marks, or the flag) was made (UTC ISO-8601)
   trace_id     "run<run>:<benchmark>:<question_id>" (one trace per question of a run)
   observation_id "answer:<answer id>"; plus run_id, answer_id, benchmark, question_id, method, budget
   metadata     failure_label, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
@@ -39,6 +40,10 @@ gradedesk's records, one per score:
                claim_index and claim_text (claim_mark) or the counts of each mark (faithfulness, citation_precision);
                for machine scores the scorer's detail (its JSON), every string in it redacted (core/text/redact.py):
                a failed call's detail quotes the server, and a store from before redaction may hold a key
+A person's flag on a question (`flag_scores`: its gold answer or wording needs fixing) is one record of the question,
+not of an answer: name "flag", value its reason (CATEGORICAL: bad_gold, ambiguous, other), source HUMAN, comment the
+flag's note, id a hash of the run, the question and the person; trace_id, run_id, benchmark and question_id, no
+observation or answer fields; metadata judge_visible (was a machine grade of the item on screen).
 """
 
 from __future__ import annotations
@@ -58,8 +63,10 @@ from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.answers import AnswerRef
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.grades import current_preferences, marked_answer_refs, run_human_grades
+from gradedesk.core.store.flags import flag_listing
+from gradedesk.core.store.grades import marked_answer_refs, run_human_grades
 from gradedesk.core.store.machine_grades import run_machine_grades
+from gradedesk.core.store.preferences import live_preferences
 from gradedesk.core.text.redact import redact, redact_json
 
 
@@ -256,13 +263,15 @@ def preference_rows(store: Store, run_id: int) -> Iterator[PreferenceRow]:
     primary = run_row(store, run_id).primary_budget
     bundled = {a["question_pk"]: a for a in answers_of_run(store, run_id, only_ok=False)
                if a["method"] == "bundle" and a["budget"] == primary}
-    for p in current_preferences(store, run_id):
+    for p in live_preferences(store, run_id):
         b = bundled.get(p.question_pk)
         if b is None:
             continue
         a = answer_fields(AnswerRef(run_id, b["id"], b["benchmark"], b["question_id"], "bundle", b["budget"]))
         yield PreferenceRow(answer_key(a, p.grader, "preference"), "human", p.grader, None, p.created_at, a,
-                            {"left_method": p.left_method}, PREFERENCE_NAMES[p.preferred])
+                            {"left_method": p.left_method, "selection": p.selection,
+                             "judge_visible": None if p.judge_visible is None else bool(p.judge_visible)},
+                            PREFERENCE_NAMES[p.preferred])
     for v in verdicts_of(run_replies(store, run_id)):
         a = answer_fields(_bundled_ref(run_id, v))
         grader = f"judge:{v.judge_model}"
@@ -282,10 +291,41 @@ def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
     yield from preference_rows(store, run_id)
 
 
+@dataclass(frozen=True)
+class FlagScore:
+    """A person's current flag on a question of the run (core/store/flags.py): the CATEGORICAL score "flag" (its
+    reason) of the question, so of its trace and of no one answer."""
+
+    key: str  # stable across exports: the run, the question and the person
+    grader: str
+    reason: str  # bad_gold | ambiguous | other
+    note: str | None
+    time: str
+    question: dict[str, Any]  # run_id, benchmark, question_id
+    metadata: dict[str, Any]  # judge_visible: a machine grade of the item was on screen when it was flagged
+
+
+def flag_key(q: dict, grader: str) -> str:
+    """`stable_key` of a person's flag on question `q` (run_id, benchmark, question_id)."""
+    return stable_key(q["run_id"], q["benchmark"], q["question_id"], grader, "flag")
+
+
+def flag_scores(store: Store, run_id: int) -> Iterator[FlagScore]:
+    """People's current flags on the run's questions."""
+    for f in flag_listing(store, run_id):
+        q = {"run_id": run_id, "benchmark": f.benchmark, "question_id": f.question_id}
+        yield FlagScore(flag_key(q, f.flag.grader), f.flag.grader, f.flag.reason, f.flag.note, f.flag.created_at, q,
+                        {"judge_visible": bool(f.flag.judge_visible)})
+
+
+def trace_ref(q: dict) -> str:
+    """gradedesk's trace id of a question of a run (`q`: run_id, benchmark, question_id)."""
+    return f"run{q['run_id']}:{q['benchmark']}:{q['question_id']}"
+
+
 def record_ids(a: dict) -> dict[str, Any]:
     """The trace, observation and answer fields of gradedesk's records of answer `a` (answer_fields)."""
-    return {"trace_id": f"run{a['run_id']}:{a['benchmark']}:{a['question_id']}",
-            "observation_id": f"answer:{a['answer_id']}", **a}
+    return {"trace_id": trace_ref(a), "observation_id": f"answer:{a['answer_id']}", **a}
 
 
 def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
@@ -295,6 +335,10 @@ def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
                   "time": g.time, "metadata": g.record_metadata}
         for name, value, data_type in g.scores():
             yield {"id": f"{g.key}:{name}", "name": name, "value": value, "data_type": data_type, **common, **ids}
+    for f in flag_scores(store, run_id):
+        yield {"id": f"{f.key}:flag", "name": "flag", "value": f.reason, "data_type": "CATEGORICAL", "source": "HUMAN",
+               "comment": f.note, "grader": f.grader, "time": f.time, "metadata": f.metadata,
+               "trace_id": trace_ref(f.question), **f.question}
 
 
 def export_scores(store: Store, run_id: int, out: TextIO) -> int:

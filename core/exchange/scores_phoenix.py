@@ -15,7 +15,7 @@ no score, only the explanation of why (Phoenix takes a result with any of label,
 one "preference" annotation (result.label raw, bundled or tie) on the bundled answer's span per person (identifier the
 person) and per pairwise judge and rubric (identifier "judge:<model>#<rubric version>"; no label where its two orders
 disagree, only the explanation saying so). span_id is the answer's 16-hex id, the same as the Langfuse export's
-observationId.
+observationId; for an answer imported from Phoenix traces (`import-traces --phoenix`), the LLM span it was read from.
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gradedesk.core.exchange.scores import GradeRow, MetricRow, ScoreRow, ScoreValue, score_rows
-from gradedesk.core.exchange.scores_langfuse import observation_id
+from gradedesk.core.exchange.scores_langfuse import answer_ids
 from gradedesk.core.grading.scorers import is_llm_method
 from gradedesk.core.grading.vocabulary import is_pass
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.traces import run_spans
 
 ANNOTATOR_KINDS = {"human": "HUMAN", "judge": "LLM", "imported": "LLM", "rule": "CODE"}
 
@@ -44,9 +45,10 @@ def _result(value: ScoreValue, data_type: str, explanation: str | None) -> dict:
 
 
 def phoenix_annotations(store: Store, run_id: int) -> Iterator[dict]:
+    spans = run_spans(store, run_id)
     for g in score_rows(store, run_id):
         a = g.answer
-        common = {"span_id": observation_id(a["run_id"], a["answer_id"]), "annotator_kind": _annotator_kind(g),
+        common = {"span_id": answer_ids(spans, a, "phoenix")[1], "annotator_kind": _annotator_kind(g),
                   "identifier": g.identifier,
                   "metadata": {"grader": g.grader, "grader_kind": g.kind, **a, **g.metadata}}
         if not isinstance(g, GradeRow):

@@ -1,7 +1,8 @@
 """The LLM judge: a versioned rubric, validated JSON verdicts, repeats, resume, and the LLM faithfulness/relevance scores.
 
 `judge_run(store, run_id, provider, repeat=1)` grades every answered answer of a run that has a gold answer, `repeat`
-times (repeat_index 0..N-1), through any OpenAI-compatible provider (core.providers), with the built-in rubric or the
+times (and, in a run imported from an application's traces, whose questions have none, every answer without one under
+the reference-free variant of the built-in rubric, judged on question, evidence and answer alone) (repeat_index 0..N-1), through any OpenAI-compatible provider (core.providers), with the built-in rubric or the
 one it is given (core/grading/rubric_format.py). Each grade records the rubric version, the judge model and the time;
 what is done is kept per rubric version, so grades under two rubrics sit side by side. A reply that is not valid JSON of
 the rubric's schema becomes grade `unsupported` with failure label `grading_error` and the raw reply kept; a call that
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from gradedesk.core.evidence.record import Evidence
@@ -30,7 +31,7 @@ from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
-from gradedesk.core.grading.rubric_format import Rubric, builtin_rubric
+from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, Rubric, builtin_rubric
 from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
 from gradedesk.core.errors import UserError
@@ -39,6 +40,7 @@ from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.run_records import run_row
 from gradedesk.core.store.machine_grades import AutoGrade, Score, store_scores
 
 # the built-in rubric (core/grading/judge-rubric.rubric): its version and the system message it gives the judge
@@ -54,9 +56,12 @@ class Verdict:
     reasoning: str
 
 
-def judge_messages(rubric: Rubric, question: str, gold: str, answer: str, evidence: list[Evidence]) -> list[dict]:
-    user = "\n\n".join([section("QUESTION", question), section("GOLD ANSWER", gold),
-                        section("EVIDENCE", format_evidence(evidence)), section("ANSWER", answer)])
+def judge_messages(rubric: Rubric, question: str, gold: str | None, answer: str,
+                   evidence: list[Evidence]) -> list[dict]:
+    """The judge's messages; without a gold answer (reference-free) the GOLD ANSWER section is left out."""
+    parts = [section("QUESTION", question), *([section("GOLD ANSWER", gold)] if gold is not None else []),
+             section("EVIDENCE", format_evidence(evidence)), section("ANSWER", answer)]
+    user = "\n\n".join(parts)
     return [{"role": "system", "content": rubric.prompt}, {"role": "user", "content": user}]
 
 
@@ -88,6 +93,7 @@ class JudgeTask:
     answer: dict
     kind: str  # "grade" or a metric of core.scorers
     repeat_index: int = 0
+    reference_free: bool = False  # no gold answer: graded under the reference-free rubric
 
 
 T = TypeVar("T")
@@ -120,6 +126,8 @@ class JudgeReport:
     truncated: int = 0        # replies cut at max_tokens (each also counted as unusable)
     stale_regraded: int = 0   # grades made against an older gold answer, graded again
     skipped_no_gold: int = 0
+    reference_free: int = 0   # answers without a gold answer graded under the reference-free rubric (traces)
+    reference_free_version: str | None = None
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -178,8 +186,9 @@ def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, r
                 report.grading_errors += 1
                 report.failures.append(f"{where} grade: unusable reply ({exc})")
                 verdict = Verdict("unsupported", GRADING_ERROR, None, f"unusable judge reply: {exc}")
+        version = report.reference_free_version if task.reference_free else report.rubric_version
         machine_grades.replace_auto_grade(store, AutoGrade(
-            a["id"], "judge", model, report.rubric_version, task.repeat_index, verdict.grade, verdict.failure_label,
+            a["id"], "judge", model, version, task.repeat_index, verdict.grade, verdict.failure_label,
             verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, outcome.tokens_in,
             outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
 
@@ -218,21 +227,34 @@ class JudgePlan:
         return self.verdicts + self.faithfulness + self.relevance
 
 
-def _gold_answers(store: Store, run_id: int, answer_ids: Collection[int] | None) -> tuple[list[dict], int]:
-    """The run's answers a judge can grade (those with a gold answer), and how many were left out for lack of one."""
+def _gold_answers(store: Store, run_id: int,
+                  answer_ids: Collection[int] | None) -> tuple[list[dict], list[dict], int]:
+    """The run's answers a judge can grade: those with a gold answer, those it grades reference-free (no gold, in a
+    run read from traces), and how many were left out for lack of a gold answer."""
     answers = answers_of_run(store, run_id)
     if answer_ids is not None:
         answers = [a for a in answers if a["id"] in answer_ids]
     gold = [a for a in answers if (a["gold_answer"] or "").strip()]
-    return gold, len(answers) - len(gold)
+    rest = [a for a in answers if not (a["gold_answer"] or "").strip()]
+    free = rest if "traces" in run_row(store, run_id).config else []
+    return gold, free, len(rest) - len(free)
+
+
+def _tasks(store: Store, gold: list[dict], free: list[dict], model: str, versions: tuple[str, str | None],
+           repeat: int, scores: bool) -> list[JudgeTask]:
+    """What is pending of the answers with a gold answer (under the rubric) and of those graded reference-free."""
+    tasks = _pending(store, gold, model, versions[0], repeat, scores) if gold else []
+    if free and versions[1] is not None:
+        tasks += [replace(t, reference_free=True) for t in _pending(store, free, model, versions[1], repeat, scores)]
+    return tasks
 
 
 def judge_plan(store: Store, run_id: int, model: str, repeat: int = 1, *, scores: bool = True,
                rubric: Rubric | None = None) -> JudgePlan:
     """What `judge_run` with the same arguments would call the model for (nothing is stored)."""
-    gold, _ = _gold_answers(store, run_id, None)
-    version = (rubric or builtin_rubric()).version
-    tasks = _pending(store, gold, model, version, repeat, scores) if gold else []
+    gold, free, _ = _gold_answers(store, run_id, None)
+    versions = ((rubric or builtin_rubric()).version, builtin_rubric(REFERENCE_FREE_FILE).version)
+    tasks = _tasks(store, gold, free, model, versions, repeat, scores)
     kinds = [t.kind for t in tasks]
     return JudgePlan(len({t.answer["id"] for t in tasks}), kinds.count("grade"), kinds.count("faithfulness"),
                      kinds.count("answer_relevance"))
@@ -255,13 +277,19 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     model = provider.model
     rubric = rubric or builtin_rubric()
     report = JudgeReport(run_id, model, store_rubric(store, rubric), repeat)
-    gold, report.skipped_no_gold = _gold_answers(store, run_id, answer_ids)
-    tasks = _pending(store, gold, model, report.rubric_version, repeat, scores) if gold else []
+    gold, free, report.skipped_no_gold = _gold_answers(store, run_id, answer_ids)
+    free_rubric = builtin_rubric(REFERENCE_FREE_FILE)
+    if free:
+        report.reference_free_version = store_rubric(store, free_rubric)
+    tasks = _tasks(store, gold, free, model, (report.rubric_version, report.reference_free_version), repeat, scores)
+    report.reference_free = len({t.answer["id"] for t in tasks if t.reference_free})
     report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
 
     def messages(task: JudgeTask) -> list[dict]:
         a = task.answer
+        if task.kind == "grade" and task.reference_free:
+            return judge_messages(free_rubric, a["question"], None, a["text"] or "", evidence[a["id"]])
         if task.kind == "grade":
             return judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
         return score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from gradedesk.core.progress import Progress
 from gradedesk.core.grading.claim_store import compute_run_claims
 from gradedesk.core.grading.retrieval_evals import grade_retrieval
-from gradedesk.core.grading.rules import RULES_ID, rule_grade_run
+from gradedesk.core.grading.rules import RULES_ID, has_gold, rule_grade_run
 from gradedesk.core.grading.scorers import OFFLINE_METHOD, score_offline_run
+from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.gold import stale_grade_counts
 
@@ -29,11 +30,13 @@ class OfflineReport:
     rule_grader: str = RULES_ID
     scorer_method: str = OFFLINE_METHOD
     stale_regraded: int = 0  # of rule_graded: grades made against an older gold answer, replaced
+    no_gold: int = 0  # answers the rule grader skipped: no gold answer to compare with (e.g. imported traces)
 
 
 def grade_offline(store: Store, run_id: int, progress: Progress | None = None) -> OfflineReport:
     stale = stale_grade_counts(store, run_id).get("rule", 0)
     retrieval, rules = grade_retrieval(store, run_id, progress), rule_grade_run(store, run_id, progress)
     claims = compute_run_claims(store, run_id, progress)
+    no_gold = sum(not has_gold(a["gold_answer"]) for a in answers_of_run(store, run_id))
     return OfflineReport(run_id, retrieval, rules, score_offline_run(store, run_id, progress), claims,
-                         stale_regraded=stale)
+                         stale_regraded=stale, no_gold=no_gold)

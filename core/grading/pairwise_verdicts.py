@@ -91,10 +91,11 @@ def newest_judge(replies: list[RunReply]) -> tuple[str, str] | None:
     return newest.reply.judge_model, newest.reply.rubric_version
 
 
-def pair_verdicts(store: Store, run_id: int, model: str | None = None,
-                  rubric_version: str | None = None) -> list[PairVerdict]:
-    """The run's pair verdicts by one judge and rubric (default: the newest pairwise judge's)."""
-    replies = run_replies(store, run_id, model, rubric_version)
+def pair_verdicts(store: Store, run_id: int, model: str | None = None, rubric_version: str | None = None, *,
+                  unflagged: bool = False) -> list[PairVerdict]:
+    """The run's pair verdicts by one judge and rubric (default: the newest pairwise judge's; of the items nobody
+    flagged, with `unflagged`: `agree`)."""
+    replies = run_replies(store, run_id, model, rubric_version, unflagged=unflagged)
     judge = (model, rubric_version) if model and rubric_version else newest_judge(replies)
     if judge is None:
         return []

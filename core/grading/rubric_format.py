@@ -39,6 +39,9 @@ from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, PASS_GRADE
 from gradedesk.core.text.hashing import normalize_text
 
 BUILTIN_FILE = "judge-rubric.rubric"  # package data: the built-in rubric, in its normal form
+# its variant for questions without a gold answer (answers imported from an application's traces): a rubric of its own,
+# with its own version, so the built-in rubric's version, and every grade made under it, stays as it is
+REFERENCE_FREE_FILE = "judge-rubric-reference-free.rubric"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 EXAMPLE_FIELDS = ("question", "gold", "answer", "grade", "label", "why", "source")
 REQUIRED_FIELDS = ("question", "answer", "grade")
@@ -336,10 +339,11 @@ def parse_rubric(text: str, source: str = "rubric") -> Rubric:
 
 
 @cache
-def builtin_rubric() -> Rubric:
-    """The rubric gradedesk ships (core/grading/judge-rubric.rubric)."""
-    text = files(__package__).joinpath(BUILTIN_FILE).read_text(encoding="utf-8")
-    return parse_rubric(text, BUILTIN_FILE)
+def builtin_rubric(file: str = BUILTIN_FILE) -> Rubric:
+    """A rubric gradedesk ships: the built-in one (core/grading/judge-rubric.rubric), or its reference-free variant
+    (REFERENCE_FREE_FILE)."""
+    text = files(__package__).joinpath(file).read_text(encoding="utf-8")
+    return parse_rubric(text, file)
 
 
 def shown(rubric: Rubric) -> str:

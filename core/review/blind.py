@@ -1,51 +1,16 @@
-"""Blind first: when a person may see the machine grade of an answer (and its machine faithfulness verdicts), and
-which mode a grade is made in.
-
-With method names hidden, an answer's citations are shown one way (neutral_answer): a bundled answer cites
-`[Evidence 2]` and a raw one `File: core/store.py`, which would tell them apart, and a model that copies its prompt's
-layout copies a bundle's selection reasons.
-
-One rule for every screen of the desk (the grading panes, the queue table): the machine grade stays hidden until the
-person has graded the answer, unless the desk is in open mode (--show-judge); a recheck pass hides it always, so the
-re-grade is blind again. Once seen it stays seen: an undo does not hide it again (core/grading/human_grades.py records
-every later grade as made with the judge in view). No textual here.
+"""Blind first with method names hidden: an answer's citations are shown one way (neutral_answer). A bundled answer
+cites `[Evidence 2]` and a raw one `File: core/store.py`, which would tell them apart, and a model that copies its
+prompt's layout copies a bundle's selection reasons. (When the machine grades are shown is visibility.py's.) No
+textual here.
 """
 
 from __future__ import annotations
 
-import random
 import re
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.text.matching import find_citations
 from gradedesk.core.text.prompt_layout import CitationRef, enclosed, file_header, parse_header, parse_reason, place
-
-
-def judge_visible(*, has_machine: bool, seen: bool, show_judge: bool, recheck: bool) -> bool:
-    """Whether the machine grade of an answer is on screen; `seen`: the person has graded the answer (now, or before
-    an undo)."""
-    if not has_machine or recheck:
-        return False
-    return show_judge or seen
-
-
-def revealed(order_seed: int, grader: str, question_pk: int, share: float) -> bool:
-    """Whether an item is one of the random `share` opened with the judge in view (`grade --reveal-share`), so that
-    agreement on revealed vs blind items measures anchoring. Fixed per run, grader and question."""
-    return share > 0 and random.Random(f"{order_seed}:{grader}:reveal:{question_pk}").random() < share
-
-
-def grading_mode(*, show_judge: bool, recheck: bool) -> str:
-    """The mode a grade is recorded in (human_grades.mode): recheck, open (judge shown from the start) or blind."""
-    return "recheck" if recheck else ("open" if show_judge else "blind")
-
-
-def scorers_visible(*, due: bool, show_judge: bool, recheck: bool) -> bool:
-    """Whether the machine faithfulness verdicts (offline and LLM scorers) of an answer are on screen: once the person
-    has marked every claim of it (or saw them before), or from the start in open mode; never in a recheck pass."""
-    if recheck:
-        return False
-    return show_judge or due
 
 
 _SPACE = re.compile(r"[ \t]*")
@@ -67,6 +32,17 @@ def neutral_answer(text: str, evidence: list[Evidence]) -> str:
     and what a model copied of a bundled prompt's layout (small models do: an evidence header with its method and
     score, a selection-reason line) written as a raw prompt's or left out, since only a bundle's prompt has them."""
     return neutral_citations("\n".join(_uncopied(line) for line in text.split("\n")), evidence)
+
+
+def changed_lines(written: str, shown: str) -> list[bool]:
+    """For each line of `shown` (neutral_answer of `written`), whether it differs from the answer as written, so the
+    desk can say so on that line. neutral_answer keeps one line per line; should a rewritten citation ever have
+    spanned lines, a shown line is changed when the answer has no such line."""
+    shown_lines, written_lines = shown.split("\n"), written.split("\n")
+    if len(shown_lines) == len(written_lines):
+        return [s != w for s, w in zip(shown_lines, written_lines)]
+    as_written = set(written_lines)
+    return [line not in as_written for line in shown_lines]
 
 
 def _source(ref: CitationRef, by_position: dict[int, Evidence]) -> str:

@@ -6,6 +6,11 @@ items whose confusion-matrix cell few people have graded, and a bonus for questi
 draw mixes it with a uniform floor, so every item keeps a probability of at least FLOOR / N: q(i) = FLOOR / N +
 (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run (an item drawn again counts again without being graded
 again), which is what makes the inverse-probability weights of core/stats/weighted.py exact.
+
+A person with assigned items (gradedesk assign) draws from their set instead: N is its size, and each draw also
+records pi, the probability that the question was in the set at all (core/store/assignments.py AssignedSet). A draw
+then selected the question with probability pi * q(i), and weighing it by 1 / (pi * q(i)) keeps the estimates exact
+over the whole run (two-phase sampling: the set is the first phase, the draw the second).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 
 from gradedesk.core.grading.pairwise_verdicts import doubtful_questions
 from gradedesk.core.store import desk, samples
+from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.run_records import RunInfo
 
@@ -53,15 +59,18 @@ class Draw:
     probability: float
     population: int
     draw_index: int
+    inclusion_probability: float = 1.0  # of the question in the set drawn from (the person's assigned set)
 
 
-def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None) -> tuple[list[int], list[float]]:
-    """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
-    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade), plus PAIRWISE_DOUBT
-    when the pairwise judge's verdict on the question is inconsistent or unstable. `judge_rubric`: the
-    judge's verdicts under that rubric version, as the desk shows them, instead of the newest."""
+def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None,
+                        grader: str | None = None) -> tuple[list[int], list[float]]:
+    """(question pks, usefulness): per question (of `grader`'s set, when given: their assigned items if they have
+    any), its most useful shown answer (judge uncertainty plus a bonus for a confusion-matrix column few people have
+    graded; 0.5 for an answer without a machine grade), plus PAIRWISE_DOUBT when the pairwise judge's verdict on the
+    question is inconsistent or unstable. `judge_rubric`: the judge's verdicts under that rubric version, as the desk
+    shows them, instead of the newest."""
     best: dict[int, float] = {}
-    for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric):
+    for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric, grader):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
     for pk in doubtful_questions(store, run.id) & best.keys():  # a person's preference settles what the judge could not
@@ -75,18 +84,21 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
     """Draw until a question this grader has not graded comes up; every draw is stored (a graded one counts again).
 
     Draw k of a grader uses Random(f"{run seed}:{grader}:{k}"), so the sequence is reproducible from the store.
-    None when every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from
-    the judge's verdicts under that rubric version (the one the desk shows).
+    A grader with assigned items draws from them, each draw stored with the set's inclusion probability. None when
+    every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from the
+    judge's verdicts under that rubric version (the one the desk shows).
     """
-    pks, usefulness = question_usefulness(store, run, judge_rubric)
+    pks, usefulness = question_usefulness(store, run, judge_rubric, grader)
     if not pks:
         return None
     probabilities = draw_probabilities(usefulness)
+    assigned = assigned_set(store, run.id, grader)
+    pi = assigned.inclusion_probability if assigned else 1.0
     with store.transaction():
         index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks))
+            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), pi)
             if not desk.question_graded_by(store, run, grader, pks[i]):
-                return Draw(pks[i], probabilities[i], len(pks), k)
+                return Draw(pks[i], probabilities[i], len(pks), k, pi)
     return None

@@ -6,6 +6,7 @@ reported as `file:line: field: problem`, and a file with any bad line stores not
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,6 +111,32 @@ def parse_questions(text_lines: list[str], source: str) -> list[Question]:
 
 def load_questions(path: str | Path) -> list[Question]:
     return parse_questions(read_lines(path), str(path))
+
+
+def append_question(path: str | Path, question: str, category: str, gold_answer: str = "",
+                    expected_files: list[str] | None = None) -> Question:
+    """Add a question at the end of a benchmark file (made when missing) under the next free `explore-N` id, never
+    rewriting a line: the file is read and checked first (a bad file is refused and left as it is), and the new line is
+    checked as `questions check` checks every line."""
+    p = Path(path)
+    lines = read_lines(p) if p.exists() else []
+    existing = parse_questions(lines, str(p)) if any(line.strip() for line in lines) else []
+    ids = {q.id for q in existing}
+    n = len(existing) + 1
+    while f"explore-{n}" in ids:
+        n += 1
+    data: dict[str, object] = {"id": f"explore-{n}", "question": question, "category": category,
+                               "gold_answer": gold_answer}
+    if expected_files:
+        data["expected_files"] = expected_files
+    problems = _check_line(data)
+    if problems:
+        raise InputError([f"{p}: new question: {name}: {why}" for name, why in problems])
+    newline = p.exists() and p.stat().st_size > 0 and not p.read_bytes().endswith(b"\n")
+    with p.open("ab") as out:
+        out.write(b"\n" if newline else b"")
+        out.write((json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+    return Question(str(data["id"]), question, category, gold_answer, expected_files or None)
 
 
 def benchmark_name(path: str | Path) -> str:

@@ -12,15 +12,20 @@ questions: questions.
 run_records: runs, prompts (resolve a RUN argument, a run's row and desk settings).
 answers: answers.
 bundles: bundles, bundle_snippets.
-grades: human_grades, claim_marks, human_preferences (views current_human_grades, current_claim_marks).
+grades: human_grades, claim_marks (views current_human_grades, current_claim_marks).
+preferences: human_preferences.
 machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
 rubrics: rubrics.
 pairwise: pairwise_verdicts (the judge's replies on which of two answers is better).
+flags: item_flags (people's flags on items whose benchmark entry needs fixing).
 samples: sample_draws.
+assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
+adjudications: adjudications (a lead's decisions where assigned people disagree; append-only set and undo rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.
 vectors: chunk_vectors, repo_embeddings.
+traces: answer_traces (where an answer read from an application's traces came from).
 gold: a question's gold hash (the SQL function the schema's trigger calls) and which grades are stale against it.
 reports: no table; the read-only joins behind `agree`, judge alignment and `summary`.
 merge: no table of its own; `gradedesk merge` reads another store and copies its people's events into this one.

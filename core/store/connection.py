@@ -46,6 +46,12 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def event_time() -> str:
+    """The created_at of a person's event (grade, preference): to the microsecond, since the desk's undo takes back
+    the newest of them across tables, and a person can press two keys within a second."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
 def column_list(alias: str, names: Iterable[str]) -> str:
     """SQL: the columns `names` of table alias `alias`, comma-separated (a record's fields, read in their order)."""
     return ", ".join(f"{alias}.{n}" for n in names)

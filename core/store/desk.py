@@ -18,15 +18,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from gradedesk.core.store.assignments import desk_set_sql
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
-from gradedesk.core.store.machine_grades import verdict_id, verdict_sql
+from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
 from gradedesk.core.store.run_records import RunInfo
 
 # The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
-# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer).
+# The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer); NULL when
+# they gave only a label, scores or a note so far.
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
 
 
@@ -55,8 +58,8 @@ class QueueFilter(Protocol):
 
 def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
     """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown set,
-    and their parameters."""
-    conds: list[str] = []
+    and their parameters. The first: the question is in the person's set (their assigned items, when they have any)."""
+    conds: list[str] = [desk_set_sql("a.question_pk")]
     params: dict[str, Any] = {}
     human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
     if f.category is not None:
@@ -88,8 +91,8 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
                limit: int = 200, judge_rubric: str | None = None) -> list[tuple[Any, ...]]:
     """The next `limit` shown answers after key `after` (question_pk, method) that pass the filters, in queue order,
     as rows (answer id, question_pk, question_id, category, method, status, human grade, machine grade, machine kind,
-    confidence, seen: the person has seen the machine grade); machine grades are the desk's (under `judge_rubric`
-    when one is chosen)."""
+    confidence, seen: the person has seen the machine grade, usable: the machine grade is a verdict, not an unusable
+    reply); machine grades are the desk's (under `judge_rubric` when one is chosen)."""
     cond, params = _where(filters)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
@@ -101,7 +104,8 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
     sql = f"""
         SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
                {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
-               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen
+               m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen,
+               {verdict_sql('m')} IS NOT NULL AS usable
         FROM {answers}
         JOIN questions q ON q.id = a.question_pk
         WHERE {SHOWN} AND {keyset} AND {cond}
@@ -155,56 +159,85 @@ def run_categories(store: Store, run_id: int) -> list[str]:
 
 
 # order and progress ---------------------------------------------------------------------------------------------------
-def shown_question_pks(store: Store, run: RunInfo) -> array[int]:
-    """The run's questions with a shown answer, ascending, as an array of ids (250,000 questions cost 2 MB)."""
-    rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
-                              {"run": run.id, "budget": run.primary_budget})
+def _in_set(grader: str | None) -> str:
+    """The condition on answer `a` for the desk of `grader` (their set: desk_set_sql); none for the whole run."""
+    return "1" if grader is None else desk_set_sql("a.question_pk")
+
+
+def shown_question_pks(store: Store, run: RunInfo, grader: str | None = None) -> array[int]:
+    """The run's questions with a shown answer (of `grader`'s set, when given), ascending, as an array of ids
+    (250,000 questions cost 2 MB)."""
+    rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} AND {_in_set(grader)} "
+                              "ORDER BY a.question_pk", {"run": run.id, "budget": run.primary_budget, "grader": grader})
     return array("q", (r[0] for r in rows))
 
 
-def count_shown(store: Store, run: RunInfo) -> int:
-    """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
-    n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}",
-                          {"run": run.id, "budget": run.primary_budget})
+def count_shown(store: Store, run: RunInfo, grader: str | None = None) -> int:
+    """Answers the desk shows in a run (of `grader`'s set, when given; an index-only count without one; the desk
+    computes it once)."""
+    n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN} AND {_in_set(grader)}",
+                          {"run": run.id, "budget": run.primary_budget, "grader": grader})
     return n
 
 
-def progress_counts(store: Store, run: RunInfo, grader: str,
-                    judge_rubric: str | None = None) -> tuple[int, int, int, int, int]:
-    """(graded, compared: with a machine grade, agreed, compared with the judge's, stale machine grades) of the
-    grader's current grades of shown answers. Driven by the grader's own events (small), not by the run's answers
-    (possibly millions); the machine grades are the desk's (under `judge_rubric` when one is chosen)."""
-    verdict, params = verdict_id("h.answer_id", judge_rubric)
-    row = store._conn.execute(
-        f"""SELECT count(*), count(g.grade), coalesce(sum(g.grade = h.grade), 0),
-                   coalesce(sum(g.grader_kind = 'judge'), 0), coalesce(sum(g.grade IS NOT NULL AND {STALE_SQL}), 0)
+@dataclass(frozen=True, slots=True)
+class ComparedCounts:
+    """A grader's current grades of a run beside one kind of machine grader (the grade each is compared with:
+    machine_grades.compared_id), as `agree` counts them."""
+
+    kind: str | None  # judge | imported | rule; None: no machine grade beside them
+    compared: int  # the grader's current grades beside a usable verdict of this kind: compared pairs
+    agreed: int
+    unusable: int  # beside an unusable reply (grading_error): not compared
+    stale: int  # beside a machine grade made against a gold answer corrected since
+
+
+def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts]]:
+    """(the grader's current grades of shown answers, their counts per kind of machine grader beside them). Driven by
+    the grader's own events (small), not by the run's answers (possibly millions)."""
+    verdict = verdict_sql("g")  # g: STALE_SQL's name for the machine grade
+    rows = store._conn.execute(
+        f"""SELECT g.grader_kind, count({verdict}), coalesce(sum({verdict} = h.grade), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {verdict} IS NULL), 0),
+                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), coalesce(sum({SHOWN}), 0)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN auto_grades g ON g.id = {verdict}
-            WHERE h.grader = :grader AND {SHOWN}""",
-        {**params, "grader": grader, "run": run.id, "budget": run.primary_budget}).fetchone()
-    return row[0], row[1], row[2], row[3], row[4]
+            LEFT JOIN auto_grades g ON g.id = {compared_id('h')} AND {unflagged_sql("a.run_id", "a.question_pk")}
+            WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
+            GROUP BY g.grader_kind""",
+        {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchall()
+    return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]
+
+
+def anyone_compared_with(store: Store, run: RunInfo, kind: str) -> bool:
+    """Whether some person's current grade in the run has a machine grade of `kind` beside it (which makes it the
+    kind `agree` compares when it is preferred). Stops at the first; scans people's grades when there is none."""
+    return bool(store._scalar(
+        f"""SELECT EXISTS (SELECT 1 FROM current_human_grades h JOIN answers a ON a.id = h.answer_id
+                           JOIN auto_grades g ON g.id = {compared_id('h')}
+                           WHERE a.run_id = :run AND h.grade IS NOT NULL AND g.grader_kind = :kind)""",
+        {"run": run.id, "kind": kind}))
 
 
 def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
     """The questions with a shown answer the grader has a current grade of, ascending."""
     return [r[0] for r in store._conn.execute(
         f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        f"WHERE h.grader = :grader AND {SHOWN} ORDER BY a.question_pk",
+        f"WHERE h.grader = :grader AND h.grade IS NOT NULL AND {SHOWN} ORDER BY a.question_pk",
         {"grader": grader, "run": run.id, "budget": run.primary_budget})]
 
 
 # the sampler ----------------------------------------------------------------------------------------------------------
-def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+def _usefulness_sql(judge_rubric: str | None, grader: str | None) -> tuple[str, dict[str, Any]]:
     answers, params = answers_with_verdicts(judge_rubric)
     sql = f"""
 WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdict_sql("m")} AS grade
-                  FROM {answers} WHERE {SHOWN}),
+                  FROM {answers} WHERE {SHOWN} AND {_in_set(grader)}),
 cols AS (
     SELECT v.grade AS machine, count(*) AS n
     FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
-    WHERE v.grade IS NOT NULL GROUP BY v.grade
+    WHERE v.grade IS NOT NULL AND h.grade IS NOT NULL GROUP BY v.grade
 )
 SELECT v.question_pk, v.confidence, v.grade IS NOT NULL AS judged, coalesce(c.n, 0) AS column_grades
 FROM verdicts v LEFT JOIN cols c ON c.machine = v.grade
@@ -213,19 +246,21 @@ ORDER BY v.question_pk
     return sql, params
 
 
-def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None) -> Iterator[tuple[int, Any, int, int]]:
-    """Per shown answer, in question order: (question_pk, the machine confidence, whether it has a machine verdict,
-    how many of the run's current human grades sit in that verdict's confusion-matrix column). The verdict is the one
-    the desk uses (the newest, or the judge's under `judge_rubric`)."""
-    sql, params = _usefulness_sql(judge_rubric)
-    return store._conn.execute(sql, {"run": run.id, "budget": run.primary_budget, **params})
+def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None,
+                    grader: str | None = None) -> Iterator[tuple[int, Any, int, int]]:
+    """Per shown answer (of `grader`'s set, when given), in question order: (question_pk, the machine confidence,
+    whether it has a machine verdict, how many current human grades of those answers sit in that verdict's
+    confusion-matrix column). The verdict is the one the desk uses (the newest, or the judge's under `judge_rubric`)."""
+    sql, params = _usefulness_sql(judge_rubric, grader)
+    return store._conn.execute(sql, {"run": run.id, "budget": run.primary_budget, "grader": grader, **params})
 
 
 def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:
-    """Every shown answer of the question has this grader's current grade."""
+    """Every shown answer of the question has this grader's current grade (a label alone is none)."""
     return not store._scalar(
         f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
-        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)",
+        "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader "
+        "AND h.grade IS NOT NULL)",
         {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
 
 

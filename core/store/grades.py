@@ -1,17 +1,21 @@
-"""People's grades, claim marks and preferences: tables human_grades, claim_marks and human_preferences, and the views
-current_human_grades and current_claim_marks. All three tables are append-only events; a `set` event is taken back by
-a later `undo` event naming it (undoes_uuid), and what is current is derived.
+"""People's grades and claim marks: tables human_grades and claim_marks, and the views current_human_grades and
+current_claim_marks. Both tables are append-only events; a `set` event is taken back by a later `undo` event naming it
+(undoes_uuid), and what is current is derived. (Preferences, events of the same kind, are preferences.py's.)
 
-What it gives: a person's current grade of an answer (`current_grade`, a HumanGrade), whether they have seen its
-machine grade (`judge_seen`), appending a grade, a preference or a claim mark, taking back the newest one (one undo for
-grades and marks), current claim marks (`current_marks`, ClaimMark records; `run_marks` for a whole run), and the newest
-preference (`latest_preference`; a run's current ones: `current_preferences`). For run logs and score exports: people's current grades of an answer or a run (`answer_human_grades`,
-`run_human_grades`), every grade and claim mark ever set in a run, undone or not (`grade_set_events`,
-`mark_set_events`), the answers with claim marks (`marked_answer_refs`), and a grade that came with a run log
-(`add_imported_human_grade`). Every reader of a run's current grades is here, each with the columns its caller
-needs: `current_grades` (agree's people figures: answer and grade only), `person_grade_rows` (summary's and the
-headline's per-method counts) and `run_human_grades` (exports, every column). Validation (which grades, marks, modes
-exist) is core/grading's; this module stores what it is given.
+A `set` event of human_grades carries the person's whole state for an answer; its grade may still be missing (a label,
+scores or a note given before the grade, blind). Such a state is current, so the desk shows it, but it is no grade:
+every reader of "graded" here, in desk.py and in reports.py asks for `grade IS NOT NULL`.
+
+What it gives: a person's current state of an answer (`current_grade`, a HumanGrade), whether they have seen its
+machine grade (`judge_seen`: they graded it, or saved something with it in view), appending a grade or a claim mark,
+the newest live grade event of a run and taking it back (`newest_live_grade`, `undo_grade`), current claim marks
+(`current_marks`, ClaimMark records; `run_marks` for a whole run), undoing a mark. For run logs and score exports:
+people's current grades of an answer or a run (`answer_human_grades`, `run_human_grades`), every grade and claim mark
+ever set in a run, undone or not (`grade_set_events`, `mark_set_events`), the answers with claim marks
+(`marked_answer_refs`), and a grade that came with a run log (`add_imported_human_grade`). Every reader of a run's
+current grades is here, each with the columns its caller needs: `current_grades` (agree's people figures: answer and
+grade only), `person_grade_rows` (summary's and the headline's per-method counts) and `run_human_grades` (exports,
+every column). Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from dataclasses import astuple, dataclass, fields, replace
 from typing import Any
 
 from gradedesk.core.store.answers import ANSWER_REF_SQL, AnswerRef
-from gradedesk.core.store.connection import Store, column_list, utc_now
+from gradedesk.core.store.connection import Store, column_list, event_time, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 
 
 @dataclass(frozen=True)
@@ -102,10 +107,12 @@ def _undo_newest(store: Store, table: str, scope: str, params: tuple[Any, ...], 
 # human_grades ---------------------------------------------------------------------------------------------------------
 def seen_sql(answer: str, grader: str) -> str:
     """SQL (for core/store only): whether person `grader` has seen the machine grade of `answer` (SQL expressions for
-    both): it has one, and they graded the answer outside a recheck pass or saved something with the judge in view."""
+    both): it has one, and they graded the answer outside a recheck pass (the desk then shows it, and an undo does not
+    hide it again) or saved something with it in view. A label, scores or a note saved before the grade reveal
+    nothing."""
     return (f"(EXISTS (SELECT 1 FROM auto_grades g WHERE g.answer_id = {answer}) AND "
             f"EXISTS (SELECT 1 FROM human_grades s WHERE s.answer_id = {answer} AND s.grader = {grader} "
-            f"AND ((s.action = 'set' AND s.mode <> 'recheck') OR s.judge_visible = 1)))")
+            f"AND ((s.action = 'set' AND s.mode <> 'recheck' AND s.grade IS NOT NULL) OR s.judge_visible = 1)))")
 
 
 def judge_seen(store: Store, answer_id: int, grader: str) -> bool:
@@ -130,7 +137,7 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
     row = {
         "uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "action": "set", **state,
         "judge_visible": int(judge_visible), "mode": mode, "is_revision": int(is_revision),
-        "rubric_version": rubric_version, "created_at": utc_now(), "selection": selection,
+        "rubric_version": rubric_version, "created_at": event_time(), "selection": selection,
         "selection_probability": selection_probability,
         "machine_kind": machine and machine.kind, "machine_model": machine and machine.model,
         "machine_rubric": machine and machine.rubric,
@@ -141,18 +148,27 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
     return _human(rows[0])
 
 
-def undo_last_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None:
-    """Take back the grader's newest live `set` event in the run with an `undo` event; return the event undone."""
-    target = _undo_newest(store, "human_grades", "e.grader = ? AND a.run_id = ?", (grader, run_id),
-                          ("judge_visible", "mode"))
-    return _human(target) if target else None
+def newest_live_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None:
+    """The grader's newest `set` event in the run that no undo took back (a grade, or a label or note before one)."""
+    row = _newest_live(store, "human_grades", "e.grader = ? AND a.run_id = ?", (grader, run_id))
+    return _human(row) if row else None
+
+
+def undo_grade(store: Store, target: HumanGrade, *, judge_visible: bool) -> None:
+    """Take back `target` with an `undo` event in its mode, saved with the machine grade on screen or not. The caller
+    holds the transaction."""
+    store._db.table("human_grades").insert({
+        "uuid": str(uuid.uuid4()), "answer_id": target.answer_id, "grader": target.grader, "action": "undo",
+        "undoes_uuid": target.uuid, "mode": target.mode, "judge_visible": int(judge_visible),
+        "created_at": event_time()})
 
 
 # people's grades as run logs and score exports carry them -------------------------------------------------------------
 def answer_human_grades(store: Store, answer_id: int) -> list[HumanGrade]:
-    """People's current grades of the answer, oldest first."""
+    """People's current grades (with a grade) of the answer, oldest first."""
     return [HumanGrade(*row) for row in store._conn.execute(
-        f"SELECT {column_list('h', _HUMAN_FIELDS)} FROM current_human_grades h WHERE h.answer_id = ? ORDER BY h.id",
+        f"SELECT {column_list('h', _HUMAN_FIELDS)} FROM current_human_grades h WHERE h.answer_id = ? "
+        "AND h.grade IS NOT NULL ORDER BY h.id",
         (answer_id,))]
 
 
@@ -166,10 +182,11 @@ def run_human_grades(store: Store, run_id: int) -> list[tuple[AnswerRef, HumanGr
 
 
 def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
-    """(answer_id, grade) of every person's current grade of the run's answers."""
+    """(answer_id, grade) of every person's current grade of the run's answers; flagged items left out, as from
+    every reader behind `agree`."""
     return [(r["answer_id"], r["grade"]) for r in store._query(
         "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
+        f"WHERE a.run_id = ? AND h.grade IS NOT NULL AND {unflagged_sql('a.run_id', 'a.question_pk')}", (run_id,))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,40 +236,6 @@ def add_imported_human_grade(store: Store, grade: HumanGrade) -> int:
     return int(store._conn.execute(
         f"INSERT OR IGNORE INTO human_grades ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
         (*astuple(replace(grade, selection="imported", selection_probability=None)), "set")).rowcount)
-
-
-def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str) -> None:
-    """Append which answer of a question the person preferred (raw, bundle or tie) and which sat on the left."""
-    with store.transaction():
-        store._db.table("human_preferences").insert({
-            "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
-            "preferred": preferred, "left_method": left, "created_at": utc_now()})
-
-
-def latest_preference(store: Store, run_id: int, question_pk: int, grader: str) -> str | None:
-    preferred: str | None = store._scalar(
-        "SELECT preferred FROM human_preferences WHERE run_id = ? AND question_pk = ? AND grader = ? "
-        "ORDER BY id DESC LIMIT 1", (run_id, question_pk, grader))
-    return preferred
-
-
-@dataclass(frozen=True, slots=True)
-class PersonPreference:
-    """A person's current preference between the two answers of a question (raw, bundle or tie)."""
-
-    grader: str
-    question_pk: int
-    preferred: str
-    left_method: str
-    created_at: str
-
-
-def current_preferences(store: Store, run_id: int) -> list[PersonPreference]:
-    """Each person's current (newest) preference per question of the run, ties included, by question and person."""
-    return [PersonPreference(**r) for r in store._query(
-        "SELECT grader, question_pk, preferred, left_method, created_at FROM human_preferences p WHERE run_id = ? "
-        "AND id = (SELECT max(id) FROM human_preferences p2 WHERE p2.run_id = p.run_id AND "
-        "p2.question_pk = p.question_pk AND p2.grader = p.grader) ORDER BY question_pk, grader", (run_id,))]
 
 
 # claim_marks ----------------------------------------------------------------------------------------------------------

@@ -12,14 +12,16 @@ a version and their cost (`judge_verdicts`, `verdict_cost`: judge alignment's), 
 (`put_claims`, `claims_detail`, `claim_counts`, `claim_counts_by_method`).
 
 The machine verdict the desk and agreement use is defined here once, as SQL only the store builds on: `verdict_id`
-(which grade: the `machine_grades` view's, or the judge's under a chosen rubric) and `verdict_sql` (a grading_error is
-no verdict).
+(which grade the desk shows: the `machine_grades` view's, or the judge's under a chosen rubric), `verdict_sql` (a
+grading_error is no verdict) and `compared_id` (which grade a person's grade is compared with: the one on the desk
+when it was saved). A compared pair is a person's current grade beside a usable verdict of the kind compared
+(`compared_kind`): `agree`, its screen and the desk's status line all count them so (reports.py, desk.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import astuple, dataclass, field, fields
 from typing import Any
 
@@ -51,6 +53,31 @@ def verdict_id(answer: str, judge_rubric: str | None) -> tuple[str, dict[str, An
     return (f"(SELECT dv.id FROM auto_grades dv WHERE dv.answer_id = {answer} AND dv.grader_kind = 'judge' "
             "AND dv.rubric_version = :judge_rubric AND dv.repeat_index = 0 ORDER BY dv.id DESC LIMIT 1)",
             {"judge_rubric": judge_rubric})
+
+
+# the kinds of machine grader, in the order a comparison prefers them (the `machine_grades` view's order), and their
+# names (auto_grades.grader_kind)
+KIND_PREFERENCE = ("judge", "imported", "rule")
+MACHINE_NAMES = {"judge": "judge", "rule": "rule grader", "imported": "imported grade"}
+
+
+def compared_kind(kinds: Iterable[str | None]) -> str | None:
+    """The kind of machine grader people's grades are compared with, of the kinds of machine grade beside them: the
+    first of KIND_PREFERENCE present (a pair of another kind is left out, never mixed in)."""
+    present = set(kinds)
+    return next((k for k in KIND_PREFERENCE if k in present), None)
+
+
+def compared_id(human: str) -> str:
+    """SQL: the auto_grades id of the machine grade a person's grade (`human`, a human_grades alias) is compared with:
+    the grade of the grader on the desk when it was saved (same kind, model and rubric; first repeat, newest), or the
+    `machine_grades` view's pick when the grade did not record one (older stores, imports). Correlated and
+    index-driven, like verdict_id."""
+    return f"""CASE WHEN {human}.machine_kind IS NULL
+    THEN (SELECT mg.id FROM machine_grades mg WHERE mg.answer_id = {human}.answer_id)
+    ELSE (SELECT g.id FROM auto_grades g WHERE g.answer_id = {human}.answer_id AND g.grader_kind = {human}.machine_kind
+          AND g.grader_model IS {human}.machine_model AND g.rubric_version IS {human}.machine_rubric
+          ORDER BY g.repeat_index, g.id DESC LIMIT 1) END"""
 
 
 # auto_grades ----------------------------------------------------------------------------------------------------------

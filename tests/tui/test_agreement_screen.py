@@ -82,8 +82,22 @@ async def test_enter_on_a_cell_dismisses_with_it(store):
         assert report["machine"]["label"] == "judge (gpt-4o-mini)"
         matrix = screen.query_one("#agreement-matrix")
         assert matrix.row_count == 4
-        await pilot.press("down", "right", "enter")  # from (fully correct, fully correct)
-    assert app.result == (GRADES[1], GRADES[1])
+        assert report.confusion.matrix[1][0] == 2
+        await pilot.press("down", "enter")  # from (fully correct, fully correct)
+    assert app.result == (GRADES[1], GRADES[0])
+
+
+@sync
+async def test_enter_on_an_empty_cell_says_so_and_stays(store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert screen.report.confusion.matrix[1][1] == 0
+        await pilot.press("down", "right", "enter")
+        await pilot.pause()
+        assert app.screen is screen and app.result == "not dismissed"
+        assert "No graded pair in this cell (person partially correct, machine partially correct)" in " ".join(
+            screen_text(app).split())
 
 
 @sync

@@ -348,7 +348,7 @@ async def test_reveal_share_opens_that_share_of_items_with_the_judge_in_view(fix
     async with running(info.path, reveal_share=1.0) as (app, pilot):
         await keys(pilot, "2")
         assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
-    from gradedesk.core.review.blind import revealed
+    from gradedesk.core.review.visibility import revealed
 
     shown = sum(revealed(7, "alice", pk, 0.1) for pk in range(5000))
     assert 400 < shown < 600 and not revealed(7, "alice", 3, 0.0)

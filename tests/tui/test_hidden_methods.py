@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from tests.fixtures.desk import keys, pane_text, running, screen_text
+from tests.fixtures.desk import keys, pane_text, rows, running, screen_text
 from gradedesk.tui.screens.bundle import BundleScreen
+from gradedesk.tui.screens.modals import ReadingModal
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +27,7 @@ def tells(text: str) -> list[str]:
 async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
     async with running(fixture_store.path, size=(160, 80), hide_methods=True) as (app, pilot):
         shown = screen_text(app)
-        assert "Answer A" in shown and "Evidence (3)" in shown
+        assert "Answer A" in shown and "Evidence" in shown
         assert tells(shown) == []
         for side in ("left", "right"):  # the whole pane, scrolled or not
             assert tells(pane_text(app, side)) == []
@@ -54,9 +55,53 @@ async def test_citations_are_written_one_way_until_both_answers_are_graded(fixtu
         left, right = pane_text(app, "left"), pane_text(app, "right")
         for text in (left, right):
             assert "File:" not in text and "store [Evidence" not in text
-            assert "citations shown as [source: …] while methods are hidden" in text
+            assert "methods hidden: citations as [source: …]; ‹changed›: not as written (w)" in text
         assert f"It opens the store [source: {path}:3]." in left + right
         assert re.search(r"It opens the store \[source: [\w/.]+:\d+-\d+\]\.", left + right)
         await keys(pilot, "1", "tab", "2")  # both graded: the answers as written
         assert "[Evidence 1]." in pane_text(app, "left") + pane_text(app, "right")
         assert "(File: " in pane_text(app, "left") + pane_text(app, "right")
+
+
+# the desk's own words that would tell raw from bundled: a count in a title, a bundle's label or symbol, how a piece
+# was chosen (role, reason, score, rank, method), a retrieval score, a budget or token figure
+DESK_TELLS = re.compile(r"\(\d+\)|\[Evidence \d|::|(?<![\w./(])(raw|bundle[sd]?|bm25|symbol|path|graph|vector|fused|"
+                        r"hits?|role|reason|score|rank|recall|id-based|top-k|tokens?|budget|coverage|strateg\w*)"
+                        r"(?![\w./(])", re.IGNORECASE)  # as words of the desk, not inside a file's path
+CODE_LINE = re.compile(r"^\s*\d+ ")  # a numbered line of evidence text: the code's own words are not the desk's
+
+
+def desk_words(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not CODE_LINE.match(line))
+
+
+async def test_both_panes_are_one_plain_format_before_grading(fixture_store):
+    """--hide-methods: neither pane's text (read whole, before any grade) has a title count, label, symbol, role,
+    reason, score or method word; a line shown otherwise than written says so, and w shows the answer as written."""
+    import sqlite3
+
+    copied = ("[Evidence 2] core/tokens.py :: count_tokens (lines 41-42) [bm25, fused 0.0295]\n"
+              "Reason included: Fused rank 17 as related evidence, found by BM25 rank 12.\n"
+              "It counts them exactly.")
+    with sqlite3.connect(fixture_store.path) as db:  # a small model copies its bundled prompt's layout
+        db.execute("UPDATE answers SET text = ? WHERE method = 'bundle'", (copied,))
+    async with running(fixture_store.path, size=(100, 30), hide_methods=True) as (app, pilot):
+        texts = {side: pane_text(app, side) for side in ("left", "right")}
+        for text in texts.values():
+            assert "Evidence" in text and DESK_TELLS.findall(desk_words(text)) == []
+        bundled = next(side for side, text in texts.items() if "It counts them exactly." in text)
+        lines = texts[bundled].splitlines()
+        assert "[source: core/tokens.py:41-42] ‹changed›" in lines
+        assert "[a line copied from the prompt] ‹changed›" in lines
+        assert "It counts them exactly." in lines  # unchanged, unmarked
+        await keys(pilot, "h" if bundled == "left" else "l", "w")
+        assert isinstance(app.screen, ReadingModal)
+        assert app.screen.body.plain == copied and "may tell which method" in app.screen.title_text
+        await keys(pilot, "escape")
+        assert rows(fixture_store.path, "SELECT COUNT(*) AS n FROM human_grades") == [{"n": 0}]
+
+
+async def test_as_written_says_so_when_methods_are_shown(fixture_store):
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        await keys(pilot, "w")
+        assert not isinstance(app.screen, ReadingModal) and "shown as written" in app.last_status

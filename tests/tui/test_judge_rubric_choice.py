@@ -204,8 +204,11 @@ async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_ru
             on_desk = ("judge", "rubric-1") if e["answer_id"] in old else (None, None)  # question 2: no rubric-1 verdict
             assert (e["machine_kind"], e["machine_rubric"]) == on_desk
         assert screen.item.question_pk == q[4]
-        agreed = sum(old[a] == "fully_correct" for a in graded if a in old)
-        assert f"agreement with judge {agreed}/{sum(a in old for a in graded)}" in screen.progress_text
+        # the status line counts as agree does: each grade beside the verdict on the desk when it was saved, and
+        # question 2's (no rubric-1 verdict on the desk) beside the newest judge verdict
+        beside = {a: old.get(a, new[a]) for a in graded}
+        agreed = sum(v == "fully_correct" for v in beside.values())
+        assert f"agreement with judge {agreed}/{len(graded)}" in screen.progress_text
 
         expected = disagreeing(info, old)
         assert expected != disagreeing(info, new)  # the two versions really lead to different items

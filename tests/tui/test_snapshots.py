@@ -72,8 +72,8 @@ def test_help(snap_compare, tmp_path):
     assert _snap(snap_compare, tmp_path, "question_mark")
 
 
-@pytest.mark.parametrize("keys", [("1", "f"), ("1", "s", "4"), ("1", "e"), ("g",), ("slash",)],
-                         ids=["label", "scores", "note", "jump", "filters"])
+@pytest.mark.parametrize("keys", [("1", "f"), ("1", "s", "4"), ("1", "e"), ("g",), ("slash",), ("exclamation_mark",)],
+                         ids=["label", "scores", "note", "jump", "filters", "flag"])
 def test_modals(snap_compare, tmp_path, keys):
     assert _snap(snap_compare, tmp_path, *keys)
 
@@ -88,3 +88,28 @@ def test_grading_methods_hidden_before_any_grade(snap_compare, tmp_path):
 def test_footer_at_small_sizes(snap_compare, tmp_path, keys, size):
     """At the sizes terminals open at, the footer shows the state's keys with `? help` and `^q quit`, uncut."""
     assert _snap(snap_compare, tmp_path, *keys, size=size)
+
+
+def test_served_desk_asks_the_name_first(snap_compare, tmp_path):
+    assert _snap(snap_compare, tmp_path, "enter", size=(80, 24), grader="", ask_name=True)
+
+
+SMALL_SIZES = pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+
+
+@SMALL_SIZES
+def test_help_at_small_sizes(snap_compare, tmp_path, size):
+    """Help opens on the workflow (blind first, methods hidden, the order), then the keys by task."""
+    assert _snap(snap_compare, tmp_path, "question_mark", size=size)
+
+
+@SMALL_SIZES
+def test_diff_at_small_sizes(snap_compare, tmp_path, size):
+    """v: answer A against answer B word by word, the words only one has marked."""
+    assert _snap(snap_compare, tmp_path, "v", size=size)
+
+
+@SMALL_SIZES
+def test_grading_methods_hidden_at_small_sizes(snap_compare, tmp_path, size):
+    """--hide-methods: one plain form in both panes, the top bar on one line."""
+    assert _snap(snap_compare, tmp_path, size=size, hide_methods=True)

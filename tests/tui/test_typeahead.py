@@ -60,8 +60,8 @@ class Expected:
             self.events.append((aid, "set", GRADE_KEYS[key], int(seen), int(seen)))
             self._live.append((len(self.events) - 1, aid))
         elif key == "u" and self._live:
-            number, aid = self._live.pop()
-            self.events.append((aid, "undo", None, self.events[number][3], 0))
+            _, aid = self._live.pop()
+            self.events.append((aid, "undo", None, 1, 0))  # the grade it takes back showed the judge: still in view
             self.index = next(i for i, pk in enumerate(pks) if aid in (self.info.answer_ids[(pk, "raw")],
                                                                        self.info.answer_ids[(pk, "bundle")]))
             pk = pks[self.index]
@@ -154,7 +154,7 @@ async def test_undo_after_the_reveal_does_not_blind_again(fixture_store):
         machine_cell = str(queue.query_one("DataTable").get_row_at(row)[5])
         assert machine_cell != "hidden" and machine_cell == GRADE_LABELS[left.machine.grade]
         await burst(pilot, "escape", "2")
-        assert grade_events(info.path, "alice") == [(aid, "set", "wrong", 0, 0), (aid, "undo", None, 0, 0),
+        assert grade_events(info.path, "alice") == [(aid, "set", "wrong", 0, 0), (aid, "undo", None, 1, 0),
                                                     (aid, "set", "partially_correct", 1, 1)]
 
 

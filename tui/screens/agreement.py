@@ -3,7 +3,8 @@
 Leads with the run's headline (core/runs/headline.py: raw vs each bundle budget, recall of the evidence, prompt tokens
 and pass rates with their intervals; what answer quality needs when no model graded it), then shows the confusion
 matrix (a keyboard-navigable table: Enter on a cell dismisses the screen with
-`(human_grade, machine_grade)` so the grading screen filters to those items; Escape dismisses with None), kappa and AC1
+`(human_grade, machine_grade)` so the grading screen filters to those items, Enter on an empty cell says it is empty
+and stays; Escape dismisses with None), kappa and AC1
 with their intervals, each judge rubric version side by side on the items all of them graded (when the judge graded the
 run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, which answer
 is better (the pairwise judge's position bias, ties and consistency beside people's left-side share, its agreement
@@ -248,7 +249,14 @@ class AgreementScreen(Screen):
         row, column = event.coordinate.row, event.coordinate.column
         if column == 0:  # the row label column: no cell
             return
-        self.dismiss((GRADES[row], GRADES[column - 1]))
+        person, machine = GRADES[row], GRADES[column - 1]
+        if self.report is not None and self.report.confusion.matrix[row][column - 1] == 0:
+            # a filter to it would match no graded pair: say so here rather than leave the desk on an unrelated item
+            self.query_one("#agreement-matrix-title", Static).update(literal(
+                f"No graded pair in this cell (person {GRADE_LABELS[person]}, machine {GRADE_LABELS[machine]}): "
+                "pick another cell, or esc to go back", "bold yellow"))
+            return
+        self.dismiss((person, machine))
 
     def action_back(self) -> None:
         self.dismiss(None)

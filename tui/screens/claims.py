@@ -7,7 +7,7 @@ best); for a claim that cites nothing, the best-matching evidence lines are mark
 the claim (s supported, w supported but not by what it cites, x unsupported, n not a factual claim) and move on; u
 takes back the newest mark. Marks are append-only events (core/grading/claim_marks.py), each one store job
 (core/review/claim_desk.py) with the claim it was meant for. Blind first: the machine faithfulness verdicts stay
-hidden until every claim is marked (core/review/blind.py).
+hidden until every claim is marked (core/review/visibility.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from textual.widgets.option_list import Option
 
 from gradedesk.core.grading.claim_marks import MARK_LABELS
 from gradedesk.core.store.grades import ClaimMark
-from gradedesk.core.review import blind, claim_desk
+from gradedesk.core.review import claim_desk
 from gradedesk.core.review.claim_desk import ClaimSheet
+from gradedesk.core.review.visibility import Blindness
 
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.block_view import BlockView
@@ -88,7 +89,7 @@ class ClaimScreen(Screen):
     @property
     def scorers_visible(self) -> bool:
         due = self.sheet is not None and self.sheet.state.scorers_due
-        return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=False)
+        return Blindness(show_judge=self.show_judge).scorers(due=due)
 
     def _neutral(self) -> list | None:
         """The evidence that citations are written against, with method names hidden; None when they show."""

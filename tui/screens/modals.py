@@ -1,13 +1,16 @@
-"""Small modal pickers with typed results: failure label, dimension scores, note, question id, filters.
+"""Small modal pickers with typed results: failure label, dimension scores, note, question id, filters; and a text to
+read (an answer as written).
 
-Each dismisses with its value, or with None when the person pressed Escape (nothing changes then).
+Each dismisses with its value, or with None when the person pressed Escape (nothing changes then). Each footer says
+how to leave it (esc), and `? help` and `^q quit` where the keys are not typed into a field: a modal screen hides
+the app's own keys from the footer (they still work), so each modal names them again.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -24,8 +27,13 @@ NO_LABEL = ""  # the label picker's "no label" choice (clears the label)
 CONFIDENCE_LIMITS = (0.5, 0.7, 0.9)
 
 
+QUIT = Binding("ctrl+q", "app.quit", "quit", id="modal.quit")  # the app's binding runs first (priority); shown here
+HELP = Binding("question_mark", "app.help", "help", key_display="?", id="modal.help")
+QUIT_HELP = [QUIT, HELP]  # last in a footer, as on the grading screen
+
+
 class _Modal(ModalScreen):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="modal.cancel")]
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -34,7 +42,7 @@ class _Modal(ModalScreen):
 class LabelModal(_Modal):
     """Pick one of the six failure labels (or none) with arrows/Enter or its number."""
 
-    BINDINGS = [Binding(str(i), f"pick({i})", show=False) for i in range(len(FAILURE_LABELS) + 1)]
+    BINDINGS = [*(Binding(str(i), f"pick({i})", show=False) for i in range(len(FAILURE_LABELS) + 1)), *QUIT_HELP]
 
     def __init__(self, current: str | None) -> None:
         super().__init__()
@@ -68,7 +76,8 @@ class ScoresModal(_Modal):
         Binding("0", "score(0)", "clear", show=False),
         Binding("up,k", "move(-1)", "previous", show=False),
         Binding("down,j,tab", "move(1)", "next", show=False),
-        Binding("enter", "save", "Save", id="scores.save"),
+        Binding("enter", "save", "save", id="scores.save"),
+        *QUIT_HELP,
     ]
 
     def __init__(self, current: dict[str, int | None]) -> None:
@@ -110,7 +119,9 @@ class ScoresModal(_Modal):
 
 
 class TextModal(_Modal):
-    """One line of text (a note, a question id); Enter saves."""
+    """One line of text (a note, a question id); Enter saves. `?` is typed into the field: no help key here."""
+
+    BINDINGS = [QUIT]
 
     def __init__(self, title: str, value: str = "", placeholder: str = "", blink: bool = True) -> None:
         super().__init__()
@@ -129,11 +140,32 @@ class TextModal(_Modal):
         self.dismiss(event.value)
 
 
+class ReadingModal(_Modal):
+    """A text to read, scrolled with the arrows; Esc closes."""
+
+    DEFAULT_CSS = """
+    ReadingModal VerticalScroll { height: auto; max-height: 80vh; }
+    """
+    BINDINGS = [*QUIT_HELP]
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.styles.width = "90%"  # wider than a picker: an answer's lines (the stylesheet's .dialog is 72)
+            yield Label(literal(self.title_text), classes="dialog-title")
+            with VerticalScroll():
+                yield Static(self.body, markup=False)
+        yield Footer()
+
+
 class FiltersModal(_Modal):
     """Choose queue filters with Tab and the arrow keys; Enter on "apply" (or ctrl+s) applies, Esc cancels."""
 
-    BINDINGS = [Binding("ctrl+s", "apply", "Apply", id="filters.apply"),
-                Binding("ctrl+r", "reset", "Reset", id="filters.reset")]
+    BINDINGS = [Binding("ctrl+s", "apply", "apply", id="filters.apply"),
+                Binding("ctrl+r", "reset", "reset", id="filters.reset"), *QUIT_HELP]
 
     def __init__(self, filters: Filters, categories: list[str], judge_rubric: str | None = None) -> None:
         super().__init__()

@@ -1,4 +1,5 @@
-"""The queue: every shown answer of the run in a table (status, the person's grade, the machine grade), with filters.
+"""The queue: every shown answer of the run in a table (status, the question with ⚑ when the person flagged it, the
+person's grade, the machine grade), with filters.
 
 Rows come in keyset pages of PAGE rows from the store thread; the next page loads when the cursor nears the end, so a
 run of a million answers opens as fast as one of ten. Blind first holds here too: the machine grade of an answer the
@@ -15,9 +16,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from gradedesk.core.review import blind
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import MACHINE_NAMES
+from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.review.queue import Filters, QueueRow
 from gradedesk.core.store.run_records import RunInfo
 
@@ -107,7 +108,7 @@ class QueueScreen(Screen):
 
     def _cells(self, row: QueueRow) -> list[Text]:
         graded = row.human_grade is not None
-        if row.human_grade and row.machine_grade and row.human_grade != row.machine_grade:
+        if row.disagrees:
             status = Text("≠ disagree", style="bold red")
         elif graded:
             status = Text("✓ graded", style="green")
@@ -119,14 +120,17 @@ class QueueScreen(Screen):
         answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
         if row.machine_grade is None:
             machine, by, conf = Text("—", style="dim"), Text(""), Text("")
-        elif not blind.judge_visible(has_machine=True, seen=row.judge_seen, show_judge=self.show_judge,
-                                     recheck=self.recheck):
+        elif not Blindness(self.show_judge, self.recheck).judge(row.question_pk, has_machine=True,
+                                                                 seen=row.judge_seen):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
             machine = grade_text(row.machine_grade)
             by = Text(MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
             conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
-        return [status, literal(row.question_id), literal(row.category), answer, grade_text(row.human_grade),
+        question = literal(row.question_id)
+        if row.flag:  # the person flagged the item (core/review/flags.py): a mark before its id
+            question = Text("⚑ ", style="bold yellow").append_text(question)
+        return [status, question, literal(row.category), answer, grade_text(row.human_grade),
                 machine, by, conf]
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -1,8 +1,10 @@
 """One answer of the side-by-side pair: the person's grade, the judge (when revealed), the answer, its evidence.
 
-With method names hidden (--hide-methods, until both answers are graded) both panes show their evidence in one neutral
-form, file, lines and text: no bundle header, token bar, coverage notes, roles, reasons, retrieval scores or token
-counts, which would each tell raw from bundled; the answer's and the judge's citations are written one way too.
+With method names hidden (--hide-methods, until both answers are graded) both panes show everything in one plain form:
+evidence as file:lines and text under a title without a count (no label, symbol, bundle header, token bar, coverage
+notes, roles, reasons, retrieval scores or token counts), no answer scores, and the answer's and the judge's
+citations written one way; a line shown otherwise than the answer has it is marked so on that line (the `w` key shows
+the answer as written). What still differs by nature, how many snippets and how long, help and the README name.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
+from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.review.blind import neutral_answer
+from gradedesk.core.review.blind import changed_lines, neutral_answer
 from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
 from gradedesk.core.text.tokens import count_tokens
@@ -38,6 +41,25 @@ class PaneView:
     methods_visible: bool = True
     scorers_visible: bool = False  # the machine faithfulness verdicts (blind first: after the claims are marked)
     judge_rubric: str | None = None  # the judge verdicts shown are under this rubric version (None: the newest)
+    adjudicating: bool = False  # a lead deciding: the answer's grade is the decision, the people's grades beside it
+
+
+def people_block(people: tuple[AssignedGrade, ...]) -> Text:
+    """The assigned people's grades of the answer, one line each: grade, label and note (a lead adjudicating)."""
+    t = Text("The people assigned:", style="bold")
+    if not people:
+        t.append(" no grade yet", style="dim")
+    for g in people:
+        t.append("\n  ")
+        t.append_text(literal(g.grader, "bold"))
+        t.append(": ")
+        t.append_text(grade_text(g.grade))
+        if g.failure_label:
+            t.append(f" · {g.failure_label}")
+        if g.note:
+            t.append(" · ")
+            t.append_text(literal(g.note, "italic"))
+    return t
 
 
 def grade_text(grade: str | None) -> Text:
@@ -46,13 +68,15 @@ def grade_text(grade: str | None) -> Text:
     return Text(GRADE_LABELS.get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
 
 
-def human_block(h: HumanGrade | None, recheck: bool) -> Text:
+def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False) -> Text:
     t = Text()
-    t.append("Your recheck grade: " if recheck else "Your grade: ", style="bold")
+    t.append("Decision: " if adjudicating else "Your recheck grade: " if recheck else "Your grade: ", style="bold")
     if h is None or not h.grade:
         t.append("not graded — press 1-4", style="dim")
-        return t
-    t.append_text(grade_text(h.grade))
+        if h is None or not (h.failure_label or h.note or any(getattr(h, d) is not None for d in DIMENSIONS)):
+            return t
+    else:
+        t.append_text(grade_text(h.grade))
     if h.is_revision:
         t.append("  (revised after reveal)", style="italic")
     t.append("\n  label: ")
@@ -138,7 +162,7 @@ def snippets_of(a: AnswerView) -> list[Evidence]:
 
 
 def snippet_block(s: Evidence, label: str = "Evidence", *, highlight: bool = True, neutral: bool = False) -> Group:
-    """One piece of evidence; `neutral`: file, lines and text only (nothing that tells how it was chosen)."""
+    """One piece of evidence; `neutral`: file:lines and text only (nothing that tells how it was chosen)."""
     return Group(*snippet_header(s, label, neutral=neutral), snippet_text(s, highlight=highlight))
 
 
@@ -149,33 +173,35 @@ def snippet_text(s: Evidence, *, highlight: bool = True) -> Text:
 
 
 def snippet_header(s: Evidence, label: str = "Evidence", *, neutral: bool = False) -> list[Text]:
-    """What is shown above a piece of evidence: label, location, symbol, and unless `neutral` how it was chosen."""
+    """What is shown above a piece of evidence: label, location, symbol and how it was chosen; `neutral`: its location
+    only (a bundle's labels and symbols, which raw hits seldom have, would tell them apart)."""
+    if neutral:
+        return [literal(s.location, "bold cyan")]
     head = Text(f"[{label} {s.position}] ", style="bold cyan")
     head.append_text(literal(s.location, "bold"))
     if s.symbol_name:
         head.append(" :: ")
         head.append_text(literal(s.symbol_name, "bold"))
     parts: list[Text] = [head]
-    if not neutral:
-        meta = []
-        if s.retrieval_method:
-            meta.append(s.retrieval_method)
-        if s.relevance_score is not None:
-            meta.append(f"score {s.relevance_score:.4f}")
-        if s.retrieval_rank is not None:
-            meta.append(f"rank {s.retrieval_rank}")
-        if s.token_count is not None:
-            meta.append(f"{s.token_count:,} tokens")
-        head.append_text(literal(f"  [{', '.join(meta)}]" if meta else "", "dim"))
-        if s.evidence_role or s.selection_reason:
-            why = Text("  role: ", style="dim")
-            why.append_text(literal(s.evidence_role or "—"))
-            why.append("  reason: ", style="dim")
-            why.append_text(literal(s.selection_reason or "—"))
-            parts.append(why)
-        for key, value in s.extra.items():
-            if key not in ("chunk_id", "content_hash"):
-                parts.append(literal(f"  {key}: {value}", "dim"))
+    meta = []
+    if s.retrieval_method:
+        meta.append(s.retrieval_method)
+    if s.relevance_score is not None:
+        meta.append(f"score {s.relevance_score:.4f}")
+    if s.retrieval_rank is not None:
+        meta.append(f"rank {s.retrieval_rank}")
+    if s.token_count is not None:
+        meta.append(f"{s.token_count:,} tokens")
+    head.append_text(literal(f"  [{', '.join(meta)}]" if meta else "", "dim"))
+    if s.evidence_role or s.selection_reason:
+        why = Text("  role: ", style="dim")
+        why.append_text(literal(s.evidence_role or "—"))
+        why.append("  reason: ", style="dim")
+        why.append_text(literal(s.selection_reason or "—"))
+        parts.append(why)
+    for key, value in s.extra.items():
+        if key not in ("chunk_id", "content_hash"):
+            parts.append(literal(f"  {key}: {value}", "dim"))
     return parts
 
 
@@ -190,7 +216,7 @@ def neutral_evidence_blocks(a: AnswerView, highlight: bool) -> list[RenderableTy
     evidence = snippets_of(a)
     if not evidence and not a.evidence_problem:
         return [Text("No evidence stored for this answer.", style="dim")]
-    out: list[RenderableType] = [Rule(Text(f"Evidence ({len(evidence)})"), style="cyan")]
+    out: list[RenderableType] = [Rule(Text("Evidence"), style="cyan")]  # no count: a bundle has more snippets
     if a.evidence_problem:
         out.append(Text(a.evidence_problem, style="yellow"))
         out.append(literal(a.evidence_raw))
@@ -228,6 +254,23 @@ def bundle_and_hits_blocks(a: AnswerView, highlight: bool) -> list[RenderableTyp
     return out
 
 
+CHANGED = " ‹changed›"
+
+
+def neutral_text(text: str, evidence: list[Evidence]) -> Text:
+    """The answer as shown while methods are hidden (core/review/blind.py neutral_answer), each line that differs
+    from the answer as written marked so at its end."""
+    shown = neutral_answer(text, evidence)
+    out = Text()
+    for n, (line, changed) in enumerate(zip(shown.split("\n"), changed_lines(text, shown))):
+        if n:
+            out.append("\n")
+        out.append_text(literal(line))
+        if changed:
+            out.append(CHANGED, style="dim italic")
+    return out
+
+
 def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableType]:
     """The pane's content, block by block; with highlight=False, code not highlighted yet is shown plain."""
     a = view.answer
@@ -237,9 +280,10 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     machine = a.machine
     if machine is not None and machine.reasoning and not view.methods_visible:  # a judge may quote "[Evidence 2]"
         machine = replace(machine, reasoning=neutral_answer(machine.reasoning, snippets_of(a)))
-    parts: list[RenderableType] = [human_block(a.human, view.recheck),
-                                   machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric),
-                                   Rule(style="dim")]
+    parts: list[RenderableType] = [human_block(a.human, view.recheck, view.adjudicating)]
+    if view.adjudicating:
+        parts.append(people_block(a.people))
+    parts += [machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric), Rule(style="dim")]
     if a.status != "ok":
         parts.append(Text(f"status: {a.status}", style="bold yellow"))
         if a.error:
@@ -251,14 +295,18 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     elif view.methods_visible:
         parts.append(literal(a.text))
     else:  # "[Evidence 2]" against "File: x.py" would tell bundled from raw
-        parts.append(literal(neutral_answer(a.text, snippets_of(a))))
-        parts.append(Text("citations shown as [source: …] while methods are hidden", style="dim italic"))
+        parts.append(neutral_text(a.text, snippets_of(a)))
+        parts.append(Text(f"methods hidden: citations as [source: …];{CHANGED}: not as written (w)",
+                          style="dim italic"))
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
+    if a.origin is not None and view.methods_visible:  # the project names the side
+        parts.append(literal(f"from {a.origin.source} {a.origin.project} · trace {a.origin.trace_id} (t: copy URL)",
+                             "dim"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
     if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))
-    if a.scores:
+    if a.scores and view.methods_visible:  # retrieval scores (file recall) differ by method
         parts.append(scores_text(a.scores, view.scorers_visible))
     if a.claims is not None:
         parts.append(claims_line(a.claims))

@@ -8,7 +8,9 @@ from gradedesk.core.exchange.scores_phoenix import phoenix_annotations
 from gradedesk.core.exchange.scores_withdrawn import withdrawn_records
 from gradedesk.core.store.grades import undo_last_mark
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
-from gradedesk.core.store.grades import undo_last_grade
+from gradedesk.core.review import session
+from gradedesk.core.review.visibility import Blindness
+from gradedesk.core.store.run_records import run_info
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto
 from tests.fixtures.claims_store import add_marked_answer
@@ -41,7 +43,7 @@ def test_what_is_gone_since_an_earlier_export_is_named_as_each_format_names_it(t
         # alice's revision clears a dimension and the label; bob's grade is undone; bob takes back his only claim
         # mark, and alice her last one (her answer is no longer fully marked)
         record_grade(store, answer, "alice", GradeChange(failure_label=None, scores={"grounding": None}))
-        undo_last_grade(store, run, "bob")
+        session.undo(store, run_info(store, run), "bob", Blindness())
         undo_last_mark(store, marked, "bob")
         undo_last_mark(store, marked, "alice")
         after, gone = exported(store, run), withdrawn(store, run)

@@ -6,6 +6,8 @@ import pytest
 
 from gradedesk.core.grading import human_grades
 from gradedesk.core.review import queue as review
+from gradedesk.core.review import session
+from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.store import grades
@@ -18,10 +20,11 @@ def _events(store, grader="alice"):
 def test_grade_events_carry_state_and_revisions(env):
     store, run, info = env
     aid = info.answer_ids[(info.question_pks[0], "raw")]
-    with pytest.raises(UserError, match="grade the answer first"):
-        human_grades.record_grade(store, aid, "alice", GradeChange(note="x"))
+    noted = human_grades.record_grade(store, aid, "alice", GradeChange(note="x"))  # before the grade: blind
+    assert (noted.grade, noted.note, noted.is_revision, noted.judge_visible) == (None, "x", 0, 0)
+    assert not grades.judge_seen(store, aid, "alice")  # a note reveals nothing
     first = human_grades.record_grade(store, aid, "alice", GradeChange(grade="wrong"), rubric_version="rubric-1")
-    assert (first.is_revision, first.judge_visible, first.mode) == (0, 0, "blind")
+    assert (first.is_revision, first.judge_visible, first.mode, first.note) == (0, 0, "blind", "x")
     labelled = human_grades.record_grade(store, aid, "alice", GradeChange(failure_label="hallucination",
                                                                     scores={"correctness": 2}), judge_visible=True)
     assert labelled.grade == "wrong" and labelled.failure_label == "hallucination" and labelled.correctness == 2
@@ -34,7 +37,7 @@ def test_grade_events_carry_state_and_revisions(env):
         human_grades.record_grade(store, aid, "alice", GradeChange(scores={"correctness": 9}))
     with pytest.raises(UserError):
         human_grades.record_grade(store, aid, "alice", GradeChange(grade="great"))
-    assert len(_events(store)) == 3  # the rejected changes wrote nothing
+    assert len(_events(store)) == 4  # the rejected changes wrote nothing
 
 
 def test_undo_is_a_new_event_and_restores_the_previous_grade(env):
@@ -42,11 +45,11 @@ def test_undo_is_a_new_event_and_restores_the_previous_grade(env):
     aid = info.answer_ids[(info.question_pks[0], "raw")]
     a = human_grades.record_grade(store, aid, "alice", GradeChange(grade="wrong"))
     b = human_grades.record_grade(store, aid, "alice", GradeChange(grade="unsupported"), judge_visible=True)
-    assert grades.undo_last_grade(store, run.id, "alice").uuid == b.uuid
+    assert session.undo(store, run, "alice", Blindness()).what == b.grade
     assert grades.current_grade(store, aid, "alice").uuid == a.uuid
-    assert grades.undo_last_grade(store, run.id, "alice").uuid == a.uuid
+    assert session.undo(store, run, "alice", Blindness()).what == a.grade
     assert grades.current_grade(store, aid, "alice") is None
-    assert grades.undo_last_grade(store, run.id, "alice") is None
+    assert session.undo(store, run, "alice", Blindness()) is None
     events = _events(store)
     assert [e["action"] for e in events] == ["set", "set", "undo", "undo"]
     assert events[2]["undoes_uuid"] == b.uuid and events[3]["undoes_uuid"] == a.uuid

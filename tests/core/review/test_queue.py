@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.grading import human_grades
+from gradedesk.core.agreement.report import agreement_report
 from gradedesk.core.review import queue as review
 from gradedesk.core.review import item as review_item
 from gradedesk.core.errors import UserError
@@ -90,14 +91,15 @@ def test_progress_counts_and_agreement(env):
     for pk in info.question_pks[:3]:
         for method in ("raw", "bundle"):
             aid = info.answer_ids[(pk, method)]
-            machine = review_item.machine_grade(store, aid).grade
-            mine = machine if method == "raw" else ("wrong" if machine != "wrong" else "fully_correct")
-            agreed += mine == machine
+            machine = review_item.machine_grade(store, aid)
+            mine = machine.grade if method == "raw" else ("wrong" if machine.grade != "wrong" else "fully_correct")
+            agreed += mine == machine.grade and machine.kind == "judge"
             human_grades.record_grade(store, aid, "alice", GradeChange(grade=mine))
     p = review.progress(store, run, "alice", total)
-    assert (p.graded, p.total, p.compared, p.agreed) == (6, total, 6, agreed)
-    assert p.judge_compared == 4  # question index 2 has rule grades
-    assert "judge (4) and rule/imported graders (2)" in p.describe() and f"{agreed}/6" in p.describe()
+    # question index 2 has rule grades: agree compares the judge only, and leaves those out; so does the status line
+    assert (p.graded, p.total, p.kind, p.compared, p.agreed, p.other) == (6, total, "judge", 4, agreed, 2)
+    assert p.compared == agreement_report(store, run.id).pairs
+    assert f"agreement with judge {agreed}/4" in p.describe() and "2 beside another kind of grader" in p.describe()
 
 
 def test_preferences_and_desk_state(env):
@@ -122,3 +124,18 @@ def test_find_question_by_benchmark_id_or_row(env):
     assert review.find_question(store, run, " q-tokens ") == info.question_pks[1]
     assert review.find_question(store, run, str(info.question_pks[3])) == info.question_pks[3]
     assert review.find_question(store, run, "nope") is None
+
+
+def test_progress_compares_the_kind_agree_compares_even_when_it_is_someone_elses(env):
+    store, run, info = env
+    q0, q2 = info.question_pks[0], info.question_pks[2]  # the judge graded question 0, the rule grader question 2
+    for method in ("raw", "bundle"):
+        human_grades.record_grade(store, info.answer_ids[(q2, method)], "alice", GradeChange(grade="wrong"))
+    total = review.count_shown(store, run)
+    alone = review.progress(store, run, "alice", total)
+    assert (alone.kind, alone.compared, alone.other) == ("rule", 2, 0)
+    human_grades.record_grade(store, info.answer_ids[(q0, "raw")], "bob", GradeChange(grade="wrong"))
+    beside_bob = review.progress(store, run, "alice", total)  # agree now compares the judge: alice's are left out
+    assert (beside_bob.kind, beside_bob.compared, beside_bob.other) == ("judge", 0, 2)
+    report = agreement_report(store, run.id)
+    assert report.machine.kind == "judge" and report.pairs == 1 and report.people == ["alice", "bob"]

@@ -1,6 +1,7 @@
 """The grading screen's moves: to another item (j/k along the order, n to the next ungraded, d to the next disagreement
-with the judge; in 'most useful' order each is the sampler's next draw), the order itself (command palette), and
-between the two answers (tab, h/l) and up and down the question (ctrl+up/down).
+with the judge, each saying so when it wraps round from the end; in 'most useful' order each is the sampler's next
+draw), the order itself (command palette), and between the two answers (tab, h/l) and up and down the question
+(ctrl+up/down).
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the state they read and change. Finding the next
 item is one core function in the store job that loads it (`GradingScreen.load`).
@@ -25,23 +26,36 @@ from gradedesk.tui.screens.palette import PaletteCommand
 from gradedesk.tui.widgets.answer_pane import AnswerPane
 
 if TYPE_CHECKING:
-    from gradedesk.tui.screens.grading.screen import GradingScreen
+    from gradedesk.tui.screens.grading.screen import Found, GradingScreen
 
 
 # Between items -------------------------------------------------------------------------------------------------------
 
+def _said(found: tuple[int | None, bool], current: int | None, what: str) -> Found:
+    """The item found, and when the search went round from the end to the start, a note saying so: a silent wrap
+    looks like a new item."""
+    pk, wrapped = found
+    if pk is None or not wrapped:
+        return pk
+    if pk == current:
+        return pk, f"this is the only {what}"
+    return pk, f"wrapped round from the last {what} to the first"
+
+
 def _in_order(screen: GradingScreen, run: RunInfo, filters: Filters, forward: bool,
-              wrap: bool) -> Callable[[Store], int | None]:
+              wrap: str | None = None) -> Callable[[Store], Found]:
+    """The next item in question order; `wrap` (what is looked for, e.g. 'disagreement'): from the start at the end."""
     grader, cur = screen.desk.config.grader, screen.item.question_pk if screen.item else None
     rubric = screen.judge_rubric
-    return lambda store: session.next_in_order(store, run, grader, filters, cur, forward, wrap, rubric)
+    return lambda store: _said(session.next_in_order(store, run, grader, filters, cur, forward, wrap is not None,
+                                                     rubric), cur, wrap or "")
 
 
-def _in_list(screen: GradingScreen, run: RunInfo, wanted: Callable[[Item], bool]) -> Callable[[Store], int | None]:
+def _in_list(screen: GradingScreen, run: RunInfo, wanted: Callable[[Item], bool], what: str) -> Callable[[Store], Found]:
     grader, recheck, start, pks = screen.desk.config.grader, screen.recheck, screen.order_index, list(screen.order_list)
-    rubric = screen.judge_rubric
-    return lambda store: session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck,
-                                              judge_rubric=rubric)
+    rubric, cur, adjudicate = screen.judge_rubric, screen.item.question_pk if screen.item else None, screen.adjudicating
+    return lambda store: _said(session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck,
+                                                    judge_rubric=rubric, adjudicate=adjudicate), cur, what)
 
 
 def draw(screen: GradingScreen) -> None:
@@ -77,7 +91,7 @@ def step(screen: GradingScreen, step: int) -> None:
         return
     if screen.run is None:  # the run is still opening (load would do nothing)
         return
-    screen.load(_in_order(screen, screen.run, screen.filters, step > 0, wrap=False),
+    screen.load(_in_order(screen, screen.run, screen.filters, step > 0),
                 empty="no more items" if step > 0 else "no earlier items")
 
 
@@ -88,10 +102,10 @@ def next_ungraded(screen: GradingScreen) -> None:
     if screen.run is None:  # the run is still opening (load would do nothing)
         return
     if screen.order != "question":
-        screen.load(_in_list(screen, screen.run, lambda item: not item.fully_graded),
+        screen.load(_in_list(screen, screen.run, lambda item: not item.fully_graded, "ungraded item"),
                     empty="everything in this list is graded")
         return
-    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="ungraded"), True, wrap=True),
+    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="ungraded"), True, "ungraded item"),
                 empty="no ungraded item left (with these filters)")
 
 
@@ -99,9 +113,10 @@ def next_disagreement(screen: GradingScreen) -> None:
     if screen.run is None:  # the run is still opening (load would do nothing)
         return
     if screen.order != "question":
-        screen.load(_in_list(screen, screen.run, session.disagrees), empty="no disagreement in this list")
+        screen.load(_in_list(screen, screen.run, session.disagrees, "disagreement"),
+                    empty="no disagreement in this list")
         return
-    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="disagreeing"), True, wrap=True),
+    screen.load(_in_order(screen, screen.run, replace(screen.filters, status="disagreeing"), True, "disagreement"),
                 empty="no disagreement with the machine grade (with these filters)")
 
 

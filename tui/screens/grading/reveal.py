@@ -1,7 +1,7 @@
 """What blind first lets the grader see, as they set it in the command palette: the judge from the start (open mode),
 method names hidden until both answers are graded, and the rubric version whose judge verdicts are shown. Each setting
 redraws the item and is stored with the desk state; what follows from them for the item on screen (the mode, whether
-the judge is visible) is the screen's, core/review/blind.py decides it.
+the judge is visible) is the screen's, core/review/visibility.py decides it.
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the settings.
 """
@@ -42,12 +42,11 @@ def set_hide_methods(screen: GradingScreen, on: bool) -> None:
 
 
 def set_judge_rubric(screen: GradingScreen, version: str | None) -> None:
-    """Show the judge's verdicts under this rubric version (None: the newest); blind first still decides when."""
+    """Show the judge's verdicts under this rubric version (None: the newest); blind first still decides when. The
+    status line's agreement stays `agree`'s: each grade beside the verdict on the desk when it was saved."""
     screen.judge_rubric = version
-    note = f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest"
-    screen.desk.report(note)
+    screen.desk.report(f"judge verdicts under rubric {version}" if version else "judge verdicts: the newest")
     screen.reload()
-    screen.refresh_progress(note)  # agreement figures are with the verdicts shown
     screen.save_state()
 
 

@@ -1,9 +1,10 @@
 """The grading screen: a question, its two answers side by side with their evidence, graded by keyboard alone.
 
-Blind first (core/review/blind.py): an answer's machine grade stays hidden until the person has saved a grade for it
-(unless the desk was opened with --show-judge, in 'open' mode). Which answer is on the left is a per-question coin
-seeded by the run, and method names can be hidden ("Answer A / B") until both answers are graded. Every store call is a
-job on the desk's store thread (one core/review function each); this screen keeps only what is on screen.
+Blind first (core/review/visibility.py): an answer's machine grade stays hidden until the person has saved a grade for
+it (unless the desk was opened with --show-judge, in 'open' mode); a label, scores or a note may come before the
+grade. Which answer is on the left is a per-question coin seeded by the run, and method names can be hidden ("Answer
+A / B") until both answers are graded. Every store call is a job on the desk's store thread (one core/review function
+each); this screen keeps only what is on screen.
 
 The screen holds the state (what is on screen, the order, the filters, what blind first reveals), draws it and loads
 items; its keys are one table (keys.py), whose rows run functions of the screen by concern: grades.py (the grade keys),
@@ -25,15 +26,18 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.review import blind, session
+from gradedesk.core.review import session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
+from gradedesk.core.review.flags import describe as describe_flag
 from gradedesk.core.review.queue import Filters
+from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.store.run_records import RunInfo
 from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
@@ -91,8 +95,8 @@ class GradingScreen(Screen):
     def on_mount(self) -> None:
         cfg = self.desk.config
         self.desk.on_quit(self.save_state)
-        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck),
-                         self._opened)
+        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck,
+                                                                          cfg.adjudicate), self._opened)
 
     def _opened(self, opening: session.Opening) -> None:
         cfg = self.desk.config
@@ -105,15 +109,17 @@ class GradingScreen(Screen):
         if self.order == "recheck" and not self.order_list:
             self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
             self.order = "question"
+        if self.order == "adjudicate" and not self.order_list:
+            self.desk.report("nothing to adjudicate: no item's assigned people disagree (that you may see)")
         moves.focus_side(self, "left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
         self.refresh_progress()
-        run = opening.run
-        self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted,
+        run, grader = opening.run, cfg.grader
+        self.desk.submit("count answers", lambda store: review.count_shown(store, run, grader), self._counted,
                          background=True)
-        self.desk.submit("order the questions", lambda store: review.question_order(store, run), self._ordered,
-                         background=True)
+        self.desk.submit("order the questions", lambda store: review.question_order(store, run, grader),
+                         self._ordered, background=True)
 
     def _ordered(self, order: review.QuestionOrder) -> None:
         self.questions = order
@@ -130,15 +136,19 @@ class GradingScreen(Screen):
         return self.order == "recheck"
 
     @property
-    def judge_shown_first(self) -> bool:
-        """Open mode, or this item is one of the random share revealed from the start (--reveal-share)."""
-        item, run, cfg = self.item, self.run, self.desk.config
-        return self.show_judge or (item is not None and run is not None and blind.revealed(
-            run.order_seed, cfg.grader, item.question_pk, cfg.reveal_share))
+    def blindness(self) -> Blindness:
+        """What blind first shows, as the desk is set now: every event saved records what it shows."""
+        run, cfg = self.run, self.desk.config
+        return Blindness(self.show_judge, self.recheck, cfg.reveal_share, run.order_seed if run else 0, cfg.grader)
+
+    @property
+    def adjudicating(self) -> bool:
+        return self.desk.config.adjudicate
 
     @property
     def mode(self) -> str:
-        return blind.grading_mode(show_judge=self.judge_shown_first, recheck=self.recheck)
+        """The mode the top bar names: adjudicate, or the one a grade is recorded in."""
+        return "adjudicate" if self.adjudicating else self.blindness.mode(self.item.question_pk if self.item else None)
 
     @property
     def progress_text(self) -> str:
@@ -148,10 +158,7 @@ class GradingScreen(Screen):
         return self.item.at(side) if self.item else None
 
     def judge_visible(self, answer: AnswerView | None) -> bool:
-        if answer is None:
-            return False
-        return blind.judge_visible(has_machine=answer.machine is not None, seen=answer.judge_seen,
-                                   show_judge=self.judge_shown_first, recheck=self.recheck)
+        return self.blindness.answer_judge(self.item, answer)
 
     def methods_visible(self) -> bool:
         return not self.hide_methods or (self.item is not None and self.item.fully_graded)
@@ -174,6 +181,7 @@ class GradingScreen(Screen):
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
         self._render_panes(new_item)
+        self.query_one(StatusLine).show_flag(describe_flag(item.flag) if item is not None and item.flag else "")
         if (self.item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
             self._had_no_item = self.item is None
             self.refresh_bindings()
@@ -184,13 +192,13 @@ class GradingScreen(Screen):
 
     def scorers_visible(self, answer: AnswerView | None) -> bool:
         due = answer is not None and answer.claims is not None and answer.claims.scorers_due
-        return blind.scorers_visible(due=due, show_judge=self.show_judge, recheck=self.recheck)
+        return self.blindness.scorers(due=due)
 
     def pane_view(self, side: str) -> PaneView:
         """What the pane of `side` shows now."""
         a = self.answer_at(side)
         return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric)
+                        self.scorers_visible(a), self.judge_rubric, self.adjudicating)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
@@ -198,8 +206,12 @@ class GradingScreen(Screen):
 
     def render_topbar(self) -> None:
         order = view.order_text(self.order, self.order_index, len(self.order_list))
-        self.query_one("#topbar", Static).update(
-            view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order, self.filters))
+        topbar = self.query_one("#topbar", Static)
+        topbar.update(view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order,
+                                       self.filters, width=topbar.content_region.width))
+
+    def on_resize(self) -> None:
+        self.render_topbar()  # one line at any width
 
     class Highlighted(Message):
         """The highlight worker is done with an item's code."""
@@ -231,8 +243,8 @@ class GradingScreen(Screen):
         status.show_progress(status.progress)
         if self.run is None or self.total is None:
             return
-        run, grader, total, rubric = self.run, self.desk.config.grader, self.total, self.judge_rubric
-        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total, rubric),
+        run, grader, total = self.run, self.desk.config.grader, self.total
+        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total),
                          lambda p: self._progressed(p, note), background=True)
 
     def _progressed(self, p: review.Progress, note: str | None = None) -> None:
@@ -288,11 +300,13 @@ class GradingScreen(Screen):
     # Loading items ---------------------------------------------------------------------------------------------------
 
     def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None,
-             how: str | None = None, probability: Callable[[], float | None] = lambda: None) -> None:
+             how: str | None = None, probability: Callable[[], float | None] = lambda: None,
+             clear_when_empty: bool = False) -> None:
         """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
         first (a grade, an undo) and return (question_pk, what it did) for the status line. `how` names how the
         person reached the item ('jump', 'sampled'; by default what the order and filters say); staying on the same
-        item keeps how it was reached.
+        item keeps how it was reached. `clear_when_empty`: when nothing is found, no item stays on screen (new filters
+        that match nothing must not leave the last item as if it matched).
 
         Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
         results of an older request are still dropped, should one ever overtake.
@@ -302,12 +316,13 @@ class GradingScreen(Screen):
         self._pause_collector()
         self._seq += 1
         seq, run, grader, recheck, rubric = self._seq, self.run, self.desk.config.grader, self.recheck, self.judge_rubric
+        adjudicate = self.adjudicating
 
         def fn(store: Store) -> tuple[str | None, Item | None]:
             found = find(store)
             pk, note = found if isinstance(found, tuple) else (found, None)
             return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck,
-                                                           judge_rubric=rubric)
+                                                           judge_rubric=rubric, adjudicate=adjudicate)
 
         def done(result: tuple[str | None, Item | None]) -> None:
             note, item = result
@@ -317,6 +332,8 @@ class GradingScreen(Screen):
                 return
             if item is None:
                 self._resume_collector()
+                if clear_when_empty:
+                    self._show(None)
                 if not note:
                     self.desk.report(empty)
                 return
@@ -366,13 +383,19 @@ class GradingScreen(Screen):
         if run is None:  # the run is still opening (load would do nothing)
             return
         self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
-                  empty=f"no item matches filters: {filters.describe()}")
+                  empty=f"no item matches filters: {filters.describe()}", clear_when_empty=True)
 
     # Keys and the command palette ----------------------------------------------------------------------------------
 
     def action_key(self, key_id: str) -> None:
-        """Every key of the table (keys.py) runs here: its row says what it does."""
+        """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
+        what is shown is what this key (or a later one) had to say, never an older action's."""
+        status = self.query_one(StatusLine)
+        status.show_progress(status.progress)
         key = keys.BY_ID[key_id]
+        answer = self.answer_at(self.side)
+        log_key(self.desk.config.grader, key_id, self.item.question_pk if self.item else None,
+                answer.id if answer else None)
         key.run(self, *key.args)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -18,7 +18,9 @@ def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> s
     letter = "A" if side == "left" else "B"
     if answer is None or not methods_visible:
         return f"Answer {letter}"
-    if answer.method == "raw":
+    if answer.origin is not None:  # read from an application's traces: its side's label (project)
+        kind = answer.origin.side
+    elif answer.method == "raw":
         kind = "raw top-k"
     else:  # an imported run may not say which budget its bundles had (budget 0)
         kind = f"bundle @ {answer.budget:,} tokens" if answer.budget else "bundle"
@@ -46,8 +48,14 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
     if order is not None and position is not None:
         t.append(f" · question {position:,} of {len(order):,}", style="dim")
     if item.preference:
-        t.append("  preferred: ", style="dim")
+        t.append("  decided: " if item.people else "  preferred: ", style="dim")
         t.append(preference_text(item, item.preference, methods_visible), style="bold")
+    if item.people and item.people.preferences:
+        t.append("\npreferences: ", style="dim")
+        for i, p in enumerate(item.people.preferences):
+            t.append(" · " if i else "")
+            t.append_text(literal(p.grader, "bold"))
+            t.append(" " + preference_text(item, p.preferred, methods_visible))
     t.append("\n")
     t.append_text(literal(item.question))
     t.append("\nGold: ", style="bold green")
@@ -57,19 +65,39 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
 
 def order_text(order: str, index: int, length: int) -> str:
     return {"question": "question order", "most_useful": "most useful (sampled)",
-            "recheck": f"recheck {index + 1}/{length}"}[order]
+            "recheck": f"recheck {index + 1}/{length}", "adjudicate": f"disputed {index + 1}/{length}"}[order]
 
 
-def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters) -> Text:
-    t = Text("gradedesk", style="bold")
-    t.append(" │ ")
-    t.append_text(literal(run.title if run else "…"))
-    t.append(" │ grader ")
-    t.append_text(literal(grader, "bold"))
-    t.append(" │ ")
-    t.append(mode, style="bold reverse" if mode != "blind" else "bold")
-    if hide_methods:
-        t.append(" │ methods hidden")
-    t.append(f" │ {order} │ filters: ")
-    t.append_text(literal(filters.describe()))
+def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,
+                width: int = 0) -> Text:
+    """The one-line top bar: the run, the grader, the mode, whether methods are hidden, the order, the filters. When
+    it is longer than `width` (0: no limit), the app's name and "filters: none" go, then the run's title is cut: the
+    rest says how the person is grading, which matters more than the title they chose the run by."""
+    def bar(title: str, full: bool) -> Text:
+        t = Text(style="bold")
+        if full:
+            t.append("gradedesk")
+            t.append(" │ ")
+        t.append_text(literal(title))
+        t.append(" │ grader ")
+        t.append_text(literal(grader, "bold"))
+        t.append(" │ ")
+        t.append(mode, style="bold reverse" if mode != "blind" else "bold")
+        if hide_methods:
+            t.append(" │ methods hidden")
+        t.append(f" │ {order}")
+        if full or filters != Filters():
+            t.append(" │ filters: ")
+            t.append_text(literal(filters.describe()))
+        return t
+
+    title = run.title if run else "…"
+    t = bar(title, full=True)
+    if not width or t.cell_len <= width:
+        return t
+    t = bar(title, full=False)
+    if t.cell_len > width:
+        keep = max(len(title) - (t.cell_len - width) - 1, 8)
+        t = bar(title[:keep] + "…" if keep < len(title) else title, full=False)
+    t.truncate(width, overflow="ellipsis")
     return t

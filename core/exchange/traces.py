@@ -1,0 +1,203 @@
+"""An application's traces in: answers read from an observability tool (Phoenix: traces_phoenix.py; a Langfuse trace
+export: traces_langfuse.py) stored as a run, with the trace and span each answer came from (table answer_traces).
+
+Each trace gives a question (its input), an answer (its LLM span's output) and the evidence (its retriever spans'
+documents as hits: id, score, content, and file path and lines when the document's metadata has them). One side (one
+project): each trace is a question of its own. Two sides (`--side-b-project`): a trace of side A is stored as method
+raw, of side B as bundle, paired into one question by a key (`pair_by`: "input", a hash of the input text, or the
+name of a metadata attribute); a trace without a partner, or without the attribute, is a question of its own, graded
+alone. Questions have no gold answer.
+
+The run is found again by what was read (source, server, projects, pairing): importing again adds only the traces the
+run does not hold yet, and a trace whose pair key already has an answer of its side is skipped with one line. Every
+problem is one line; what is stored is stored in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradedesk.core.errors import UserError
+from gradedesk.core.limits import too_long
+from gradedesk.core.store.answers import NewAnswer, add_answer, answer_statuses
+from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
+from gradedesk.core.store.run_records import NewRun, add_run, run_by_key
+from gradedesk.core.store.traces import AnswerTrace, add_answer_trace, run_trace_ids
+
+SIDE_METHODS = ("raw", "bundle")  # side A, side B: the answer methods the desk pairs
+TRACE_CATEGORY = "trace"
+PAIR_BY_INPUT = "input"
+
+
+@dataclass(frozen=True)
+class TraceDoc:
+    """A document a retriever span returned."""
+
+    id: str | None
+    score: float | None
+    content: str
+    file_path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+@dataclass(frozen=True)
+class TraceAnswer:
+    """One trace's question, answer and evidence, and where they came from."""
+
+    trace_id: str
+    span_id: str  # the span (observation) that holds the answer
+    project: str
+    question: str
+    answer: str
+    documents: tuple[TraceDoc, ...]
+    time: str  # when the answer was made
+    model: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)  # the trace's metadata attributes, for --pair-by ATTR
+
+
+@dataclass(frozen=True)
+class TraceRead:
+    """What a reader was asked for: where from, and how two sides pair."""
+
+    source: str  # phoenix | langfuse
+    endpoint: str | None  # the server's base URL; None for an export file
+    projects: tuple[str, ...]  # side A's project, and side B's when two sides are imported
+    pair_by: str | None = None  # "input" or a metadata attribute; None with one side
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(["traces", self.source, self.endpoint, self.projects, self.pair_by])
+                              .encode()).hexdigest()[:16]
+
+    @property
+    def benchmark(self) -> str:
+        return f"{self.source}:{'+'.join(self.projects)}"
+
+
+@dataclass
+class TraceImport:
+    run_id: int
+    created: bool  # a new run (else traces were added to the run of an earlier import)
+    traces: int = 0  # traces read that the run did not hold yet
+    answers: int = 0
+    questions: int = 0  # new questions
+    paired: int = 0  # questions that now have both sides
+    already: int = 0  # traces the run held already
+    skipped: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+def doc_score(value: Any, where: str) -> float | None:
+    """A document's score as a number (or none); ValueError when it is something else."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise ValueError(f"{where}: score {value!r} is not a number")
+    return None if value is None else float(value)
+
+
+def _pair_key(read: TraceRead, t: TraceAnswer) -> str:
+    """The question id a trace is stored under: its pair key with two sides, else (or without one) its trace id."""
+    if read.pair_by is None:
+        return t.trace_id
+    if read.pair_by == PAIR_BY_INPUT:
+        return "input:" + hashlib.sha256(t.question.strip().encode()).hexdigest()[:16]
+    value = t.attributes.get(read.pair_by)
+    return t.trace_id if value is None or value == "" else f"{read.pair_by}={value}"
+
+
+def _hits(docs: tuple[TraceDoc, ...]) -> list[dict[str, Any]]:
+    """The documents as stored raw hits (core/evidence/stored.py reads the seed's field names)."""
+    hits = []
+    for rank, d in enumerate(docs, start=1):
+        hit: dict[str, Any] = {"chunk_id": d.id, "file_path": d.file_path, "start_line": d.start_line,
+                               "end_line": d.end_line, "retrieval_method": "retriever", "relevance_score": d.score,
+                               "retrieval_rank": rank, "text": d.content}
+        hits.append({k: v for k, v in hit.items() if v is not None})
+    return hits
+
+
+def _problem(read: TraceRead, t: TraceAnswer) -> str | None:
+    where = f"{read.source} trace {t.trace_id} span {t.span_id}"
+    for kind, text in (("question", t.question), ("answer", t.answer),
+                       *(("snippet", d.content) for d in t.documents)):
+        if (why := too_long(text, kind)) is not None:
+            return f"{where}: {kind}: {why}; skipped"
+    return None
+
+
+def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
+                  skipped: list[str] | None = None) -> TraceImport:
+    """Store the traces of each side (side A, then side B) that the run of `read` does not hold yet, in one
+    transaction; `skipped` are the reader's lines about bad spans, kept in the report."""
+    now = utc_now()
+    existing = run_by_key(store, "import", read.key)
+    with store.transaction():
+        if existing is None:
+            run_id = add_run(store, NewRun(
+                source="import", created_at=now, label=" vs ".join(read.projects), provider=read.source,
+                model=next((t.model for side in sides for t in side if t.model), None), benchmark=read.benchmark,
+                budgets=[], primary_budget=0, order_seed=random.randrange(2**31),
+                config={"key": read.key, "traces": {"source": read.source, "endpoint": read.endpoint,
+                                                    "projects": list(read.projects), "pair_by": read.pair_by}}))
+        else:
+            run_id = existing
+        report = TraceImport(run_id, existing is None, skipped=list(skipped or []))
+        known = run_trace_ids(store, run_id)
+        slots = {(pk, method): status for (pk, method, _), status in answer_statuses(store, run_id).items()}
+        for side, (method, traces) in enumerate(zip(SIDE_METHODS, sides)):
+            for t in traces:
+                if t.trace_id in known:
+                    report.already += 1
+                    continue
+                if (problem := _problem(read, t)) is not None:
+                    report.skipped.append(problem)
+                    continue
+                qid = _pair_key(read, t)
+                pk = question_pk(store, read.benchmark, qid)
+                if pk is None:
+                    pk = add_question(store, QuestionRow(read.benchmark, qid, t.question, TRACE_CATEGORY, None), now)
+                    report.questions += 1
+                elif (pk, method) in slots:
+                    report.skipped.append(f"{read.source} trace {t.trace_id}: {read.projects[side]} already has an "
+                                          f"answer for {qid}; skipped")
+                    continue
+                hits = _hits(t.documents)
+                files = list(dict.fromkeys(d.file_path for d in t.documents if d.file_path))
+                answer_id = add_answer(store, NewAnswer(
+                    run_id=run_id, question_pk=pk, method=method, budget=0, text=t.answer,
+                    evidence=json.dumps(hits, ensure_ascii=False), evidence_files=json.dumps(files), bundle_id=None,
+                    created_at=now, answered_at=t.time or now))
+                add_answer_trace(store, AnswerTrace(answer_id, read.source, read.endpoint, t.project,
+                                                    read.projects[side], t.trace_id, t.span_id))
+                known.add(t.trace_id)
+                slots[(pk, method)] = "ok"
+                report.paired += all((pk, m) in slots for m in SIDE_METHODS)
+                report.traces += 1
+                report.answers += 1
+        if existing is None and not report.answers:  # no empty run left behind
+            raise UserError(f"{read.source} {' + '.join(read.projects)}: no trace with an answer to import"
+                            + (f" ({len(report.skipped)} skipped)" if report.skipped else ""))
+    return report
+
+
+def known_traces(store: Store, read: TraceRead) -> set[str]:
+    """The trace ids the run of `read` holds already (none before its first import)."""
+    run_id = run_by_key(store, "import", read.key)
+    return set() if run_id is None else run_trace_ids(store, run_id)
+
+
+def trace_url(origin: AnswerTrace) -> str | None:
+    """Where a person opens the trace an answer came from: Phoenix's trace redirect, Langfuse's trace page; None when
+    the server is not known (a Langfuse export read from a file)."""
+    if origin.endpoint is None:
+        return None
+    if origin.source == "phoenix":
+        return f"{origin.endpoint}/redirects/traces/{origin.trace_id}"
+    return f"{origin.endpoint}/trace/{origin.trace_id}"

@@ -1,0 +1,138 @@
+"""A Langfuse trace export in (traceId and observationId kept), its scores out on those ids, and pushed through the
+Langfuse SDK's own HTTP client to a loopback stub that records the requests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from langfuse.api import CreateScoreRequest
+from langfuse.api.core.pydantic_utilities import parse_obj_as
+
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
+from gradedesk.core.review import session
+from gradedesk.core.review.visibility import Blindness
+from gradedesk.core.store.run_records import run_info
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.cli import cli
+
+TRACE = "a" * 32
+GEN = "b" * 16
+
+
+def trace(tid: str, gen: str, question: str, answer, retrieved) -> dict:
+    """A trace as GET /api/public/traces/{id} returns it, with its observations."""
+    return {"id": tid, "projectId": "proj-rag", "timestamp": "2026-11-20T10:00:00.000Z", "name": "rag",
+            "input": {"question": question}, "output": answer, "metadata": {"session": "s1"},
+            "observations": [
+                {"id": gen[::-1], "traceId": tid, "type": "RETRIEVER", "name": "retrieve",
+                 "startTime": "2026-11-20T10:00:00.100Z", "output": retrieved},
+                {"id": gen, "traceId": tid, "type": "GENERATION", "name": "llm", "model": "app-model",
+                 "startTime": "2026-11-20T10:00:00.200Z", "endTime": "2026-11-20T10:00:01.000Z",
+                 "input": [{"role": "system", "content": "Answer from context."},
+                           {"role": "user", "content": question}],
+                 "output": answer}]}
+
+
+@pytest.fixture
+def export(tmp_path):
+    path = tmp_path / "traces.json"
+    docs = [{"id": "d1", "score": 0.8, "page_content": "def clear(): ...",
+             "metadata": {"file_path": "app/cache.py", "start_line": 3, "end_line": 4}}]
+    path.write_text(json.dumps({"data": [
+        trace(TRACE, GEN, "Where is the cache cleared?", {"role": "assistant", "content": "In clear()."}, docs),
+        trace("c" * 32, "d" * 16, "Broken", None, docs)]}), encoding="utf-8")
+    return path
+
+
+class Recorder(BaseHTTPRequestHandler):
+    requests: list = []
+
+    def _reply(self, status: int, body: dict | None) -> None:
+        data = json.dumps(body).encode() if body is not None else b""
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _record(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else None
+        self.requests.append((self.command, self.path, self.headers.get("authorization"), body))
+
+    def do_POST(self):
+        self._record()
+        self._reply(202, {"message": "Accepted"})
+
+    def do_DELETE(self):
+        self._record()
+        self._reply(200, {"message": "Score deleted"})
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def stub():
+    Recorder.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", Recorder.requests
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_langfuse_export_keeps_its_ids_and_its_scores_are_pushed_onto_them(export, tmp_path, capsys, stub,
+                                                                             monkeypatch):
+    db = tmp_path / "store.db"
+    code, out, err = cli(capsys, "import-traces", "--langfuse", export, "--store", db)
+    assert code == 0 and "1 new trace(s) as run 1" in out
+    assert f"trace 2: langfuse trace {'c' * 32} observation {'d' * 16}: the generation has no output; skipped" in err
+    code, out, _ = cli(capsys, "import-traces", "--langfuse", export, "--store", db)
+    assert code == 0 and "0 new trace(s) added to run 1" in out
+    with open_store(db) as store:
+        (answer_id,) = [r["id"] for r in store._query("SELECT id FROM answers")]
+        assert store._scalar("SELECT evidence FROM answers").count('"file_path": "app/cache.py"') == 1
+        record_grade(store, answer_id, "alice", GradeChange(grade="wrong", failure_label="hallucination",
+                                                            note="not in the context"))
+
+    code, out, _ = cli(capsys, "export-scores", "--format", "langfuse", "--store", db)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert {(r["traceId"], r["observationId"]) for r in records} == {(TRACE, GEN)}
+    for r in records:
+        parse_obj_as(CreateScoreRequest, r)
+
+    url, requests = stub
+    monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-test")
+    monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-test")
+    monkeypatch.setenv("LANGFUSE_HOST", url)
+    for _ in range(2):  # pushed twice: the same ids, so Langfuse updates
+        code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "--store", db)
+        assert code == 0, err
+    posts = [r for r in requests if r[0] == "POST"]
+    assert [p[1] for p in posts] == ["/api/public/scores"] * 2 and posts[0][3] == posts[1][3]
+    assert posts[0][2].startswith("Basic ")
+    sent = {s["name"]: s for s in posts[0][3]}
+    assert sent["grade"]["value"] == "wrong" and sent["grade"]["traceId"] == TRACE
+    assert sent["grade"]["observationId"] == GEN and sent["hallucination"]["value"] == 1
+
+    with open_store(db) as store:
+        session.undo(store, run_info(store, 1), "alice", Blindness())
+    code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "--store", db)
+    assert code == 0 and "withdrawn score(s) deleted" in err
+    deleted = {r[1] for r in requests if r[0] == "DELETE"}
+    assert f"/api/public/scores/{sent['grade']['id']}" in deleted
+
+
+def test_push_to_langfuse_needs_its_keys_and_a_reachable_server(export, tmp_path, capsys, monkeypatch):
+    db = tmp_path / "store.db"
+    cli(capsys, "import-traces", "--langfuse", export, "--store", db)
+    monkeypatch.delenv("LANGFUSE_PUBLIC_KEY", raising=False)
+    monkeypatch.delenv("LANGFUSE_SECRET_KEY", raising=False)
+    code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "http://127.0.0.1:9",
+                       "--store", db)
+    assert code == 2 and "LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY" in err and err.count("\n") == 1

@@ -1,0 +1,229 @@
+"""The explore screen driven by its keys on a real indexed store: asking moves the keys to the results, budget steps mark
+snippets by chunk id and line range against the compiler's own output, the ranks are `retrieve --json`'s, a desk item
+opens it with its bundle's budget, and a kept question lands in a file that `gradedesk questions check` accepts."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gradedesk.core.evidence.compile import CANDIDATE_HITS, compile_context
+from gradedesk.core.retrieval.hybrid import retrieve
+from gradedesk.core.store.connection import open_store
+from gradedesk.core.text.question import analyse_question
+from gradedesk.tui.app import DeskApp, DeskConfig
+from gradedesk.tui.screens.explore import ExploreScreen
+from gradedesk.tui.screens.grading import GradingScreen
+from tests.fixtures.cli import cli
+from tests.fixtures.desk import keys, make_app, rendered_text, settle
+from tests.fixtures.explore_repo import QUESTION, build_explore_store, write_questions
+
+pytestmark = pytest.mark.anyio
+
+
+def explore_app(path: Path, question: str = "", **options) -> DeskApp:
+    return DeskApp(DeskConfig(path, 0, "alice", cursor_blink=False),
+                   lambda desk: ExploreScreen(desk, question, **options))
+
+
+def drawn(app, which: str) -> str:
+    """The text of a results column as the screen drew it (the whole column, not only its visible part)."""
+    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#{which}-text").content)
+
+
+def compiled(path: Path, budget: int) -> dict[str, tuple[int, int]]:
+    """The compiler's own bundle at `budget`, run apart from the screen: chunk id -> line range."""
+    with open_store(path) as store:
+        info = analyse_question(QUESTION)
+        pack = compile_context(info, retrieve(store, info, k=CANDIDATE_HITS), budget)
+    return {s.chunk_id: (s.start_line, s.end_line) for s in pack.snippets}
+
+
+def budget_left_out(path: Path, budget: int) -> set[str]:
+    with open_store(path) as store:
+        info = analyse_question(QUESTION)
+        pack = compile_context(info, retrieve(store, info, k=CANDIDATE_HITS), budget)
+    return {d.chunk_id for d in pack.dropped if d.why == "budget"}
+
+
+def expected_marks(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> dict[str, str]:
+    out = {}
+    for chunk, (a, b) in after.items():
+        if chunk not in before:
+            out[chunk] = "new"
+        elif before[chunk] == (a, b):
+            out[chunk] = "same"
+        else:
+            old = before[chunk][1] - before[chunk][0]
+            out[chunk] = "grown" if b - a > old else "cut" if b - a < old else "shifted"
+    return out
+
+
+async def test_plus_right_after_asking_steps_the_budget_not_the_input(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.focused is app.screen.query_one("#explore-question")
+        await pilot.press(*[c if c != " " else "space" for c in QUESTION])
+        await pilot.press("enter", "plus")  # no wait between: the + must reach the results, not the input
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#explore-question").value == QUESTION
+        assert screen.budget == 1000
+        assert screen.shown.compiled.budget == 1000
+        assert "Bundle at 1,000" in drawn(app, "bundle")
+        await keys(pilot, "slash")  # back to the input: now + is text
+        await keys(pilot, "plus")
+        assert screen.query_one("#explore-question").value == QUESTION + "+"
+        assert screen.budget == 1000
+
+
+async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path):
+    path = build_explore_store(tmp_path)
+    at_500, at_2000, at_1000 = compiled(path, 500), compiled(path, 2000), compiled(path, 1000)
+    left_out = budget_left_out(path, 500) & at_2000.keys()
+    assert left_out  # the fixture makes some hit miss 500 tokens and fit 2,000
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert {c: (s.start_line, s.end_line) for c, s in
+                ((s.chunk_id, s) for s in screen.shown.compiled.bundle.snippets)} == at_500
+        used_500 = screen.shown.compiled.bundle.total_tokens
+        await keys(pilot, "2", "0", "0", "0", "enter")  # a typed budget
+        assert screen.budget == 2000
+        marks = screen.shown.moved.marks
+        assert marks == expected_marks(at_500, at_2000)
+        assert all(marks[c] == "new" for c in left_out)
+        assert "grown" in marks.values()
+        head = drawn(app, "explore-head")  # the step's line: what it added and what it cost
+        assert "500 → 2,000: " in head
+        assert all(f"{n} {mark}" in head for mark, n in Counter(marks.values()).items())
+        assert f"cost +{screen.shown.compiled.bundle.total_tokens - used_500:,} tokens" in head
+        text = drawn(app, "bundle")
+        by_chunk = {s.chunk_id: (i, s) for i, s in enumerate(screen.shown.compiled.bundle.snippets, start=1)}
+        for chunk in left_out:
+            i, s = by_chunk[chunk]
+            assert f"new E{i} {s.file_path}:{s.start_line}-{s.end_line}" in text
+        await keys(pilot, "minus")
+        assert screen.budget == 1000
+        assert screen.shown.moved.marks == expected_marks(at_2000, at_1000)
+        gone = set(at_2000) - set(at_1000)
+        assert {s.chunk_id for s in screen.shown.moved.gone} == gone
+        assert drawn(app, "bundle").count("   gone ") == len(gone)
+        await keys(pilot, "minus")  # 1k and 2k cut a chunk to about the same lines; 500 cuts it shorter
+        assert screen.budget == 500
+        assert screen.shown.moved.marks == expected_marks(at_1000, at_500)
+        assert "cut" in screen.shown.moved.marks.values()
+
+
+async def test_left_out_candidates_say_why(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        text = drawn(app, "bundle")
+        assert "did not fit the 500-token budget" in text
+        assert "duplicate of evidence" in text  # legacy/prices.py repeats shop/prices.py's unit_price
+        assert "cut to lines" in text
+        assert f"the compiler takes up to {CANDIDATE_HITS}" in text
+
+
+async def test_ranks_and_scores_are_those_of_retrieve_json(tmp_path, capsys):
+    path = build_explore_store(tmp_path)
+    code, out, _ = cli(capsys, "retrieve", QUESTION, "--store", path, "--json")
+    assert code == 0
+    hits = json.loads(out)["hits"]
+    app = explore_app(path, QUESTION)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        lines = drawn(app, "raw").replace("\n", " ")
+        for hit in hits:
+            where = f"{hit['rank']:>2} {hit['file_path']}:{hit['start_line']}-{hit['end_line']}"
+            start = lines.index(where)
+            end = lines.index(f"fused #{hit['rank']} {hit['score']}", start)
+            entry = lines[start:end]
+            for method, rank in hit["method_ranks"].items():
+                assert f"{method} #{rank} {hit['method_scores'][method]}" in entry
+            if "graph" in hit["matches"]:
+                assert hit["matches"]["graph"] in entry  # the edge: "called by X", "used by Y"
+
+
+@pytest.fixture
+def answered(tmp_path) -> tuple[Path, int]:
+    """The explore store with a run over its question, answered offline at 1,000 tokens: (store, run id)."""
+    from gradedesk.core.providers.offline import OfflineExtractiveProvider
+    from gradedesk.core.runs.runner import run_benchmark
+
+    path = build_explore_store(tmp_path)
+    questions = write_questions(tmp_path / "shop-questions.jsonl")
+    with open_store(path) as store:
+        return path, run_benchmark(store, str(questions), OfflineExtractiveProvider(), budgets=[1000]).run_id
+
+
+async def test_x_on_a_desk_item_opens_explore_at_its_bundle_budget(answered):
+    path, run_id = answered
+    app = make_app(path, run_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GradingScreen)
+        stored = app.screen.item.answers["bundle"].bundle
+        await keys(pilot, "x")
+        screen = app.screen
+        assert isinstance(screen, ExploreScreen)
+        assert screen.query_one("#explore-question").value == QUESTION
+        assert screen.budget == 1000
+        # the same candidates and budget as the run: the same snippets as the stored bundle
+        assert [(s.chunk_id, s.start_line, s.end_line) for s in screen.shown.compiled.bundle.snippets] == \
+            [(s.chunk_id, s.start_line, s.end_line) for s in stored.snippets]
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, GradingScreen)
+
+
+async def test_keep_appends_a_valid_question_and_rewrites_nothing(tmp_path, capsys):
+    path = build_explore_store(tmp_path)
+    questions = write_questions(tmp_path / "kept.jsonl")
+    before = questions.read_bytes()
+    app = explore_app(path, QUESTION, questions=questions)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "s")
+        await keys(pilot, *"ten", "space", *"percent", "enter")
+        await keys(pilot, *"shop/cart.py", "space", *"shop/ledger.py", "enter")
+        assert "kept as explore-2" in app.last_status
+    data = questions.read_bytes()
+    assert data.startswith(before)
+    added = json.loads(data[len(before):])
+    assert added == {"id": "explore-2", "question": QUESTION, "category": "explanation",
+                     "gold_answer": "ten percent", "expected_files": ["shop/cart.py", "shop/ledger.py"]}
+    code, _, err = cli(capsys, "questions", "check", questions)
+    assert code == 0, err
+    assert "2 questions valid" in err
+
+
+async def test_results_of_an_older_question_or_budget_are_dropped(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = DeskApp(DeskConfig(path, 0, "alice", cursor_blink=False, job_delay=2.0),  # a slow store: replies come late
+                  lambda desk: ExploreScreen(desk, "Where is unit_price defined?", budget=500))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        shown: list[tuple[str, int]] = []  # every bundle the screen drew: (question, budget)
+        draw = screen._draw
+
+        def logged() -> None:
+            shown.append((screen.shown.compiled.bundle.question, screen.shown.compiled.budget))
+            draw()
+        screen._draw = logged
+        await pilot.press("slash")
+        screen.query_one("#explore-question").value = QUESTION
+        await pilot.press("enter", "plus", "plus", "plus")  # while the first question is still being retrieved
+        await settle(pilot)
+        assert shown == [(QUESTION, 4000)]  # neither the first question's bundle nor the budgets passed by
+        assert screen.retrieval.info.text == QUESTION
+        assert screen.budget == screen.shown.compiled.budget == 4000
+        assert screen.shown.compiled.bundle.question == QUESTION
+        assert "Bundle at 4,000" in drawn(app, "bundle")

@@ -1,0 +1,70 @@
+"""Messages that do not outlive their moment: each key replaces the last message; n and d say when they wrap round
+from the last item to the first; filters that match nothing say so and leave no item on screen as if it matched (an
+empty cell of the agreement matrix says so and stays)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradedesk.core.review.queue import Filters
+from gradedesk.tui.screens.agreement import AgreementScreen
+from gradedesk.tui.screens.grading import GradingScreen
+from tests.fixtures.desk import keys, running, screen_text, settle
+
+pytestmark = pytest.mark.anyio
+
+
+def status(app) -> str:
+    return app.screen.query_one("#progress").render().plain
+
+
+async def jump(pilot, question_id: str) -> None:
+    await keys(pilot, "g", *question_id, "enter")
+
+
+async def test_a_message_goes_with_the_next_key(fixture_store):
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        await jump(pilot, "zz99")
+        assert "no question 'zz99'" in status(app)
+        await jump(pilot, "q-tokens")
+        assert app.screen.item.question_id == "q-tokens" and "zz99" not in status(app)
+        await jump(pilot, "zz99")
+        await keys(pilot, "j")
+        assert app.screen.item.question_id == "q-validate" and "zz99" not in status(app)
+
+
+async def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(fixture_store):
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        await keys(pilot, "4")  # wrong, where the machine said otherwise: q-store-open disagrees
+        await jump(pilot, "q-general")
+        await keys(pilot, "d")
+        assert app.screen.item.question_id == "q-store-open"
+        assert "wrapped round from the last disagreement to the first" in status(app)
+        await keys(pilot, "d")  # from the only disagreement, round to itself
+        assert app.screen.item.question_id == "q-store-open" and "this is the only disagreement" in status(app)
+        await keys(pilot, "j")
+        assert "disagreement" not in status(app)
+
+
+async def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        app.screen.apply_filters(Filters(grade="wrong", judge_grade="fully_correct"))  # nothing graded yet
+        await settle(pilot)
+        assert app.screen.item is None
+        assert "No item matches" in screen_text(app) and "no item matches filters" in status(app)
+        assert "q-store-open" not in screen_text(app)
+
+
+async def test_enter_on_an_empty_confusion_cell_says_so(fixture_store):
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        await keys(pilot, "a")
+        screen = app.screen
+        assert isinstance(screen, AgreementScreen)
+        for _ in range(200):  # the report is computed in a worker of its own
+            if screen.report is not None:
+                break
+            await pilot.pause(0.02)
+        await keys(pilot, "enter")  # nothing graded: every cell is empty
+        assert app.screen is screen and "No graded pair in this cell" in " ".join(screen_text(app).split())
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, GradingScreen) and app.screen.item.question_id == "q-store-open"
