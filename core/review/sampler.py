@@ -4,7 +4,9 @@ Usefulness is the judge's uncertainty about an item (1 - confidence; 0.5 when th
 items whose confusion-matrix cell few people have graded. The draw mixes it with a uniform floor, so every item keeps
 a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run
 (an item drawn again counts again without being graded again), which is what makes the inverse-probability weights of
-core/stats/weighted.py exact.
+core/stats/weighted.py exact. The run is the desk's view of it: its questions shown with the bundled answer at the
+budget the desk shows (RunInfo.bundle_budget), so a draw's probability is within that budget's population, and the
+draw records that budget.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
         index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks))
+            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), run.bundle_budget)
             if not desk.question_graded_by(store, run, grader, pks[i]):
                 return Draw(pks[i], probabilities[i], len(pks), k)
     return None

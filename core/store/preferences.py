@@ -1,11 +1,13 @@
 """People's preferences between the two answers of a question: table human_preferences, append-only events like
-human_grades. A `set` event says which answer the person preferred (raw, bundle or tie) and which sat on the left; a
-later `undo` event names the one it takes back (undoes_uuid), and a person's preference of a question is their
-newest `set` event no undo took back.
+human_grades. A `set` event says which answer the person preferred (raw, bundle or tie), which sat on the left and
+the budget of the bundled answer compared (raw against bundle @ budget: the desk shows any budget of the run); a later
+`undo` event names the one it takes back (undoes_uuid), and a person's preference of a question at a budget is their
+newest `set` event at it no undo took back.
 
 What it gives: appending a preference (`add_preference`, with what was on screen and how the question was reached),
 a person's newest live one (`newest_preference`: the desk's undo and item), taking one back (`undo_preference`), and
-each person's live preference per question of a run (`latest_preferences`: the position-bias figures). Validation
+each person's live preference per question and budget of a run (`latest_preferences`: the position-bias figures and
+the preferences by budget). Validation
 is core/grading's; what was on screen is core/review/visibility.py's.
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from gradedesk.core.store.connection import Store, event_time
 
@@ -32,6 +34,7 @@ class Preference:
     selection: str | None
     selection_probability: float | None
     created_at: str
+    budget: int | None  # the bundled answer's budget it was compared at (None: not recorded)
 
 
 _FIELDS = tuple(Preference.__dataclass_fields__)
@@ -44,23 +47,30 @@ def _live(p: str) -> str:
 
 
 def add_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str, *,
-                   judge_visible: bool, selection: str | None, selection_probability: float | None) -> Preference:
-    """Append a `set` event: the person preferred `preferred` with `left` on the left; return it as stored."""
+                   judge_visible: bool, selection: str | None, selection_probability: float | None,
+                   budget: int | None) -> Preference:
+    """Append a `set` event: the person preferred `preferred` with `left` on the left, raw against the bundled
+    answer at `budget`; return it as stored."""
     row: dict[str, Any] = {
         "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
         "preferred": preferred, "left_method": left, "judge_visible": int(judge_visible), "selection": selection,
-        "selection_probability": selection_probability, "created_at": event_time(), "action": "set"}
+        "selection_probability": selection_probability, "created_at": event_time(), "action": "set", "budget": budget}
     with store.transaction():
         store._db.table("human_preferences").insert(row)
     return Preference(**{k: row[k] for k in _FIELDS})
 
 
-def newest_preference(store: Store, run_id: int, grader: str, question_pk: int | None = None) -> Preference | None:
-    """The person's newest live preference in the run (of one question, when `question_pk` is given)."""
+def newest_preference(store: Store, run_id: int, grader: str, question_pk: int | None = None,
+                      budget: int | None = None) -> Preference | None:
+    """The person's newest live preference in the run (of one question, when `question_pk` is given; compared at
+    one budget, when `budget` is)."""
     scope, params = "p.run_id = ? AND p.grader = ?", [run_id, grader]
     if question_pk is not None:
         scope += " AND p.question_pk = ?"
         params.append(question_pk)
+    if budget is not None:
+        scope += " AND p.budget = ?"
+        params.append(budget)
     rows = store._query(f"SELECT * FROM human_preferences p WHERE {scope} AND {_live('p')} ORDER BY p.id DESC LIMIT 1",
                         tuple(params))
     return Preference(**{k: rows[0][k] for k in _FIELDS}) if rows else None
@@ -72,13 +82,24 @@ def undo_preference(store: Store, target: Preference, *, judge_visible: bool) ->
     row: dict[str, Any] = {
         "uuid": str(uuid.uuid4()), "run_id": target.run_id, "question_pk": target.question_pk,
         "grader": target.grader, "preferred": target.preferred, "left_method": target.left_method, "action": "undo",
-        "undoes_uuid": target.uuid, "judge_visible": int(judge_visible), "created_at": event_time()}
+        "undoes_uuid": target.uuid, "judge_visible": int(judge_visible), "created_at": event_time(),
+        "budget": target.budget}
     store._db.table("human_preferences").insert(row)
 
 
-def latest_preferences(store: Store, run_id: int) -> list[tuple[str, str]]:
-    """(preferred, left_method) of each person's live preference per question of the run, ties left out."""
-    return [(r["preferred"], r["left_method"]) for r in store._query(
-        "SELECT preferred, left_method FROM human_preferences p WHERE p.run_id = ? AND p.preferred <> 'tie' "
+class LivePreference(NamedTuple):
+    """A person's live preference of a question at a budget."""
+
+    grader: str
+    preferred: str  # raw | bundle | tie
+    left_method: str
+    budget: int | None
+
+
+def latest_preferences(store: Store, run_id: int) -> list[LivePreference]:
+    """Each person's live preference per question and budget of the run."""
+    return [LivePreference(*r) for r in store._conn.execute(
+        "SELECT grader, preferred, left_method, budget FROM human_preferences p WHERE p.run_id = ? "
         "AND p.id = (SELECT max(p2.id) FROM human_preferences p2 WHERE p2.run_id = p.run_id "
-        f"AND p2.question_pk = p.question_pk AND p2.grader = p.grader AND {_live('p2')})", (run_id,))]
+        "AND p2.question_pk = p.question_pk AND p2.grader = p.grader AND p2.budget IS p.budget "
+        f"AND {_live('p2')}) ORDER BY p.grader, p.question_pk, p.budget", (run_id,))]

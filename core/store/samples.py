@@ -19,12 +19,13 @@ class SampleDraw:
     question_pk: int
     probability: float  # q of this question in this draw
     population: int  # how many questions the draw chose from
+    budget: int | None  # the bundled answers' budget of that population (raw beside bundle @ budget)
 
 
 def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
     """The run's draws, per person in draw order."""
     return [SampleDraw(**r) for r in store._query(
-        "SELECT grader, question_pk, probability, population FROM sample_draws WHERE run_id = ? "
+        "SELECT grader, question_pk, probability, population, budget FROM sample_draws WHERE run_id = ? "
         "ORDER BY grader, draw_index", (run_id,))]
 
 
@@ -36,9 +37,10 @@ def next_draw_index(store: Store, run_id: int, grader: str) -> int:
 
 
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
-             population: int) -> None:
-    """Store one draw of the sampler; the caller holds the transaction."""
+             population: int, budget: int | None) -> None:
+    """Store one draw of the sampler from the questions shown with the bundled answer at `budget`; the caller holds
+    the transaction."""
     store._db.table("sample_draws").insert({
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
         "question_pk": question_pk, "probability": probability, "population": population,
-        "created_at": utc_now()})
+        "created_at": utc_now(), "budget": budget})

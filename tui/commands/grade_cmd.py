@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--reveal-share", type=_share, default=0.0, metavar="SHARE",
                    help="open this random share (e.g. 0.1) of items with the judge in view; agree then reports "
                         "agreement on revealed vs blind items (anchoring)")
+    p.add_argument("--budget", type=int, metavar="N",
+                   help="grade raw against the bundled answer at this token budget of the run (default: the one you "
+                        "left the desk on, else the run's largest); grades and preferences record it")
     p.set_defaults(handler=run)
 
 
@@ -41,5 +44,5 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.tui.app import run_desk
 
     run_desk(args.store, args.run, args.grader, show_judge=args.show_judge, hide_methods=args.hide_methods,
-             recheck=args.recheck, reveal_share=args.reveal_share)
+             recheck=args.recheck, reveal_share=args.reveal_share, budget=args.budget)
     return 0

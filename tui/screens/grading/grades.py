@@ -40,7 +40,8 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
     def save(store: Store) -> tuple[int, str]:
         saved = human_grades.record_grade(store, answer_id, grader, grade_change, mode=mode, judge_visible=visible,
                                           rubric_version=run.rubric_version, machine=machine,
-                                          selection=selection, selection_probability=probability)
+                                          selection=selection, selection_probability=probability,
+                                          budget=run.bundle_budget)
         what = saved.grade or "label, scores and note (not graded yet: the machine grade stays hidden)"
         return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
     screen.load(save, empty="the item vanished from the store", after=screen.refresh_progress)
@@ -88,7 +89,8 @@ def prefer(screen: GradingScreen, which: str) -> None:
 
     def save(store: Store) -> tuple[int, str]:
         human_grades.record_preference(store, run.id, pk, grader, preferred, left, judge_visible=visible,
-                                       selection=selection, selection_probability=probability)
+                                       selection=selection, selection_probability=probability,
+                                       budget=run.bundle_budget)
         return pk, f"preference saved: {which}"
     screen.load(save, empty="the item vanished from the store")
 

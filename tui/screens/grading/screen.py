@@ -37,7 +37,7 @@ from gradedesk.core.store.connection import Store
 from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.keygate import KeysCaughtUp
-from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
+from gradedesk.tui.screens.grading import budget, keys, moves, opens, reveal, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
@@ -93,8 +93,8 @@ class GradingScreen(Screen):
     def on_mount(self) -> None:
         cfg = self.desk.config
         self.desk.on_quit(self.save_state)
-        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck),
-                         self._opened)
+        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck,
+                                                                         cfg.budget), self._opened)
 
     def _opened(self, opening: session.Opening) -> None:
         cfg = self.desk.config
@@ -110,8 +110,14 @@ class GradingScreen(Screen):
         moves.focus_side(self, "left")
         self._show(opening.item)
         self.call_after_refresh(freeze_startup)
+        self.recount()
+
+    def recount(self) -> None:
+        """Count the shown answers and order the questions of the run as shown now (again, once a budget is chosen)."""
         self.refresh_progress()
-        run = opening.run
+        run = self.run
+        if run is None:
+            return
         self.desk.submit("count answers", lambda store: review.count_shown(store, run), self._counted,
                          background=True)
         self.desk.submit("order the questions", lambda store: review.question_order(store, run), self._ordered,
@@ -188,7 +194,7 @@ class GradingScreen(Screen):
         """What the pane of `side` shows now."""
         a = self.answer_at(side)
         return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric)
+                        self.scorers_visible(a), self.judge_rubric, self.run.bundle_budget if self.run else 0)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
@@ -283,7 +289,7 @@ class GradingScreen(Screen):
             return
         run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
         settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
-                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric}
+                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric, "budget": run.bundle_budget}
         self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
                          background=True)
 
@@ -397,4 +403,4 @@ class GradingScreen(Screen):
 
     def palette_commands(self) -> list[PaletteCommand]:
         """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
-        return reveal.commands(self) + moves.commands(self) + opens.commands(self)
+        return reveal.commands(self) + budget.commands(self) + moves.commands(self) + opens.commands(self)
