@@ -5,27 +5,8 @@ from __future__ import annotations
 
 import json
 
-from gradedesk.core.grading.human_grades import GradeChange, record_grade, record_preference
-from gradedesk.core.review.item import load_item
-from gradedesk.core.store.connection import open_store
-from gradedesk.core.store.run_records import run_info
+from tests.fixtures.agreement import graded_at_two_budgets
 from tests.fixtures.cli import cli
-from tests.fixtures.desk_store import build_fixture_store
-
-
-def graded_at_two_budgets(path) -> None:
-    """alice grades q1-q3 at 1,000 tokens and q4-q6 at 2,000 (raw and bundled), and prefers at each budget."""
-    info = build_fixture_store(path)
-    with open_store(path) as store:
-        run = run_info(store, info.run_id)
-        for i, pk in enumerate(info.question_pks):
-            budget = 1000 if i < 3 else 2000
-            item = load_item(store, run.showing(budget), "alice", pk)
-            record_grade(store, item.answers["raw"].id, "alice", GradeChange(grade="wrong"), budget=budget)
-            record_grade(store, item.answers["bundle"].id, "alice",
-                         GradeChange(grade="fully_correct" if budget == 2000 or i == 0 else "wrong"), budget=budget)
-            record_preference(store, run.id, pk, "alice", "bundle" if budget == 2000 else "raw", "raw", budget=budget)
-        record_preference(store, run.id, info.question_pks[0], "alice", "tie", "raw", budget=2000)
 
 
 def test_agree_json_splits_peoples_grades_and_preferences_by_budget(tmp_path, capsys):
