@@ -6,7 +6,12 @@ right at a fixed rate; the truth is the person-vs-judge agreement over all N ite
 prints how often the weighted 95% interval covers the truth, against the naive (unweighted) estimate's bias and
 coverage. tests/core/agreement/test_weighted.py runs a smaller version of the same simulation.
 
-    python benchmarks/sampling_coverage.py [--reps 500] [--items 2000] [--draws 150]
+With --budgets K the run's bundled answers come at K budgets (the desk shows raw beside any one of them): each budget
+is its own population of N items (other answers, other judge confidences), the person draws M items from each with
+the probabilities of that budget's population (as the desk's draws record their budget), and each budget's weighted
+estimate is checked against that budget's truth; coverage is over every (repetition, budget), and per budget.
+
+    python benchmarks/sampling_coverage.py [--reps 500] [--items 2000] [--draws 150] [--budgets 2]
 """
 
 from __future__ import annotations
@@ -34,30 +39,34 @@ def population(rng: np.random.Generator, items: int, person_accuracy: float) -> 
     return person * GRADES + judge, confidence
 
 
-def one_repetition(seed: int, items: int, draws: int, person_accuracy: float, boot: int) -> dict:
-    rng = np.random.default_rng(seed)
+def one_repetition(seed: int, items: int, draws: int, person_accuracy: float, boot: int, budget: int = 0) -> dict:
+    """One population (the bundled answers at one budget, with raw) and its draws; budget 0 is the one-budget run."""
+    rng = np.random.default_rng(seed if budget == 0 else [seed, budget])
     cells, confidence = population(rng, items, person_accuracy)
     truth = float(np.mean(cells // GRADES == cells % GRADES))
-    probs = draw_probabilities([uncertainty(c) for c in confidence])
-    picker = random.Random(seed)
+    probs = draw_probabilities([uncertainty(c) for c in confidence])  # within this budget's population
+    picker = random.Random(seed if budget == 0 else f"{seed}:{budget}")
     picked = [draw(picker, probs) for _ in range(draws)]
     weights = np.array([1.0 / (items * probs[i]) for i in picked])
     measure = [m for m in pair_measures() if m.name == "percent_agreement"]
     w = weighted_estimates(cells[picked], weights, GRADES, measure, boot=boot, seed=seed)["percent_agreement"]
     naive_cm = np.bincount(cells[picked], minlength=GRADES * GRADES).reshape(GRADES, GRADES)
     n = estimates(naive_cm, measure, boot=boot, seed=seed)["percent_agreement"]
-    return {"truth": truth, "weighted": w, "naive": n, "kish": kish_effective_n(weights)}
+    return {"truth": truth, "weighted": w, "naive": n, "kish": kish_effective_n(weights), "budget": budget}
 
 
 def coverage(reps: int, items: int, draws: int, person_accuracy: float = 0.9, boot: int = 1000,
-             first_seed: int = 1) -> dict:
-    rows = [one_repetition(first_seed + r, items, draws, person_accuracy, boot) for r in range(reps)]
+             first_seed: int = 1, budgets: int = 1) -> dict:
+    rows = [one_repetition(first_seed + r, items, draws, person_accuracy, boot, b)
+            for r in range(reps) for b in range(budgets)]
 
-    def covered(key: str) -> float:
-        return sum(r[key].low <= r["truth"] <= r[key].high for r in rows) / reps
+    def covered(key: str, of: list[dict] = rows) -> float:
+        return sum(r[key].low <= r["truth"] <= r[key].high for r in of) / len(of)
 
     return {
-        "reps": reps, "items": items, "draws": draws,
+        "reps": reps, "items": items, "draws": draws, "budgets": budgets,
+        "weighted_coverage_by_budget": [covered("weighted", [r for r in rows if r["budget"] == b])
+                                        for b in range(budgets)],
         "weighted_coverage": covered("weighted"), "naive_coverage": covered("naive"),
         "weighted_bias": statistics.fmean(r["weighted"].value - r["truth"] for r in rows),
         "naive_bias": statistics.fmean(r["naive"].value - r["truth"] for r in rows),
@@ -71,13 +80,17 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--draws", type=int, default=150)
     parser.add_argument("--person-accuracy", type=float, default=0.9)
+    parser.add_argument("--budgets", type=int, default=1, help="bundled budgets, each its own population")
     args = parser.parse_args()
     start = time.perf_counter()
-    out = coverage(args.reps, args.items, args.draws, args.person_accuracy)
-    print(f"{out['reps']} repetitions, {out['items']} items, {out['draws']} sampled draws each "
-          f"({time.perf_counter() - start:.1f} s)")
+    out = coverage(args.reps, args.items, args.draws, args.person_accuracy, budgets=args.budgets)
+    print(f"{out['reps']} repetitions, {out['budgets']} budget(s) of {out['items']} items, {out['draws']} sampled "
+          f"draws each ({time.perf_counter() - start:.1f} s)")
     print(f"weighted (Hajek):   95% interval covers the truth {out['weighted_coverage']:.1%}, "
           f"mean bias {out['weighted_bias']:+.4f}, median Kish effective n {out['median_kish_n']:.0f}")
+    if out["budgets"] > 1:
+        print("  by budget: " + ", ".join(f"budget {b + 1} {c:.1%}"
+                                          for b, c in enumerate(out["weighted_coverage_by_budget"])))
     print(f"naive (unweighted): 95% interval covers the truth {out['naive_coverage']:.1%}, "
           f"mean bias {out['naive_bias']:+.4f}")
 
