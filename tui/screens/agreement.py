@@ -257,10 +257,10 @@ class AgreementScreen(Screen):
         plt.xticks(list(range(len(points))), [p.method for p in points])
         for who, shift, color, marker in (("people", -0.06, "blue", "o"), ("machine", 0.06, "orange", "x")):
             estimates = [getattr(p, who) for p in points]
-            for x, (e, after) in enumerate(zip(estimates, estimates[1:])):  # lines only between neighbouring figures
+            for i, (e, after) in enumerate(zip(estimates, estimates[1:])):  # lines only between neighbouring figures
                 if e.value is not None and after.value is not None:
-                    plt.plot([x + shift, x + 1 + shift], [e.value, after.value], marker="braille", color=color)
-            shown = [(x + shift, e) for x, e in enumerate(estimates) if e.value is not None]
+                    plt.plot([i + shift, i + 1 + shift], [e.value, after.value], marker="braille", color=color)
+            shown = [(i + shift, e) for i, e in enumerate(estimates) if e.value is not None]
             for x, e in shown:
                 if e.low is not None and e.high is not None:
                     plt.plot([x, x], [e.low, e.high], marker="│", color=color)
