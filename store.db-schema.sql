@@ -352,6 +352,25 @@ CREATE TABLE IF NOT EXISTS human_preferences (
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
 CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
 
+-- A person's flag on an item (a question of a run) whose benchmark entry needs fixing: a wrong gold answer, an
+-- ambiguous question, or another reason in the note. Events like human_grades: a flag is taken back by an 'undo'
+-- event naming it. A question someone flags is left out of `agree`'s figures; `gradedesk questions flags` lists them.
+CREATE TABLE IF NOT EXISTS item_flags (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    grader        TEXT NOT NULL,
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the flag it takes back
+    reason        TEXT CHECK (reason IN ('bad_gold', 'ambiguous', 'other')), -- an undo repeats the one taken back
+    note          TEXT,
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was a machine grade of the item on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS item_flags_q ON item_flags (run_id, question_pk, grader, id);
+CREATE INDEX IF NOT EXISTS item_flags_undoes ON item_flags (undoes_uuid);
+
 -- Judge alignment (gradedesk align): a base rubric, examples taken from people's grades of train questions, a new
 -- rubric, and both judged on the test questions. The split is stored, so every figure can be traced to its items.
 CREATE TABLE IF NOT EXISTS alignments (
@@ -392,6 +411,9 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     population  INTEGER NOT NULL,          -- how many questions the draw chose from
     created_at  TEXT NOT NULL,
     budget      INTEGER,                   -- the bundled answers' budget of that population (raw beside bundle @ budget)
+    -- the probability that the question was in the set the draw chose from: the person's assigned set (gradedesk
+    -- assign: the assignment's inclusion probability times the person's share of the assigned items), 1 for the run
+    inclusion_probability REAL NOT NULL DEFAULT 1 CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
     UNIQUE (run_id, grader, draw_index)
 );
 
@@ -414,6 +436,31 @@ CREATE TABLE IF NOT EXISTS assignments (
 );
 CREATE INDEX IF NOT EXISTS assignments_run ON assignments (run_id, grader, question_pk);
 CREATE INDEX IF NOT EXISTS assignments_undoes ON assignments (undoes_uuid);
+
+-- A lead's decisions where the people assigned to an item disagree (gradedesk grade --adjudicate): a grade of one of
+-- its answers (method, budget: the answer the desk showed), or the preference between its two answers (method NULL).
+-- Its own kind of grade, never a person's: no reader of human_grades sees it, so people-vs-people figures leave it
+-- out. Append-only like people's events; `seen` names the people's events (uuids, JSON) on screen when it was decided.
+CREATE TABLE IF NOT EXISTS adjudications (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,    -- stable across stores, so merging is idempotent
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    question_pk   INTEGER NOT NULL REFERENCES questions(id),
+    method        TEXT CHECK (method IN ('raw', 'bundle')), -- NULL: the decision is the preference
+    budget        INTEGER,
+    grader        TEXT NOT NULL,           -- the lead who decided
+    action        TEXT NOT NULL CHECK (action IN ('set', 'undo')),
+    undoes_uuid   TEXT,                    -- for action 'undo': the decision it takes back
+    grade         TEXT CHECK (grade IN ('fully_correct', 'partially_correct', 'unsupported', 'wrong')),
+    failure_label TEXT,
+    note          TEXT,
+    preferred     TEXT CHECK (preferred IN ('raw', 'bundle', 'tie')),
+    seen          TEXT NOT NULL DEFAULT '[]',
+    judge_visible INTEGER NOT NULL DEFAULT 0, -- was the machine grade on screen when this was saved
+    created_at    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS adjudications_q ON adjudications (run_id, question_pk, method, id);
+CREATE INDEX IF NOT EXISTS adjudications_undoes ON adjudications (undoes_uuid);
 
 -- Where each grader stopped, so reopening the desk returns there.
 CREATE TABLE IF NOT EXISTS desk_state (
@@ -518,6 +565,15 @@ ALTER TABLE human_preferences ADD COLUMN selection TEXT
 ALTER TABLE human_preferences ADD COLUMN selection_probability REAL;
 
 -- migrate to 12
+-- Flags on items: the table item_flags comes from its CREATE statement above.
+
+-- migrate to 13
+-- A team at one desk: draws from a person's assigned set say how likely the question was to be in it; a lead's
+-- decisions where assigned people disagree (adjudications) come from the CREATE statement above.
+ALTER TABLE sample_draws ADD COLUMN inclusion_probability REAL NOT NULL DEFAULT 1
+    CHECK (inclusion_probability > 0 AND inclusion_probability <= 1);
+
+-- migrate to 14
 -- Budgets at the desk: the bundled side may be any budget of the run. People's grades, preferences and sampler draws
 -- record the budget of the bundled answer on the desk; what an older store holds was made beside the run's largest
 -- (its primary budget, else the largest it answered), and a grade of a bundled answer beside its own.

@@ -37,3 +37,8 @@ def env(tmp_path) -> Iterator[tuple]:
     """The core desk tests' store: (store, run info, FixtureInfo)."""
     with fixture_env(tmp_path) as parts:
         yield parts
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"  # async tests run under anyio's pytest plugin (`pytest.mark.anyio`), once, on asyncio

@@ -29,6 +29,7 @@ class DeskConfig:
     ask_name: bool = False  # the served desk: the person types their name first (tui/screens/name.py)
     budget: int | None = None  # the bundled answer's budget shown beside raw (None: as this grader left it, else the
     # run's largest)
+    adjudicate: bool = False  # a lead deciding where assigned people disagree (core/review/adjudication.py)
 
 
 class Desk(Protocol):

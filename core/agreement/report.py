@@ -4,7 +4,8 @@ Reads the store (current human grades, the `machine_grades` view, human grade ev
 computes everything with the pure statistics of core/stats. Its parts: the pairs compared and whom they are
 compared with (grade_pairs.py), pass rates per method and the judge-corrected ones (pass_rates.py), people's switches,
 self-consistency and alpha (people.py), the samples (samples.py), judge rubric versions and bias probes
-(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py). Here: the headline, the breakdowns, the
+(rubric_versions.py, machine_bias.py), faithfulness (faithfulness.py), people on the items assigned to several of them
+and the adjudicated grade against the machine (overlap.py). Here: the headline, the breakdowns, the
 rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_dict()` is what `agree --json` prints).
 
 - Rubric versions: the newest row of `rubrics` is current; a person's grade saved under another version is flagged for
@@ -14,6 +15,9 @@ rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_
   length.
 - By budget (budget_curve.py): people's grades and preferences per budget, and the pass-rate curve of people and the
   machine grader over the budgets.
+- Flagged items (core/store/flags.py: a person said the question's gold answer or wording needs fixing) are left out
+  by the store's readers of every figure but faithfulness (claims against evidence, which the gold does not enter);
+  the notes and `flagged_items_excluded` say how many.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
 )
 from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
+from gradedesk.core.agreement.overlap import OverlapAgreement, overlap_agreement
 from gradedesk.core.agreement.pass_rates import (
     CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
 )
@@ -41,6 +46,7 @@ from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.gold import stale_grade_counts
 from gradedesk.core.store.reports import machine_graders
 from gradedesk.core.store.rubrics import (
@@ -139,6 +145,7 @@ class AgreementReport(Record):
     breakdowns: dict[str, list[GroupAgreement]]
     people_agreement: list[GroupAgreement]
     krippendorff_alpha: Estimate
+    overlap: OverlapAgreement  # people vs people on items assigned to several, and the settled grade vs the machine
     corrected_pass_rates: CorrectedPassRates | None
     switch_rate: SwitchRate
     self_consistency: list[SelfConsistency]
@@ -151,6 +158,7 @@ class AgreementReport(Record):
     notes: list[str]
     stale_grades: dict[str, int]
     by_budget: BudgetCurve
+    flagged_items_excluded: int = 0  # questions someone flagged for fixing the benchmark, left out of every figure
 
 
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
@@ -176,6 +184,10 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
     chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
     pairs = [pair_from_row(r) for r in chosen]
     notes = []
+    flagged = len(flagged_questions(store, run_id))  # the store's readers below leave them out
+    if flagged:
+        notes.append(f"{flagged} flagged item(s) (questions someone flagged for fixing the benchmark) are left out of "
+                     "every figure but faithfulness; `gradedesk questions flags` lists them")
     unusable = sum(1 for r in rows if r.unusable)
     if unusable:
         notes.append(f"{unusable} person grade(s) are on answers whose machine grade is a grading_error (its reply "
@@ -226,6 +238,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         people_agreement=_grouped(pairs, lambda p: p.grader, s),
         krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
                                                             s.seed),
+        overlap=overlap_agreement(store, run_id, machine, s.boot, s.seed),
         corrected_pass_rates=corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,
         switch_rate=switches(events, machine, s.boot, s.seed),
         self_consistency=self_consistency(events, s.boot, s.seed),
@@ -238,6 +251,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         notes=notes,
         stale_grades=stale,
         by_budget=budget_curve(store, run_id, arms, s.boot, s.seed),
+        flagged_items_excluded=flagged,
     )
     report.notes += report.faithfulness.notes
     judged_under = len(report.judge_rubrics.versions)

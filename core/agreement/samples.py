@@ -2,7 +2,10 @@
 
 The desk records how a person came to each item (human_grades.selection). Items the sampler drew (sample_draws, with
 their probabilities) form the *sampled* sample: its figures are inverse-probability weighted (core/stats/
-weighted.py) and so estimate the whole run. Items reached in question order form a sample of the run's first
+weighted.py) and so estimate the whole run. A draw selected its question with probability pi * q: pi that the question
+was in the set drawn from (a person's assigned set; 1 for the whole run), q its probability in the draw. Its weight is
+1 / (pi * q); the Hajek estimates divide by the sum of the weights, so a factor common to all (the run's size) drops
+out. Items reached in question order form a sample of the run's first
 questions; items reached by a filter or a jump are a *convenience* sample: both are reported apart, unweighted, and
 named as what they are, never mixed into the sampled figures. Grades saved before selections were recorded count as
 "unrecorded". The pass rates per method are prediction-powered (the judge on every answer, corrected by the sampled
@@ -25,7 +28,7 @@ from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.stats.weighted import kish_effective_n, ppi_pass_rate, weighted_estimates
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.preferences import latest_preferences
+from gradedesk.core.store.preferences import live_preferences
 from gradedesk.core.store.samples import sample_draws
 
 SAMPLE_NAMES = {
@@ -88,7 +91,7 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
         if not members:
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
-        weighted.extend((p, 1.0 / (d.population * d.probability)) for p in members)
+        weighted.extend((p, 1.0 / (d.inclusion_probability * d.probability)) for p in members)
     cells = np.array([_cell(p.human, p.machine) for p, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w in weighted], dtype=float)
     four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed)
@@ -164,7 +167,7 @@ class PositionBias(Record):
 
 def _position_bias(store: Store, run_id: int, s: Bootstrap) -> PositionBias:
     """Preferences for the left answer (the desk shuffles sides, so about half would be fair)."""
-    rows = [p for p in latest_preferences(store, run_id) if p.preferred != "tie"]
+    rows = [p for p in live_preferences(store, run_id) if p.preferred != "tie"]
     left = sum(p.preferred == p.left_method for p in rows)
     return PositionBias(agree.proportion(left, len(rows), "no preference between two answers yet", s.boot, s.seed),
                         len(rows))

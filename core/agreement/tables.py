@@ -94,6 +94,17 @@ def people_table(report: AgreementReport) -> Table:
     return table
 
 
+def overlap_table(report: AgreementReport) -> Table:
+    o = report.overlap
+    rows: list[list[Any]] = [["Krippendorff's alpha (ordinal) on overlap items", o.overlap_answers, est_text(o.alpha)]]
+    rows += [[f"Cohen's kappa {k.people}", k.n, est_text(k.kappa)] for k in o.pairwise_kappa]
+    rows += [[f"settled grade vs machine: {label}", o.reference_pairs, est_text(o.reference_vs_machine[key])]
+             for key, label in GROUP_MEASURES]
+    return Table(f"People vs people on items assigned to several (gradedesk assign); the settled grade (a lead's "
+                 f"decision on {o.adjudicated} answers, else the people's common grade; {o.undecided} disputed "
+                 "answers undecided) vs the machine", ["", "n", "estimate"], rows)
+
+
 def corrected_table(report: AgreementReport) -> Table | None:
     corr = report.corrected_pass_rates
     if corr is None:
@@ -242,7 +253,9 @@ def report_tables(report: AgreementReport, by: list[str]) -> list[Table]:
     """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
     tables = [measures_table(report), confusion_table(report), per_class_table(report)]
     tables += [group_table(f"By {name}", name, report.breakdowns[name]) for name in by]
-    tables += [people_table(report)]
+    tables.append(people_table(report))
+    if report.overlap.overlap_answers or report.overlap.reference_pairs:  # the run was assigned (gradedesk assign)
+        tables.append(overlap_table(report))
     corrected = corrected_table(report)
     if corrected:
         tables.append(corrected)

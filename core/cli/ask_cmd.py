@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in bundle.warnings:
         print(f"warning: {warning}")
     for i, s in enumerate(bundle.snippets, start=1):
-        print(f"\n{s.header(i)} role={s.evidence_role}")
+        print(f"\n{s.scored_header(i)} role={s.evidence_role}")
         print(reason_line(str(s.selection_reason)))
         print(s.text)
     return 0

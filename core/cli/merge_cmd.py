@@ -1,5 +1,5 @@
-"""gradedesk merge OTHER.db: bring another store's human grades, claim marks, preferences and sampler draws into this
-store (idempotent)."""
+"""gradedesk merge OTHER.db: bring another store's human grades, claim marks, preferences, sampler draws and item flags
+into this store (idempotent)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ ORDER = 46
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "merge", parents=[common], help="merge another store's human grades and claim marks into this one",
-        description="Copy the human grade events, claim marks, preferences and sampler draws (which the weighted "
-                    "figures of `agree` count) of OTHER.db that this store does not have yet (by uuid, so merging "
+        description="Copy the human grade events, claim marks, preferences, sampler draws (which the weighted "
+                    "figures of `agree` count) and item flags of OTHER.db that this store does not have yet (by uuid, so merging "
                     "twice adds nothing). Answers are matched by run configuration, question, method, budget and "
                     "answer text; what cannot be matched is counted by reason. OTHER.db is only read.")
     p.add_argument("other", metavar="OTHER.db")
@@ -39,11 +39,16 @@ def run(args: argparse.Namespace) -> int:
             ["preferences already here", report.preferences_already_here],
             [f"sampler draws {verb}", report.draws_added],
             ["sampler draws already here", report.draws_already_here],
+            [f"item flags {verb}", report.flags_added],
+            ["item flags already here", report.flags_already_here],
             [f"assignment rows {verb}", report.assignments_added],
-            ["assignment rows already here", report.assignments_already_here]]
+            ["assignment rows already here", report.assignments_already_here],
+            [f"adjudication rows {verb}", report.decisions_added],
+            ["adjudication rows already here", report.decisions_already_here]]
     for what, unmatched in (("grade events", report.unmatched_grades), ("claim marks", report.unmatched_claim_marks),
                             ("preferences", report.unmatched_preferences), ("sampler draws", report.unmatched_draws),
-                            ("assignment rows", report.unmatched_assignments)):
+                            ("item flags", report.unmatched_flags), ("assignment rows", report.unmatched_assignments),
+                            ("adjudication rows", report.unmatched_decisions)):
         rows += [[f"{what} not matched: {reason}", n] for reason, n in unmatched.items()]
     print(f"merge {report.other} -> {args.store}" + (f" (graders: {', '.join(report.graders)})" if report.graders else ""))
     print_table(["", "count"], rows)

@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "per claim; faithfulness and citation_precision, 0-1, per fully marked answer) and the scorers' "
                     "metrics (faithfulness, answer_relevance, the retrieval evals: NUMERIC 0-1, grader "
                     "scorer:<method>; a metric not defined for an answer is null in gradedesk's records, left out "
-                    "of Langfuse's, and a Phoenix annotation without a score), one JSON object per line. "
+                    "of Langfuse's, and a Phoenix annotation without a score), and people's flags on questions (flag, "
+                    "CATEGORICAL: bad_gold, ambiguous, other; a score of the question, not in Phoenix's), one JSON "
+                    "object per line. "
                     "gradedesk (default): name, value, data_type, source (HUMAN or EVAL), comment, grader, time, "
                     "trace_id, observation_id, run/answer/question ids, metadata. langfuse: the records Langfuse's "
                     "score API accepts as they are (camelCase; 32-hex traceId and 16-hex observationId derived from "
@@ -30,12 +32,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--out", metavar="FILE.jsonl", help="write here instead of stdout")
     p.add_argument("--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
-                        "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark CATEGORICAL, "
-                        "faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1)")
+                        "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark and flag "
+                        "CATEGORICAL, faithfulness, citation_precision, answer_relevance and the retrieval evals "
+                        "NUMERIC 0-1)")
     p.add_argument("--withdrawn", metavar="FILE.jsonl",
                    help="also write the scores an earlier export may have carried that the store no longer has (a "
-                        "grade undone, a dimension or failure label cleared, a claim mark taken back), as the format "
-                        "names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), gradedesk ids")
+                        "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as "
+                        "the format names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), "
+                        "gradedesk ids")
     p.add_argument("--push", nargs="?", const="", default=None, metavar="URL",
                    help="send the records instead of writing them: phoenix, as span annotations on the spans a run "
                         "imported with `import-traces --phoenix` came from, to the Phoenix server at URL (needs "

@@ -9,16 +9,16 @@ named tokenizer. `validate` checks the context-pack contract and returns every v
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, UTC
 from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
-from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, block, evidence_header
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, bundle_block, evidence_header
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
-COMPILER_VERSION = "gradedesk-compiler/1"
+COMPILER_VERSION = "gradedesk-compiler/2"  # 2: brief reasons and no method/score in prompt headers
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
 
@@ -43,12 +43,16 @@ class EvidenceSnippet:
     selection_reason: str | None = None
     evidence_role: str | None = None
 
-    def header(self, index: int) -> str:
-        return evidence_header(Header(index, self.file_path, self.start_line, self.end_line, self.symbol_name,
-                                      self.retrieval_method, self.relevance_score))
+    def _header(self, index: int) -> Header:
+        return Header(index, self.file_path, self.start_line, self.end_line, self.symbol_name)
+
+    def scored_header(self, index: int) -> str:
+        """The header with the best method and the fused score, for people (`ask`); a prompt's carries the reason."""
+        return evidence_header(replace(self._header(index), method=self.retrieval_method, score=self.relevance_score))
 
     def prompt_block(self, index: int) -> str:
-        return block(self.header(index), self.text, self.selection_reason)
+        """The block a prompt carries: the reason in its brief form (the stored one keeps the detail)."""
+        return bundle_block(self._header(index), self.text, self.selection_reason)
 
 
 @dataclass

@@ -1,9 +1,13 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
-compile_context: hits in rank order; content-level dedup (normalized text hash, not chunk ids); long chunks sliced to
-the contiguous lines that match the question (the line range stays exact, the definition's first line is favoured);
-each snippet gets an evidence role and a selection reason (which methods found it, what matched); snippets are added
-while the exact token count of the prompt context (headers, reasons, separators included) stays within the budget.
+compile_context: hits in rank order, each file's best hit before any file's second; content-level dedup (normalized text
+hash, not chunk ids); chunks over a small per-snippet limit (about SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
+budget) cut to the contiguous lines that match the question (the line range stays exact, the definition's first line is
+favoured; a cut that repeats a kept snippet gives way to the chunk's first lines), so a small budget shows many files'
+best lines rather than a few whole chunks; each snippet gets an evidence role and a selection reason (which methods
+found it, what matched: the bundle stores it in full, the prompt carries its brief form, core/text/prompt_layout);
+snippets are added while the exact token count of the prompt context (headers, reasons, separators included) stays
+within the budget.
 Everything dropped or cut is a warning. build_bundle adds coverage notes that say what is present and what is missing.
 """
 
@@ -12,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, EvidenceSnippet, prompt_context, validate
-from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
+from gradedesk.core.text.prompt_layout import METHOD_WORDS, SNIPPET_SEPARATOR, Found, Reason, full_reason
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
@@ -22,11 +26,15 @@ from gradedesk.core.retrieval.vectors import Embedder, embed_question
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 
-MIN_SLICE_TOKENS = 80  # a cut smaller than this is not worth its header
+MIN_SLICE_TOKENS = 40  # a cut smaller than this is not worth its header (a header and its brief reason: ~25-35)
+# a file's best lines before more files: at 1k and 2k a snippet is cut to about 120 tokens (8-10 lines), so a bundle
+# shows 7-10 files; 90 showed a few more files for little recall and a larger share of headers, 150 lost files
+# (benchmarks/retrieval_bench.py --natural, tuned share). Below 1k: MIN_SLICE_TOKENS and a tenth of the budget (90 at
+# 500), so cuts grow with the budget from the smallest one up.
+SNIPPET_FLOOR = 120
+SNIPPET_SHARE = 16  # above 2k a snippet may take a sixteenth of the budget: 250 tokens at 4k
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 PER_FILE = 1  # snippets of one file before the other files' hits get their turn (1: measured best, --natural)
-METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph",
-                "vector": "vector search"}
 
 
 @dataclass
@@ -79,21 +87,18 @@ def evidence_role(hit: Hit, targets: list[str]) -> str:
     return "context"
 
 
-def selection_reason(hit: Hit, role: str) -> str:
-    parts = []
-    for method in sorted(hit.method_ranks, key=lambda m: hit.method_ranks[m]):
-        rank, note = hit.method_ranks[method], hit.matches.get(method, "")
-        if method == "bm25":
-            parts.append(f"BM25 rank {rank} (score {hit.method_scores.get(method, 0):.2f})"
-                         + (f" on {note}" if note else ""))
-        else:
-            parts.append(f"{METHOD_WORDS.get(method, method)} rank {rank}" + (f": {note}" if note else ""))
-    found = "; ".join(parts) or "retrieved"
-    return f"Fused rank {hit.rank} as {role} evidence, found by {found}."
+def selection_reason(hit: Hit, role: str, cut: tuple[int, int, int] | None = None) -> str:
+    """The full reason the bundle stores (its prompt form is core/text/prompt_layout.prompt_reason's)."""
+    found = tuple(Found(METHOD_WORDS.get(m, m), hit.method_ranks[m],
+                        hit.method_scores.get(m, 0.0) if m == "bm25" else None, hit.matches.get(m, ""))
+                  for m in sorted(hit.method_ranks, key=lambda m: hit.method_ranks[m]))
+    return full_reason(Reason(hit.rank, role, found, cut))
 
 
-def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: Tokenizer) -> tuple[int, int] | None:
-    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens, or None."""
+def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int,
+           tok: Tokenizer) -> tuple[int, int, int] | None:
+    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens and its exact
+    token count, or None."""
     counts = [len(tok.encoding.encode_ordinary(line)) + 1 for line in text_lines]
     # the symbol's own name is in the snippet header already: lines matter for the other terms they match
     terms = terms - set(code_tokens(hit.symbol_name or ""))
@@ -119,15 +124,27 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int, tok: To
     if best is None:
         return None
     i, j = best
-    while j > i and tok.count("\n".join(text_lines[i:j + 1])) > limit:  # per-line counts are close, not exact
-        j -= 1
     while i < j and not text_lines[i].strip():
         i += 1
-    while j > i and not text_lines[j].strip():
+    n_tokens = limit + 1
+    while j >= i:
+        while j > i and not text_lines[j].strip():
+            j -= 1
+        n_tokens = tok.count("\n".join(text_lines[i:j + 1]))
+        if n_tokens <= limit or j == i:  # per-line counts are close, not exact: trim until the exact count fits
+            break
         j -= 1
-    if tok.count("\n".join(text_lines[i:j + 1])) > limit:
-        return None
-    return i, j
+    return (i, j, n_tokens) if n_tokens <= limit else None
+
+
+def _cut(hit: Hit, lines: list[str], terms: set[str], limit: int, tok: Tokenizer,
+         seen: dict[str, str]) -> tuple[int, int, int] | None:
+    """The lines to keep of a chunk over `limit`: those that best match the question; when they repeat a kept snippet
+    (plugins share decorators and boilerplate), the chunk's first lines, which name what it defines."""
+    cut = _slice(hit, lines, terms, limit, tok)
+    if cut is not None and content_hash("\n".join(lines[cut[0]:cut[1] + 1])) in seen:
+        return _slice(hit, lines, set(), limit, tok)  # no term scores: the first lines win (the signature's bonus)
+    return cut
 
 
 def _spread(hits: list[Hit]) -> list[Hit]:
@@ -168,9 +185,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
     pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets,
                        files=list(info.files))
     separator = tok.count(SNIPPET_SEPARATOR)
-    # one long chunk must not crowd out the rest: an eighth of the budget kept more of the files an answer needs in view
-    # than a quarter did (benchmarks/retrieval_bench.py --natural)
-    slice_limit = max(MIN_SLICE_TOKENS * 2, token_budget // 8)
+    slice_limit = max(token_budget // SNIPPET_SHARE, min(SNIPPET_FLOOR, MIN_SLICE_TOKENS + token_budget // 10))
     seen: dict[str, str] = {}
     used = 0
     budget_dropped: list[Hit] = []
@@ -194,16 +209,14 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
         n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(text)
         limit = min(slice_limit, remaining - overhead - 1)
         if n_tokens > limit:
-            cut = _slice(hit, lines, terms, limit, tok) if limit >= MIN_SLICE_TOKENS else None
+            cut = _cut(hit, lines, terms, limit, tok, seen) if limit >= MIN_SLICE_TOKENS else None
             if cut is None:
                 budget_dropped.append(hit)
                 _drop(pack, hit, role, "budget")
                 continue
-            i, j = cut
+            i, j, n_tokens = cut
             text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
-            n_tokens = tok.count(text)
-            reason = reason[:-1] + f"; cut from lines {hit.start_line}-{hit.end_line} to the {end - start + 1} " \
-                                   f"lines that best match the question."
+            reason = selection_reason(hit, role, (hit.start_line, hit.end_line, end - start + 1))
             pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
             pack.sliced += 1
         snippet = _snippet(hit, text, n_tokens, start, end, role, reason)

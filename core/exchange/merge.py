@@ -1,5 +1,5 @@
-"""`gradedesk merge OTHER.db`: bring another store's human grades, claim marks, preferences, sampler draws and
-assignments into this one.
+"""`gradedesk merge OTHER.db`: bring another store's human grades, claim marks, preferences, sampler draws, item
+flags, assignments and adjudications into this one.
 
 Typical use: two people each grade a copy of the same store.db, then one merges the other's copy. Events keep their
 uuid, so merging twice (or merging a store into itself) adds nothing the second time.
@@ -11,8 +11,8 @@ Answers are matched across stores by what they are, not by row id (ids differ be
   answer    (question benchmark, question_id, method, budget) inside the matched run, AND the same answer text:
             a run repeated elsewhere with the same configuration can answer differently, and a grade of one text is
             not a grade of another
-  question  (benchmark, question_id), asked in the matched run: for preferences, sampler draws and assignments,
-            which are of a question, not of one answer
+  question  (benchmark, question_id), asked in the matched run: for preferences, sampler draws, item flags,
+            assignments and adjudications (a decision names its answer by method and budget), which are of a question
 A claim mark names its claim by place and text, so it applies here exactly when the matched answer (the same text)
 makes that claim here too. A sampler draw keeps its index, probability and population (its weight in `agree` needs
 them, and a question drawn again counts again); draw k of a person in a run is one draw, so when this store already
@@ -54,13 +54,19 @@ class MergeReport:
     claim_marks_already_here: int = 0
     draws_added: int = 0
     draws_already_here: int = 0
+    flags_added: int = 0
+    flags_already_here: int = 0
     unmatched_grades: dict[str, int] = field(default_factory=dict)  # reason -> count
     unmatched_preferences: dict[str, int] = field(default_factory=dict)
     unmatched_claim_marks: dict[str, int] = field(default_factory=dict)
     unmatched_draws: dict[str, int] = field(default_factory=dict)
+    unmatched_flags: dict[str, int] = field(default_factory=dict)
     assignments_added: int = 0  # assign and withdraw rows (gradedesk assign)
     assignments_already_here: int = 0
     unmatched_assignments: dict[str, int] = field(default_factory=dict)
+    decisions_added: int = 0  # a lead's adjudication rows (grade --adjudicate)
+    decisions_already_here: int = 0
+    unmatched_decisions: dict[str, int] = field(default_factory=dict)
     graders: list[str] = field(default_factory=list)
     dry_run: bool = False
 
@@ -90,15 +96,16 @@ def match_runs(here: list[RunIdentity], other: list[RunIdentity]) -> dict[int, i
 
 
 def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) -> MergeReport:
-    """Copy the other store's human grade events, claim marks, preferences and sampler draws that are new here; one
-    transaction."""
+    """Copy the other store's human grade events, claim marks, preferences, sampler draws, item flags and assignments
+    that are new here; one transaction."""
     report = MergeReport(other=str(other_path), dry_run=dry_run)
     with open_other(other_path) as other:
         run_map = match_runs(run_identities(store), other.runs())
         answer_map, answer_miss = _map_answers(store, run_map, other.graded_answers(list(run_map)))
         grades, marks = (other.answer_events(table) for table in ("human_grades", "claim_marks"))
-        preferences, draws, assigned = (other.question_events(table)
-                                        for table in ("human_preferences", "sample_draws", "assignments"))
+        preferences, draws, flags, assigned, decided = (
+            other.question_events(table) for table in ("human_preferences", "sample_draws", "item_flags", "assignments",
+                                                       "adjudications"))
     grade_rows = _plan_grades(store, grades, run_map, answer_map, answer_miss, report)
     mark_rows = _plan_answer_events(store, "claim_marks", marks, run_map, answer_map, answer_miss)
     report.claim_marks_added = len(mark_rows[0])
@@ -109,12 +116,18 @@ def merge_store(store: Store, other_path: str | Path, *, dry_run: bool = False) 
     draw_rows, report.draws_already_here, report.unmatched_draws = _plan_question_events(
         store, "sample_draws", draws, run_map, _draw_taken(store))
     report.draws_added = len(draw_rows)
+    flag_rows, report.flags_already_here, report.unmatched_flags = _plan_question_events(
+        store, "item_flags", flags, run_map)
+    report.flags_added = len(flag_rows)
     assign_rows, report.assignments_already_here, report.unmatched_assignments = _plan_question_events(
         store, "assignments", assigned, run_map)
     report.assignments_added = len(assign_rows)
-    report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows + draw_rows})
+    decision_rows, report.decisions_already_here, report.unmatched_decisions = _plan_question_events(
+        store, "adjudications", decided, run_map)
+    report.decisions_added = len(decision_rows)
+    report.graders = sorted({r["grader"] for r in grade_rows + mark_rows[0] + pref_rows + draw_rows + flag_rows})
     new = {"human_grades": grade_rows, "claim_marks": mark_rows[0], "human_preferences": pref_rows,
-           "sample_draws": draw_rows, "assignments": assign_rows}
+           "sample_draws": draw_rows, "item_flags": flag_rows, "assignments": assign_rows, "adjudications": decision_rows}
     if not dry_run and any(new.values()):
         add_events(store, new)
     return report
@@ -178,7 +191,7 @@ def _plan_grades(store: Store, grades: list[EventRow], run_map: dict[int, int], 
 
 def _plan_question_events(store: Store, table: str, events: list[EventRow], run_map: dict[int, int],
                           refuse: Callable[[EventRow], str | None] = lambda row: None) -> Plan:
-    """`_plan` for events of a question in a run (preferences, sampler draws): mapped to the matched run here and to
+    """`_plan` for events of a question in a run (preferences, sampler draws, item flags): mapped to the matched run here and to
     the same question asked in it. `refuse` gives a reason to leave a mapped row out (None: keep it)."""
     def map_row(e: EventRow) -> EventRow | str:
         if e["run_id"] not in run_map:

@@ -28,7 +28,7 @@ gradedesk's records, one per score:
                not defined)
   grader       the person's name, or "judge:<model>", "rule:<name>", "imported:<source>", "scorer:<method>" (method:
                offline-rapidfuzz, llm:<model>, id-based, import:<file>)
-  time         when the grade (or the newest of the claim marks) was made (UTC ISO-8601)
+  time         when the grade (or the newest of the claim marks, or the flag) was made (UTC ISO-8601)
   trace_id     "run<run>:<benchmark>:<question_id>" (one trace per question of a run)
   observation_id "answer:<answer id>"; plus run_id, answer_id, benchmark, question_id, method, budget
   metadata     failure_label, rubric_version, and mode / judge_visible (people) or confidence / repeat_index
@@ -36,6 +36,10 @@ gradedesk's records, one per score:
                claim_index and claim_text (claim_mark) or the counts of each mark (faithfulness, citation_precision);
                for machine scores the scorer's detail (its JSON), every string in it redacted (core/text/redact.py):
                a failed call's detail quotes the server, and a store from before redaction may hold a key
+A person's flag on a question (`flag_scores`: its gold answer or wording needs fixing) is one record of the question,
+not of an answer: name "flag", value its reason (CATEGORICAL: bad_gold, ambiguous, other), source HUMAN, comment the
+flag's note, id a hash of the run, the question and the person; trace_id, run_id, benchmark and question_id, no
+observation or answer fields; metadata judge_visible (was a machine grade of the item on screen).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from gradedesk.core.store.machine_grades import run_scores
 from gradedesk.core.grading.vocabulary import DIMENSIONS, is_pass
 from gradedesk.core.store.answers import AnswerRef
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import flag_listing
 from gradedesk.core.store.grades import marked_answer_refs, run_human_grades
 from gradedesk.core.store.machine_grades import run_machine_grades
 from gradedesk.core.text.redact import redact, redact_json
@@ -227,10 +232,41 @@ def score_rows(store: Store, run_id: int) -> Iterator[ScoreRow]:
     yield from metric_rows(store, run_id)
 
 
+@dataclass(frozen=True)
+class FlagScore:
+    """A person's current flag on a question of the run (core/store/flags.py): the CATEGORICAL score "flag" (its
+    reason) of the question, so of its trace and of no one answer."""
+
+    key: str  # stable across exports: the run, the question and the person
+    grader: str
+    reason: str  # bad_gold | ambiguous | other
+    note: str | None
+    time: str
+    question: dict[str, Any]  # run_id, benchmark, question_id
+    metadata: dict[str, Any]  # judge_visible: a machine grade of the item was on screen when it was flagged
+
+
+def flag_key(q: dict, grader: str) -> str:
+    """`stable_key` of a person's flag on question `q` (run_id, benchmark, question_id)."""
+    return stable_key(q["run_id"], q["benchmark"], q["question_id"], grader, "flag")
+
+
+def flag_scores(store: Store, run_id: int) -> Iterator[FlagScore]:
+    """People's current flags on the run's questions."""
+    for f in flag_listing(store, run_id):
+        q = {"run_id": run_id, "benchmark": f.benchmark, "question_id": f.question_id}
+        yield FlagScore(flag_key(q, f.flag.grader), f.flag.grader, f.flag.reason, f.flag.note, f.flag.created_at, q,
+                        {"judge_visible": bool(f.flag.judge_visible)})
+
+
+def trace_ref(q: dict) -> str:
+    """gradedesk's trace id of a question of a run (`q`: run_id, benchmark, question_id)."""
+    return f"run{q['run_id']}:{q['benchmark']}:{q['question_id']}"
+
+
 def record_ids(a: dict) -> dict[str, Any]:
     """The trace, observation and answer fields of gradedesk's records of answer `a` (answer_fields)."""
-    return {"trace_id": f"run{a['run_id']}:{a['benchmark']}:{a['question_id']}",
-            "observation_id": f"answer:{a['answer_id']}", **a}
+    return {"trace_id": trace_ref(a), "observation_id": f"answer:{a['answer_id']}", **a}
 
 
 def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
@@ -240,6 +276,10 @@ def gradedesk_records(store: Store, run_id: int) -> Iterator[dict]:
                   "time": g.time, "metadata": g.record_metadata}
         for name, value, data_type in g.scores():
             yield {"id": f"{g.key}:{name}", "name": name, "value": value, "data_type": data_type, **common, **ids}
+    for f in flag_scores(store, run_id):
+        yield {"id": f"{f.key}:flag", "name": "flag", "value": f.reason, "data_type": "CATEGORICAL", "source": "HUMAN",
+               "comment": f.note, "grader": f.grader, "time": f.time, "metadata": f.metadata,
+               "trace_id": trace_ref(f.question), **f.question}
 
 
 def export_scores(store: Store, run_id: int, out: TextIO) -> int:

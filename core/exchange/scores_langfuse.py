@@ -13,7 +13,8 @@ One record per score, camelCase as Langfuse writes them:
                  (NUMERIC 1-5); from a person's claim marks "claim_mark" (CATEGORICAL, one a marked claim),
                  "faithfulness" and "citation_precision" (NUMERIC 0-1, once every claim of the answer is marked);
                  from the scorers each metric by its name (NUMERIC 0-1: faithfulness, answer_relevance and the
-                 retrieval evals), left out where the store says it is not defined (value NULL)
+                 retrieval evals), left out where the store says it is not defined (value NULL); a person's flag
+                 on a question, "flag" (CATEGORICAL: bad_gold, ambiguous, other; of the trace, no observationId)
   dataType       CATEGORICAL | BOOLEAN | NUMERIC
   comment        the person's note, the machine grader's reasoning, or the scorer's reason or error (left out when
                  there is none)
@@ -24,7 +25,8 @@ One record per score, camelCase as Langfuse writes them:
                  mark; for machine scores the scorer's detail (redacted)
 `source` is left to Langfuse (it sets API for scores sent to this endpoint). The configs (`score_configs`): grade
 CATEGORICAL with the four grades, pass and each failure label BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark
-CATEGORICAL with the four marks, faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1.
+CATEGORICAL with the four marks, faithfulness, citation_precision, answer_relevance and the retrieval evals NUMERIC 0-1,
+flag CATEGORICAL with the three reasons.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 
-from gradedesk.core.exchange.scores import score_rows
+from gradedesk.core.exchange.scores import flag_scores, score_rows
 from gradedesk.core.grading.claim_marks import MARKS
-from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES, GRADING_ERROR
+from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, FLAG_REASONS, GRADES, GRADING_ERROR
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.traces import AnswerTrace, run_spans
 
@@ -91,6 +93,15 @@ def langfuse_scores(store: Store, run_id: int) -> Iterator[dict]:
                 continue
             yield {"id": score_uuid(g.key, name), "name": name, "value": value,
                    "dataType": data_type, **common, "metadata": metadata}
+    for f in flag_scores(store, run_id):  # of the question: its trace, no observation
+        q = f.question
+        flag = {"id": score_uuid(f.key, "flag"), "name": "flag", "value": f.reason, "dataType": "CATEGORICAL",
+                "traceId": trace_id(q["run_id"], q["benchmark"], q["question_id"])}
+        if f.note:
+            flag["comment"] = f.note
+        if when := _timestamp(f.time):
+            flag["timestamp"] = when
+        yield {**flag, "metadata": {"grader": f.grader, "grader_kind": "human", **q, **f.metadata}}
 
 
 _SHARES = {  # the NUMERIC 0-1 scores: a person's from claim marks, and the scorers' (grader in the metadata)
@@ -122,4 +133,8 @@ def score_configs() -> list[dict]:
                            "not by what it cites), unsupported, not_claim"}
     shares = [{"name": name, "dataType": "NUMERIC", "minValue": 0.0, "maxValue": 1.0, "description": description}
               for name, description in _SHARES.items()]
-    return [grade, passed, *labels, *dims, mark, *shares]
+    flag = {"name": "flag", "dataType": "CATEGORICAL",
+            "categories": [{"value": float(i), "label": r} for i, r in enumerate(FLAG_REASONS)],
+            "description": "a person's flag on a question whose benchmark entry needs fixing: bad_gold (a wrong gold "
+                           "answer), ambiguous (an ambiguous question), other (the comment says why)"}
+    return [grade, passed, *labels, *dims, mark, *shares, flag]

@@ -3,11 +3,14 @@
 Langfuse and Phoenix keep a score until it is deleted, and export ids are stable (core/exchange/scores.py), so a
 re-export updates what changed but cannot take back what is gone: a person's grade that was undone, a dimension score
 or a failure label cleared in a revision, a claim mark taken back, the faithfulness and citation precision of an answer
-whose claims are no longer all marked. These are read from the event history (human_grades, claim_marks) against the
-scores an export writes now, and written per format as what identifies them there:
+whose claims are no longer all marked, a flag on a question taken back. These are read from the event history
+(human_grades, claim_marks, item_flags) against the scores an export writes now, and written per format as what
+identifies them there:
 
-  gradedesk  id, name, grader, trace_id, observation_id, run/answer/question ids, "withdrawn": true
-  langfuse   id (the UUID of the score: DELETE /api/public/scores/{id}), name, traceId, observationId
+  gradedesk  id, name, grader, trace_id, observation_id, run/answer/question ids, "withdrawn": true (a flag: no
+             observation or answer fields)
+  langfuse   id (the UUID of the score: DELETE /api/public/scores/{id}), name, traceId, observationId (none for a
+             flag)
   phoenix    span_id, name, identifier (Phoenix keeps one annotation per span, name and identifier)
 
 Machine grades are never withdrawn: re-grading adds grades, it takes none back.
@@ -19,11 +22,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gradedesk.core.exchange.scores import answer_fields, answer_key, claim_rows, grade_rows, record_ids
-from gradedesk.core.exchange.scores_langfuse import answer_ids, score_uuid
+from gradedesk.core.exchange.scores import (answer_fields, answer_key, claim_rows, flag_key, grade_rows, record_ids,
+                                            trace_ref)
+from gradedesk.core.exchange.scores_langfuse import answer_ids, score_uuid, trace_id
 from gradedesk.core.grading.claim_store import load_claims
 from gradedesk.core.grading.vocabulary import DIMENSIONS
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import taken_back_flags
 from gradedesk.core.store.grades import grade_set_events, mark_set_events
 from gradedesk.core.store.traces import run_spans
 
@@ -95,3 +100,12 @@ def withdrawn_records(store: Store, run_id: int, fmt: str) -> Iterator[dict]:
         else:
             for name in sorted(w.names):
                 yield {"id": f"{w.key}:{name}", "name": name, "grader": w.grader, **record_ids(a), "withdrawn": True}
+    for t in taken_back_flags(store, run_id) if fmt != "phoenix" else ():  # Phoenix's export has no flags
+        q = {"run_id": run_id, "benchmark": t.benchmark, "question_id": t.question_id}
+        key = flag_key(q, t.grader)
+        if fmt == "langfuse":
+            yield {"id": score_uuid(key, "flag"), "name": "flag",
+                   "traceId": trace_id(run_id, t.benchmark, t.question_id)}
+        else:
+            yield {"id": f"{key}:flag", "name": "flag", "grader": t.grader, "trace_id": trace_ref(q), **q,
+                   "withdrawn": True}

@@ -22,7 +22,7 @@ from gradedesk.core.stats.measures import Estimate, texts_once
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import person_grade_rows
-from gradedesk.core.store.preferences import latest_preferences
+from gradedesk.core.store.preferences import live_preferences
 
 UNRECORDED = "unrecorded"  # a grade or preference saved before the budget beside was recorded (imports)
 
@@ -95,7 +95,7 @@ def people_by_budget(store: Store, run_id: int, boot: int = agree.DEFAULT_BOOT,
                                    agree.proportion(passed, len(rows), "no grade", boot, seed),
                                    dict(sorted(beside.items()))))
     by_budget: dict[int | None, Counter[str]] = defaultdict(Counter)
-    for p in latest_preferences(store, run_id):
+    for p in live_preferences(store, run_id):
         by_budget[p.budget][p.preferred] += 1
     preferences = []
     for compared in sorted(by_budget, key=lambda b: (b is None, b or 0)):

@@ -75,22 +75,28 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         before = grades.current_grade(store, answer_id, grader, recheck=recheck)
         seen = not recheck and grades.judge_seen(store, answer_id, grader)
         judge_visible = judge_visible or seen
-        base: dict[str, Any] = {"grade": None, "failure_label": None, "note": None, **{d: None for d in DIMENSIONS}}
-        if before is not None:
-            base.update({k: getattr(before, k) for k in base})
-        if change.grade is not ...:
-            base["grade"] = change.grade
-            if change.grade == PASS_GRADE:  # a failure label cannot describe a fully correct answer
-                base["failure_label"] = None
-        if change.failure_label is not ...:
-            base["failure_label"] = change.failure_label
-        base.update(change.scores or {})
-        if change.note is not ...:
-            base["note"] = change.note or None
+        base = applied(before, change, ("grade", "failure_label", "note", *DIMENSIONS))
         return grades.add_grade(
             store, answer_id, grader, base, judge_visible=judge_visible, mode=mode,
             is_revision=(before is not None or seen) and judge_visible and not recheck, rubric_version=rubric_version,
             selection=selection, selection_probability=selection_probability, machine=machine, budget=budget)
+
+
+def applied(before: Any, change: GradeChange, names: tuple[str, ...]) -> dict[str, Any]:
+    """The state `names` (grade, failure_label, note, and the dimension scores a person's grade has) after `change`,
+    from `before` (an event with those attributes, or None): a fully correct grade clears the label."""
+    _check_change(change)
+    base: dict[str, Any] = {k: getattr(before, k) if before is not None else None for k in names}
+    if change.grade is not ...:
+        base["grade"] = change.grade
+        if change.grade == PASS_GRADE:  # a failure label cannot describe a fully correct answer
+            base["failure_label"] = None
+    if change.failure_label is not ...:
+        base["failure_label"] = change.failure_label
+    base.update({d: v for d, v in (change.scores or {}).items() if d in names})
+    if change.note is not ...:
+        base["note"] = change.note or None
+    return base
 
 
 def _check_selection(selection: str | None, probability: float | None) -> None:

@@ -19,6 +19,12 @@ FAILURE_LABELS = (
 )
 DIMENSIONS = ("correctness", "grounding", "completeness", "conciseness")  # human scores, 1-5
 METHODS = ("raw", "bundle")
+# Why a person flags an item (a question of a run) for fixing the benchmark; "other" says why in its note.
+FLAG_REASONS = {
+    "bad_gold": "bad gold answer",
+    "ambiguous": "ambiguous question",
+    "other": "other (say why in the note)",
+}
 
 GRADE_LABELS = {
     "fully_correct": "fully correct",

@@ -1,5 +1,6 @@
 """One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the budget
-the desk shows: RunInfo.bundle_budget, the run's largest unless the person chose another), each with its evidence, bundle, machine grade, the person's grade, scores and claims. No textual here.
+the desk shows: RunInfo.bundle_budget, the run's largest unless the person chose another), each with its evidence,
+bundle, machine grade, the person's grade, scores and claims. No textual here.
 
 Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: an answer shows its bundle or
 its hits, or, for an imported log that named only files, those files.
@@ -14,10 +15,14 @@ from typing import Any
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.review.adjudication import PeopleOnItem, people_on_item
 from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store import desk
+from gradedesk.core.store.adjudications import Decision
+from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import ItemFlag, current_flag
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.store.preferences import newest_preference
 from gradedesk.core.store.machine_grades import GRADING_ERROR, MACHINE_NAMES, answer_score_values, judge_rubrics
@@ -96,6 +101,7 @@ class AnswerView:
     thinking: str | None = None  # a reasoning model's reasoning, kept apart from the answer text
     claims: ClaimState | None = None  # its claims and the person's marks; None while never computed
     origin: AnswerTrace | None = None  # the trace it was read from (import-traces), with its side label
+    people: tuple[AssignedGrade, ...] = ()  # adjudicating: the assigned people's grades of it (else never loaded)
 
     @property
     def truncated(self) -> bool:
@@ -124,6 +130,8 @@ class Item:
     preference: str | None  # raw | bundle | tie: against the bundled answer shown (its budget)
     judge_rubric: str | None = None  # the rubric version whose judge verdicts `machine` holds; None: the newest
     judge_rubrics: tuple[str, ...] = ()  # every rubric version the judge graded an answer of this item under
+    flag: ItemFlag | None = None  # the person's current flag on the item (core/review/flags.py)
+    people: PeopleOnItem | None = None  # adjudicating: what the item's assigned people said, and what was decided
 
     def at(self, side: str) -> AnswerView | None:
         method = self.left_method if side == "left" else other_method(self.left_method)
@@ -162,12 +170,20 @@ def machine_grade(store: Store, answer_id: int, judge_rubric: str | None = None)
     return None if verdict is None else MachineGrade(*verdict)
 
 
+def decision_grade(d: Decision, answer_id: int) -> HumanGrade:
+    """A lead's decision on an answer as the desk shows a grade (mode 'adjudicated'; no scores: they stay people's)."""
+    return HumanGrade(d.uuid, answer_id, d.grader, d.grade, d.failure_label, None, None, None, None, d.note,
+                      d.judge_visible, "adjudicated", 0, None, d.created_at)
+
+
 def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, recheck: bool = False,
-              judge_rubric: str | None = None) -> Item | None:
-    """The item of a question; its answers' machine grades are the judge's under `judge_rubric` when one is given."""
+              judge_rubric: str | None = None, adjudicate: bool = False) -> Item | None:
+    """The item of a question; its answers' machine grades are the judge's under `judge_rubric` when one is given.
+    `adjudicate`: with the assigned people's grades and preferences, and the decisions as the answers' grades."""
     q = desk.item_question(store, question_pk)
     if q is None:
         return None
+    people = people_on_item(store, run.id, question_pk, run.bundle_budget) if adjudicate else None
     answers: dict[str, AnswerView] = {}
     for a in desk.shown_answers(store, run, question_pk):
         evidence, problem = parse_hits(a.evidence)
@@ -181,8 +197,17 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
             current_grade(store, a.id, grader, recheck=recheck), answer_score_values(store, a.id),
             judge_seen(store, a.id, grader), a.finish_reason, a.reasoning, claim_state(store, a.id, grader),
             answer_trace(store, a.id))
-    preference = newest_preference(store, run.id, grader, question_pk, run.bundle_budget)
+        if people is not None:
+            decided = people.decisions.get(a.method)
+            answers[a.method].human = decision_grade(decided, a.id) if decided else None
+            answers[a.method].people = tuple(people.grades.get(a.method, ()))
+    if people is not None:
+        decided = people.decisions.get(None)
+        preferred = decided.preferred if decided else None
+    else:
+        preference = newest_preference(store, run.id, grader, question_pk, run.bundle_budget)
+        preferred = preference.preferred if preference else None
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
-                left_method(run.order_seed, question_pk), answers, preference.preferred if preference else None,
-                judge_rubric,
-                judge_rubrics(store, [a.id for a in answers.values()]))
+                left_method(run.order_seed, question_pk), answers, preferred, judge_rubric,
+                judge_rubrics(store, [a.id for a in answers.values()]), people=people,
+                flag=current_flag(store, run.id, question_pk, grader))

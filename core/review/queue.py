@@ -20,8 +20,10 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store import desk
+from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.machine_grades import KIND_PREFERENCE, MACHINE_NAMES, compared_kind
+from gradedesk.core.store.flags import person_flags
 # the desk's store reads that need nothing more, re-exported under the names the desk calls them by
 from gradedesk.core.store.desk import DeskState as DeskState
 from gradedesk.core.store.desk import count_shown as count_shown
@@ -104,6 +106,7 @@ class QueueRow:
     confidence: float | None
     judge_seen: bool  # the person has seen the machine grade (graded the answer, now or before an undo)
     usable: bool = True  # the machine grade is a verdict (not an unusable reply: no pair, so no disagreement)
+    flag: str | None = None  # the reason of the person's current flag on the item (core/review/flags.py)
 
     @property
     def key(self) -> tuple[int, str]:
@@ -119,11 +122,13 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
                limit: int = 200, judge_rubric: str | None = None) -> list[QueueRow]:
     """The next `limit` queue rows after key `after` (question_pk, method), in queue order; machine grades are the
     desk's (under `judge_rubric` when one is chosen)."""
+    rows = desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric)
+    flags = person_flags(store, run.id, grader, {r[1] for r in rows})  # a page's flags in one query
     out = []
-    for r in desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric):
+    for r in rows:
         side = "left" if left_method(run.order_seed, r[1]) == r[4] else "right"
         out.append(QueueRow(r[0], r[1], r[2], r[3], r[4], side, r[5], r[6], r[7], r[8], r[9], bool(r[10]),
-                            bool(r[11])))
+                            bool(r[11]), flags.get(r[1])))
     return out
 
 
@@ -142,9 +147,10 @@ class Progress:
     unusable: int = 0  # graded answers whose machine reply could not be used: not compared
     other: int = 0  # graded answers beside another kind of machine grader: left out, as agree leaves them
     stale: int = 0  # of those beside a machine grade, made against a gold answer corrected since
+    assigned: bool = False  # the person has assigned items: the desk shows those (total counts their answers)
 
     def describe(self) -> str:
-        text = f"graded {self.graded:,} of {self.total:,}"
+        text = f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
         name = MACHINE_NAMES.get(self.kind or "", self.kind or "machine grader")
         if self.compared:
             share = f"{100 * self.agreed / self.compared:.0f}%"
@@ -176,8 +182,9 @@ class QuestionOrder:
         return i + 1 if i < len(self.pks) and self.pks[i] == question_pk else None
 
 
-def question_order(store: Store, run: RunInfo) -> QuestionOrder:
-    return QuestionOrder(desk.shown_question_pks(store, run))
+def question_order(store: Store, run: RunInfo, grader: str | None = None) -> QuestionOrder:
+    """The run's questions (of `grader`'s desk: their assigned ones when they have any) in queue order."""
+    return QuestionOrder(desk.shown_question_pks(store, run, grader))
 
 
 def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
@@ -193,7 +200,7 @@ def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
     chosen = next((r for r in rows if r.kind == kind), None)
     return Progress(graded, total, kind, chosen.compared if chosen else 0, chosen.agreed if chosen else 0,
                     sum(r.unusable for r in rows), sum(r.compared for r in rows if r.kind != kind),
-                    sum(r.stale for r in rows))
+                    sum(r.stale for r in rows), assigned_set(store, run.id, grader) is not None)
 
 
 # Recheck ---------------------------------------------------------------------------------------------------------------

@@ -7,6 +7,12 @@ a probability of at least FLOOR / N: q(i) = FLOOR / N + (1 - FLOOR) * u(i) / sum
 core/stats/weighted.py exact. The run is the desk's view of it: its questions shown with the bundled answer at the
 budget the desk shows (RunInfo.bundle_budget), so a draw's probability is within that budget's population, and the
 draw records that budget.
+
+A person with assigned items (gradedesk assign) draws from their set instead: N is its size, and each draw also
+records pi, the probability that the question was in the set at all (core/store/assignments.py AssignedSet). A draw
+then selected the question with probability pi * q(i), and weighing it by 1 / (pi * q(i)) keeps the estimates exact
+over the whole run (two-phase sampling: the set is the first phase, the draw the second). The set is of questions,
+whatever the budget, so within a budget's population the set is the same first phase and pi stays the same.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gradedesk.core.store import desk, samples
+from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.run_records import RunInfo
 
@@ -52,14 +59,17 @@ class Draw:
     probability: float
     population: int
     draw_index: int
+    inclusion_probability: float = 1.0  # of the question in the set drawn from (the person's assigned set)
 
 
-def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None) -> tuple[list[int], list[float]]:
-    """(question pks, usefulness): per question, its most useful shown answer (judge uncertainty plus a bonus for a
-    confusion-matrix column few people have graded; 0.5 for an answer without a machine grade). `judge_rubric`: the
-    judge's verdicts under that rubric version, as the desk shows them, instead of the newest."""
+def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = None,
+                         grader: str | None = None) -> tuple[list[int], list[float]]:
+    """(question pks, usefulness): per question (of `grader`'s set, when given: their assigned items if they have
+    any), its most useful shown answer (judge uncertainty plus a bonus for a confusion-matrix column few people have
+    graded; 0.5 for an answer without a machine grade). `judge_rubric`: the judge's verdicts under that rubric version,
+    as the desk shows them, instead of the newest."""
     best: dict[int, float] = {}
-    for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric):
+    for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric, grader):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
     pks = list(best)
@@ -71,18 +81,21 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
     """Draw until a question this grader has not graded comes up; every draw is stored (a graded one counts again).
 
     Draw k of a grader uses Random(f"{run seed}:{grader}:{k}"), so the sequence is reproducible from the store.
-    None when every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from
-    the judge's verdicts under that rubric version (the one the desk shows).
+    A grader with assigned items draws from them, each draw stored with the set's inclusion probability. None when
+    every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from the
+    judge's verdicts under that rubric version (the one the desk shows).
     """
-    pks, usefulness = question_usefulness(store, run, judge_rubric)
+    pks, usefulness = question_usefulness(store, run, judge_rubric, grader)
     if not pks:
         return None
     probabilities = draw_probabilities(usefulness)
+    assigned = assigned_set(store, run.id, grader)
+    pi = assigned.inclusion_probability if assigned else 1.0
     with store.transaction():
         index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), run.bundle_budget)
+            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), run.bundle_budget, pi)
             if not desk.question_graded_by(store, run, grader, pks[i]):
-                return Draw(pks[i], probabilities[i], len(pks), k)
+                return Draw(pks[i], probabilities[i], len(pks), k, pi)
     return None

@@ -1,6 +1,7 @@
-"""What the grading desk asks of the store, one call per user action: open a run where the grader stopped, find the
-next item in question order or in a list order (recheck, most useful), undo (the newest grade, label or preference),
-order the items. No textual here.
+"""What the grading desk asks of the store, one call per user action: open a run where the grader stopped (or, for a
+lead adjudicating, on the first disputed item), find the next item in question order or in a list order (recheck,
+adjudication), undo (the newest grade, label or preference; a lead's newest decision), order the items. No textual
+here.
 
 The desk runs each of these as one job on its store thread; the screen keeps only what is on screen.
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradedesk.core.review import queue as review
+from gradedesk.core.review.adjudication import adjudication_queue, undo_decision
 from gradedesk.core.review.item import Item, load_item
 from gradedesk.core.review.queue import Filters
 from gradedesk.core.review.visibility import Blindness
@@ -33,10 +35,11 @@ class Opening:
     judge_rubric: str | None  # the rubric version whose judge verdicts the desk shows (None: the newest)
 
 
-def open_desk(store: Store, run_id: int, grader: str, recheck: float | None, budget: int | None = None) -> Opening:
-    """Where this grader stopped in the run (or, with `recheck`, the first item of a recheck sample of that share),
-    showing raw beside the bundled answer at `budget` (None: the budget they left the desk on, else the run's
-    largest)."""
+def open_desk(store: Store, run_id: int, grader: str, recheck: float | None, *, budget: int | None = None,
+              adjudicate: bool = False) -> Opening:
+    """Where this grader stopped in the run (or, with `recheck`, the first item of a recheck sample of that share;
+    with `adjudicate`, the first item of the adjudication queue), showing raw beside the bundled answer at `budget`
+    (None: the budget they left the desk on, else the run's largest)."""
     run = run_info(store, run_id)
     state = review.load_desk_state(store, grader, run.id)
     settings = state.settings if state else {}
@@ -46,13 +49,16 @@ def open_desk(store: Store, run_id: int, grader: str, recheck: float | None, bud
     rubric = settings.get("judge_rubric")
     rubric = rubric if isinstance(rubric, str) else None
     order, order_list, pk = "question", [], state.question_pk if state else None
-    if recheck:
+    if adjudicate:
+        order, order_list = "adjudicate", adjudication_queue(store, run, grader)
+        pk = order_list[0] if order_list else None
+    elif recheck:
         order, order_list = "recheck", review.recheck_sample(store, run, grader, recheck)
         pk = order_list[0] if order_list else None
     elif pk is None or not review.has_question(store, run, pk):
         pk = review.neighbour(store, run, grader, filters, None, judge_rubric=rubric)
-    item = load_item(store, run, grader, pk, recheck=order == "recheck",
-                     judge_rubric=rubric) if pk is not None else None
+    item = load_item(store, run, grader, pk, recheck=order == "recheck", judge_rubric=rubric,
+                     adjudicate=adjudicate) if pk is not None else None
     return Opening(run, settings, filters, order, order_list, item, rubric)
 
 
@@ -68,13 +74,13 @@ def next_in_order(store: Store, run: RunInfo, grader: str, filters: Filters, cur
 
 
 def next_in_list(store: Store, run: RunInfo, grader: str, pks: list[int], start: int,
-                 wanted: Callable[[Item], bool], *, recheck: bool,
-                 judge_rubric: str | None = None) -> tuple[int | None, bool]:
+                 wanted: Callable[[Item], bool], *, recheck: bool, judge_rubric: str | None = None,
+                 adjudicate: bool = False) -> tuple[int | None, bool]:
     """The next question of a list order (after index `start`, wrapping round) whose item `wanted` accepts (items
     loaded with the machine grades under `judge_rubric` when one is chosen). The bool: it wrapped round."""
     for offset in range(1, len(pks) + 1):
         pk = pks[(start + offset) % len(pks)]
-        item = load_item(store, run, grader, pk, recheck=recheck, judge_rubric=judge_rubric)
+        item = load_item(store, run, grader, pk, recheck=recheck, judge_rubric=judge_rubric, adjudicate=adjudicate)
         if item is not None and wanted(item):
             return pk, start + offset >= len(pks)
     return None, False
@@ -96,10 +102,14 @@ class Undone:
 
 
 def undo(store: Store, run: RunInfo, grader: str, blindness: Blindness,
-         judge_rubric: str | None = None) -> Undone | None:
-    """Take back the grader's newest event in the run, a grade (or label, scores, note) or a preference, with an undo
-    event saying what was on screen of it (the desk shows its item as it saves, its machine grades under
-    `judge_rubric` when one is chosen); None if there is none."""
+         judge_rubric: str | None = None, adjudicate: bool = False) -> Undone | None:
+    """Take back the grader's newest event in the run, a grade (or label, scores, note) or a preference (adjudicating:
+    their newest decision), with an undo event saying what was on screen of it (the desk shows its item as it saves,
+    its machine grades under `judge_rubric` when one is chosen); None if there is none."""
+    if adjudicate:
+        decided = undo_decision(store, run, grader, judge_visible=blindness.show_judge)
+        return None if decided is None else Undone(decided.question_pk, None, "the decision " + (
+            decided.grade or decided.preferred or "on the label or note"))
     with store.transaction():
         grade = grades.newest_live_grade(store, run.id, grader)
         preference = preferences.newest_preference(store, run.id, grader)

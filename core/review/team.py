@@ -3,9 +3,10 @@
 core/review/assignment.py's; the rows are core/store/assignments.py's.
 
 An item is graded by a person when they have a current grade of one of its shown answers (the desk's count,
-core/store/desk.py `graded_question_pks`). People-vs-people agreement is Krippendorff's ordinal alpha over the shown
-answers of items assigned to two or more people, each answer a unit holding its assigned people's current grades; its
-interval resamples answers (core/stats). How many more overlap items the interval needs to reach a width is a
+core/store/desk.py `graded_question_pks`); adjudicated when a lead decided on it (core/review/adjudication.py); disputed
+when its people disagree. People-vs-people agreement is Krippendorff's ordinal alpha over the answers of items
+assigned to two or more people, each answer a unit holding its assigned people's current grades
+(core/store/assignments.py `overlap_grades`, as `agree` counts it); its interval resamples answers (core/stats). How many more overlap items the interval needs to reach a width is a
 projection: widths shrink about as 1/sqrt(n), so n items of width w need n * (w / width)^2 in all.
 """
 
@@ -16,15 +17,16 @@ from dataclasses import dataclass, field
 
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
+from gradedesk.core.review.adjudication import adjudication_queue
 from gradedesk.core.review.assignment import plan_assignment, sample_items
 from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, krippendorff_alpha_ordinal, \
     more_items_needed
 from gradedesk.core.stats.records import Record
-from gradedesk.core.store.assignments import (Assignment, add_assignments, current_assignments,
+from gradedesk.core.store.adjudications import current_decisions
+from gradedesk.core.store.assignments import (Assignment, add_assignments, current_assignments, overlap_grades,
                                               withdraw_assignments)
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.desk import graded_question_pks, shown_question_pks
-from gradedesk.core.store.grades import run_human_grades
 from gradedesk.core.store.run_records import RunInfo, run_info
 
 DEFAULT_WIDTH = 0.2  # of the alpha interval `progress` projects to
@@ -81,6 +83,7 @@ class PersonProgress(Record):
     grader: str
     assigned: int
     graded: int  # of their assigned items
+    adjudicated: int  # of their assigned items, those a lead decided on (where people disagreed)
 
 
 @dataclass
@@ -93,6 +96,8 @@ class TeamProgress(Record):
     target_width: float
     alpha_items: int  # overlap items with an answer graded by two or more of its people
     more_for_width: int | None  # projected (see the module docstring); None while alpha has no interval
+    disputed: int = 0  # items whose people disagree, decided or not (the adjudication queue)
+    adjudicated: int = 0  # items with a lead's decision
     projection: str = field(default="")
 
 
@@ -106,23 +111,20 @@ def team_progress(store: Store, run_id: int, width: float = DEFAULT_WIDTH, *, bo
     for a in assigned:
         people_of[a.question_pk].add(a.grader)
     graded = _graded_pairs(store, run, assigned)
+    decided = {d.question_pk for d in current_decisions(store, run_id)}
     people = [PersonProgress(g, sum(g in p for p in people_of.values()),
-                             sum(g in p and (pk, g) in graded for pk, p in people_of.items()))
+                             sum(g in p and (pk, g) in graded for pk, p in people_of.items()),
+                             sum(g in p and pk in decided for pk, p in people_of.items()))
               for g in sorted({a.grader for a in assigned})]
-    # alpha's units: each shown answer of an overlap item, with the grades of the people it is assigned to
-    overlap = {(a.benchmark, a.question_id): people_of[a.question_pk] for a in assigned
-               if len(people_of[a.question_pk]) > 1}
-    units: dict[int, list[int]] = defaultdict(list)
-    item_of: dict[int, tuple[str, str]] = {}
-    for ref, grade in run_human_grades(store, run_id):
-        key = (ref.benchmark, ref.question_id)
-        if grade.grader in overlap.get(key, ()) and grade.grade is not None:
-            units[ref.answer_id].append(grade_rank(grade.grade))
-            item_of[ref.answer_id] = key
-    alpha = krippendorff_alpha_ordinal(list(units.values()), len(GRADES), boot, seed)
-    alpha_items = len({item_of[a] for a, values in units.items() if len(values) > 1})
+    units = overlap_grades(store, run_id)
+    alpha = krippendorff_alpha_ordinal([[grade_rank(g.grade) for g in gs] for gs in units.values()], len(GRADES),
+                                       boot, seed)
+    alpha_items = len({gs[0].question_pk for gs in units.values() if len(gs) > 1})
+    overlap = [pk for pk, p in people_of.items() if len(p) > 1]
     more = more_items_needed(alpha_items, alpha.low, alpha.high, target=width / 2)
     projection = ("" if more is None else
                   f"a projection: the interval narrows about as 1/sqrt(n), so {alpha_items + more} overlap items "
                   f"would give a width of about {width:g}")
-    return TeamProgress(run_id, len(people_of), len(overlap), people, alpha, width, alpha_items, more, projection)
+    disputed = adjudication_queue(store, run, "")  # as a lead assigned nothing sees it: every disputed item
+    return TeamProgress(run_id, len(people_of), len(overlap), people, alpha, width, alpha_items, more,
+                        len(disputed), len(decided & set(disputed)), projection)

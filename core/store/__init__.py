@@ -16,8 +16,10 @@ grades: human_grades, claim_marks (views current_human_grades, current_claim_mar
 preferences: human_preferences.
 machine_grades: auto_grades, answer_scores, answer_claims (view machine_grades); the machine verdict's SQL.
 rubrics: rubrics.
+flags: item_flags (people's flags on items whose benchmark entry needs fixing).
 samples: sample_draws.
 assignments: assignments (who grades which items of a run; append-only assign and withdraw rows).
+adjudications: adjudications (a lead's decisions where assigned people disagree; append-only set and undo rows).
 desk: desk_state, and the desk's hot queries over a run's answers (queue, progress, sampler usefulness, one item).
 alignments: alignments, alignment_items.
 index: repos, files, chunks, symbol_refs, search_index.

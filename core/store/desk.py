@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from gradedesk.core.store.assignments import desk_set_sql
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
@@ -56,8 +58,8 @@ class QueueFilter(Protocol):
 
 def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
     """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown set,
-    and their parameters."""
-    conds: list[str] = []
+    and their parameters. The first: the question is in the person's set (their assigned items, when they have any)."""
+    conds: list[str] = [desk_set_sql("a.question_pk")]
     params: dict[str, Any] = {}
     human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
     if f.category is not None:
@@ -157,17 +159,24 @@ def run_categories(store: Store, run_id: int) -> list[str]:
 
 
 # order and progress ---------------------------------------------------------------------------------------------------
-def shown_question_pks(store: Store, run: RunInfo) -> array[int]:
-    """The run's questions with a shown answer, ascending, as an array of ids (250,000 questions cost 2 MB)."""
-    rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} ORDER BY a.question_pk",
-                              {"run": run.id, "budget": run.bundle_budget})
+def _in_set(grader: str | None) -> str:
+    """The condition on answer `a` for the desk of `grader` (their set: desk_set_sql); none for the whole run."""
+    return "1" if grader is None else desk_set_sql("a.question_pk")
+
+
+def shown_question_pks(store: Store, run: RunInfo, grader: str | None = None) -> array[int]:
+    """The run's questions with a shown answer (of `grader`'s set, when given), ascending, as an array of ids
+    (250,000 questions cost 2 MB)."""
+    rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} AND {_in_set(grader)} "
+                              "ORDER BY a.question_pk", {"run": run.id, "budget": run.bundle_budget, "grader": grader})
     return array("q", (r[0] for r in rows))
 
 
-def count_shown(store: Store, run: RunInfo) -> int:
-    """Answers the desk shows in a run (an index-only count; the desk computes it once)."""
-    n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN}",
-                          {"run": run.id, "budget": run.bundle_budget})
+def count_shown(store: Store, run: RunInfo, grader: str | None = None) -> int:
+    """Answers the desk shows in a run (of `grader`'s set, when given; an index-only count without one; the desk
+    computes it once)."""
+    n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN} AND {_in_set(grader)}",
+                          {"run": run.id, "budget": run.bundle_budget, "grader": grader})
     return n
 
 
@@ -194,7 +203,7 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
-            LEFT JOIN auto_grades g ON g.id = {compared_id('h')}
+            LEFT JOIN auto_grades g ON g.id = {compared_id('h')} AND {unflagged_sql("a.run_id", "a.question_pk")}
             WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.bundle_budget}).fetchall()
@@ -220,11 +229,11 @@ def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
 
 
 # the sampler ----------------------------------------------------------------------------------------------------------
-def _usefulness_sql(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
+def _usefulness_sql(judge_rubric: str | None, grader: str | None) -> tuple[str, dict[str, Any]]:
     answers, params = answers_with_verdicts(judge_rubric)
     sql = f"""
 WITH verdicts AS (SELECT a.id AS answer_id, a.question_pk, m.confidence, {verdict_sql("m")} AS grade
-                  FROM {answers} WHERE {SHOWN}),
+                  FROM {answers} WHERE {SHOWN} AND {_in_set(grader)}),
 cols AS (
     SELECT v.grade AS machine, count(*) AS n
     FROM current_human_grades h JOIN verdicts v ON v.answer_id = h.answer_id
@@ -237,12 +246,13 @@ ORDER BY v.question_pk
     return sql, params
 
 
-def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None) -> Iterator[tuple[int, Any, int, int]]:
-    """Per shown answer, in question order: (question_pk, the machine confidence, whether it has a machine verdict,
-    how many of the run's current human grades sit in that verdict's confusion-matrix column). The verdict is the one
-    the desk uses (the newest, or the judge's under `judge_rubric`)."""
-    sql, params = _usefulness_sql(judge_rubric)
-    return store._conn.execute(sql, {"run": run.id, "budget": run.bundle_budget, **params})
+def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None,
+                    grader: str | None = None) -> Iterator[tuple[int, Any, int, int]]:
+    """Per shown answer (of `grader`'s set, when given), in question order: (question_pk, the machine confidence,
+    whether it has a machine verdict, how many current human grades of those answers sit in that verdict's
+    confusion-matrix column). The verdict is the one the desk uses (the newest, or the judge's under `judge_rubric`)."""
+    sql, params = _usefulness_sql(judge_rubric, grader)
+    return store._conn.execute(sql, {"run": run.id, "budget": run.bundle_budget, "grader": grader, **params})
 
 
 def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 
 from gradedesk.core.store.answers import ANSWER_REF_SQL, AnswerRef
 from gradedesk.core.store.connection import Store, column_list, event_time, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 
 
 @dataclass(frozen=True)
@@ -183,10 +184,11 @@ def run_human_grades(store: Store, run_id: int) -> list[tuple[AnswerRef, HumanGr
 
 
 def current_grades(store: Store, run_id: int) -> list[tuple[int, str]]:
-    """(answer_id, grade) of every person's current grade of the run's answers."""
+    """(answer_id, grade) of every person's current grade of the run's answers; flagged items left out, as from
+    every reader behind `agree`."""
     return [(r["answer_id"], r["grade"]) for r in store._query(
         "SELECT h.answer_id, h.grade FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
-        "WHERE a.run_id = ? AND h.grade IS NOT NULL", (run_id,))]
+        f"WHERE a.run_id = ? AND h.grade IS NOT NULL AND {unflagged_sql('a.run_id', 'a.question_pk')}", (run_id,))]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,15 +2,16 @@
 
 core/exchange/merge.py decides what matches what; this module reads both stores and writes the copies. It reads every
 table a merge touches (runs, questions, answers, human_grades, claim_marks, human_preferences, sample_draws,
-assignments), so it is
-their one owner for merging rather than a piece of each table's module.
+item_flags, assignments, adjudications), so it is their one owner for merging rather than a piece of each table's
+module.
 
 The other store is opened read-only (`open_other`: a gradedesk store of this schema version, else one clear error) and
 gives its runs (RunIdentity), its graded answers (GradedAnswer) and its events: grade events and claim marks with their
-answer's run (`answer_events`), preferences, sampler draws and assignments with their question (`question_events`). This store gives
-its runs, the answer at a place in a run (`answer_here`), the uuids it has (`uuids_here`), a question asked in a run
-(`question_in_run`), whether a draw number is taken (`draw_here`), and takes the new events (`add_events`). Event rows
-travel as column → value mappings: they are copied column for column, whatever columns their table has.
+answer's run (`answer_events`), preferences, sampler draws, item flags, assignments and adjudications with their
+question (`question_events`). This store gives its runs, the answer at a place in a run (`answer_here`), the uuids it
+has (`uuids_here`), a question asked in a run (`question_in_run`), whether a draw number is taken (`draw_here`), and
+takes the new events (`add_events`). Event rows travel as column → value mappings: they are copied column for column,
+whatever columns their table has.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from gradedesk.core.store.connection import Store, schema_version
 
 EventRow = dict[str, Any]  # one row of an event table, as stored (plus what matches it: see the readers)
 ANSWER_EVENTS = ("human_grades", "claim_marks")  # events of one answer
-QUESTION_EVENTS = ("human_preferences", "sample_draws", "assignments")  # events of a question in a run
+QUESTION_EVENTS = ("human_preferences", "sample_draws", "item_flags", "assignments", "adjudications")  # of a question
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +101,7 @@ class OtherStore:
                           "JOIN answers a ON a.id = t.answer_id ORDER BY t.id")
 
     def question_events(self, table: str) -> list[EventRow]:
-        """Every event of `table` (human_preferences, sample_draws, assignments) in order, with its question's benchmark and
-        question_id."""
+        """Every event of `table` (QUESTION_EVENTS) in order, with its question's benchmark and question_id."""
         return self._rows(f"SELECT t.*, q.benchmark, q.question_id FROM {_table(table, QUESTION_EVENTS)} t "
                           "JOIN questions q ON q.id = t.question_pk ORDER BY t.id")
 

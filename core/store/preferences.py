@@ -6,8 +6,8 @@ newest `set` event at it no undo took back.
 
 What it gives: appending a preference (`add_preference`, with what was on screen and how the question was reached),
 a person's newest live one (`newest_preference`: the desk's undo and item), taking one back (`undo_preference`), and
-each person's live preference per question and budget of a run (`latest_preferences`: the position-bias figures and
-the preferences by budget). Validation
+each person's live preference per question and budget of a run (`live_preferences`: adjudication, the position-bias
+figures and the preferences by budget). Validation
 is core/grading's; what was on screen is core/review/visibility.py's.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from gradedesk.core.store.connection import Store, event_time
 
@@ -87,19 +87,15 @@ def undo_preference(store: Store, target: Preference, *, judge_visible: bool) ->
     store._db.table("human_preferences").insert(row)
 
 
-class LivePreference(NamedTuple):
-    """A person's live preference of a question at a budget."""
-
-    grader: str
-    preferred: str  # raw | bundle | tie
-    left_method: str
-    budget: int | None
-
-
-def latest_preferences(store: Store, run_id: int) -> list[LivePreference]:
-    """Each person's live preference per question and budget of the run."""
-    return [LivePreference(*r) for r in store._conn.execute(
-        "SELECT grader, preferred, left_method, budget FROM human_preferences p WHERE p.run_id = ? "
-        "AND p.id = (SELECT max(p2.id) FROM human_preferences p2 WHERE p2.run_id = p.run_id "
-        "AND p2.question_pk = p.question_pk AND p2.grader = p.grader AND p2.budget IS p.budget "
-        f"AND {_live('p2')}) ORDER BY p.grader, p.question_pk, p.budget", (run_id,))]
+def live_preferences(store: Store, run_id: int, question_pk: int | None = None) -> list[Preference]:
+    """Each person's live preference per question and budget of the run (of one question, with `question_pk`), by
+    question, person and budget."""
+    scope = "p.run_id = :run"
+    params: dict[str, object] = {"run": run_id, "q": question_pk}
+    if question_pk is not None:
+        scope += " AND p.question_pk = :q"
+    rows = store._query(
+        f"SELECT * FROM human_preferences p WHERE {scope} AND p.id = (SELECT max(p2.id) FROM human_preferences p2 "
+        "WHERE p2.run_id = p.run_id AND p2.question_pk = p.question_pk AND p2.grader = p.grader "
+        f"AND p2.budget IS p.budget AND {_live('p2')}) ORDER BY p.question_pk, p.grader, p.budget", params)
+    return [Preference(**{k: r[k] for k in _FIELDS}) for r in rows]

@@ -6,7 +6,8 @@ It owns no table: it joins answers, questions, auto_grades and the machine_grade
 current_human_grades view, answer_scores and rubrics. A query over one family lives with that family (rubric versions
 and flags in rubrics.py, judge verdicts in machine_grades.py, preferences in grades.py, answer texts and costs in
 answers.py). The queries `agree` runs over every answer or grade of a run keep their SQL text
-(benchmarks/agree_scale.py times them at scale).
+(benchmarks/agree_scale.py times them at scale). Every reader behind `agree` leaves out the items someone flagged
+(core/store/flags.py): a flagged question's gold answer or wording is in doubt.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store
+from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.machine_grades import GRADING_ERROR as UNUSABLE
 from gradedesk.core.store.machine_grades import compared_id, verdict_sql
+
+# agree's readers keep the items nobody flagged (answers joined as `a`; the note saying how many is report.py's)
+_UNFLAGGED = unflagged_sql("a.run_id", "a.question_pk")
 
 # The machine grade of auto_grades row `m` as a verdict: NULL for an unusable reply (stored as `unsupported`).
 _VERDICT = verdict_sql("m")
@@ -72,7 +77,7 @@ def person_machine_pairs(store: Store, run_id: int, choice_kind: str | None = No
         JOIN answers a ON a.id = h.answer_id
         JOIN questions q ON q.id = a.question_pk
         LEFT JOIN auto_grades m ON m.id = {pick}
-        WHERE a.run_id = :run AND h.grade IS NOT NULL
+        WHERE a.run_id = :run AND h.grade IS NOT NULL AND {_UNFLAGGED}
         ORDER BY h.answer_id, h.grader
         """,
         {"run": run_id, **choice},
@@ -97,7 +102,7 @@ def answer_verdicts(store: Store, run_id: int, choice_kind: str | None = None, c
     choice = {"choice_kind": choice_kind, "choice_model": choice_model} if choice_kind else {}
     return store._conn.execute(
         f"SELECT a.question_pk, a.method, a.budget, a.tokens_in, {_VERDICT}, m.grader_kind "
-        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok'",
+        f"FROM answers a LEFT JOIN {machine} WHERE a.run_id = :run AND a.status = 'ok' AND {_UNFLAGGED}",
         {"run": run_id, **choice})
 
 
@@ -106,6 +111,7 @@ def human_pass_rates(store: Store, run_id: int, pass_grade: str) -> dict[tuple[s
     return {(r["method"], r["budget"]): r["rate"] for r in store._query(
         "SELECT a.method, a.budget, avg(h.grade = ?) AS rate FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        f"AND {_UNFLAGGED} "
         "GROUP BY a.method, a.budget",
         (pass_grade, run_id))}
 
@@ -127,11 +133,11 @@ def grade_events(store: Store, run_id: int) -> list[GradeEvent]:
     """The run's grade events, undone ones too (a blind grade taken back was still seen before the reveal), oldest
     first."""
     return [GradeEvent(**r) for r in store._query(
-        """
+        f"""
         SELECT h.answer_id, h.grader, h.grade, h.mode, h.judge_visible, h.is_revision,
                NOT EXISTS (SELECT 1 FROM human_grades u WHERE u.action = 'undo' AND u.undoes_uuid = h.uuid) AS live
         FROM human_grades h JOIN answers a ON a.id = h.answer_id
-        WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL
+        WHERE a.run_id = ? AND h.action = 'set' AND h.grade IS NOT NULL AND {_UNFLAGGED}
         ORDER BY h.id
         """,
         (run_id,),
@@ -152,14 +158,14 @@ def judge_grades_beside_people(store: Store, run_id: int) -> list[JudgeBesidePer
     """Each usable first-repeat judge grade beside each person's current grade of the same answer, oldest rubric
     version first."""
     return [JudgeBesidePerson(**r) for r in store._query(
-        """
+        f"""
         SELECT h.answer_id, h.grader, h.grade AS person, g.grader_model, g.rubric_version, g.grade AS judge
         FROM current_human_grades h
         JOIN answers a ON a.id = h.answer_id
         JOIN auto_grades g ON g.answer_id = h.answer_id AND g.grader_kind = 'judge' AND g.repeat_index = 0
              AND coalesce(g.failure_label, '') != ?
         LEFT JOIN rubrics r ON r.version = g.rubric_version
-        WHERE a.run_id = ? AND h.grade IS NOT NULL
+        WHERE a.run_id = ? AND h.grade IS NOT NULL AND {_UNFLAGGED}
         ORDER BY r.created_at, r.rowid, g.grader_model, h.answer_id, h.grader
         """,
         (UNUSABLE, run_id),

@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.flags import unflagged_sql
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,13 +21,15 @@ class SampleDraw:
     probability: float  # q of this question in this draw
     population: int  # how many questions the draw chose from
     budget: int | None  # the bundled answers' budget of that population (raw beside bundle @ budget)
+    inclusion_probability: float = 1.0  # of the question in the set drawn from (a person's assigned set; 1: the run)
 
 
 def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
-    """The run's draws, per person in draw order."""
+    """The run's draws, per person in draw order; draws of flagged items left out, as from every reader behind
+    `agree`."""
     return [SampleDraw(**r) for r in store._query(
-        "SELECT grader, question_pk, probability, population, budget FROM sample_draws WHERE run_id = ? "
-        "ORDER BY grader, draw_index", (run_id,))]
+        "SELECT grader, question_pk, probability, population, budget, inclusion_probability FROM sample_draws "
+        f"WHERE run_id = ? AND {unflagged_sql('run_id', 'question_pk')} ORDER BY grader, draw_index", (run_id,))]
 
 
 def next_draw_index(store: Store, run_id: int, grader: str) -> int:
@@ -37,10 +40,10 @@ def next_draw_index(store: Store, run_id: int, grader: str) -> int:
 
 
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
-             population: int, budget: int | None) -> None:
-    """Store one draw of the sampler from the questions shown with the bundled answer at `budget`; the caller holds
-    the transaction."""
+             population: int, budget: int | None, inclusion_probability: float = 1.0) -> None:
+    """Store one draw of the sampler from the questions shown with the bundled answer at `budget`
+    (`inclusion_probability`: of the question in the set drawn from); the caller holds the transaction."""
     store._db.table("sample_draws").insert({
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
-        "question_pk": question_pk, "probability": probability, "population": population,
-        "created_at": utc_now(), "budget": budget})
+        "question_pk": question_pk, "probability": probability, "population": population, "budget": budget,
+        "inclusion_probability": inclusion_probability, "created_at": utc_now()})

@@ -2,12 +2,14 @@
 citations goes through here.
 
 A user message is `Question: ...`, a blank line, `Context:`, a blank line, then the context: evidence blocks joined by
-SNIPPET_SEPARATOR. A block is a header line, a `Reason included: ...` line when the bundle says why it kept the block,
-then the text. Three headers:
+SNIPPET_SEPARATOR. A block is a header line, then the text; a bundle's block says why it was kept, in brackets at the
+end of its header (the compiler's reasons, in their brief form) or on a `Reason included: ...` line under it (any
+other reason, whole). Three headers:
 
-- a bundle's (`evidence_header`): `[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, fused 0.0164]`
-  (the method that ranked it best and its fused RRF score; each method's own score is in the reason line; prompts
-  written before said `score: 0.0164`, and are still read);
+- a bundle's (`evidence_header`): `[Evidence 2] core/store.py :: Store.open (lines 10-20) [definition via symbol
+  match, BM25]` in a prompt; `ask` shows it with the method that ranked it best and its fused RRF score instead,
+  `... (lines 10-20) [bm25, fused 0.0164]`, and the full reason on its own line (prompts written before 2026-11 had
+  that bracket and the full reason's line, and before it `score: 0.0164`; all are still read);
 - a raw hit's (`file_header`): `File: core/store.py (lines 10-20)`;
 - the LLM graders' (`grader_header`, blocks joined by a blank line): `[Evidence 2] core/store.py (lines 10-20) ::
   Store.open`.
@@ -17,6 +19,13 @@ Answers cite evidence by label (`[Evidence 2]`, `[Evidence 1, 3-4]`, `[E2]`), by
 `label_name` write what a citation points at (`core/store.py:12-14`, `Evidence 2`). `read_citations` reads all of
 these back, `strip_citations` and `uncited` take them out of a text. Not here, as no reader parses them: the
 graders' BEGIN/END sections (core/grading/llm_io.py) and the desk's `[source: ...]` (core/review/blind.py).
+
+Reasons: the compiler's selection reason is a `Reason` record. The bundle stores its full form (`full_reason`: fused
+rank, role, every method with its rank, score and what matched, and any cut); a prompt carries its brief form
+(`brief_reason`: role, how it was found, by which methods, e.g. `callee via call graph (subclassed by Blueprint),
+BM25`) in the header's brackets: about 5 tokens where the full line took about 60, which is what lets a 1,000-token
+bundle show ten files. `bundle_block` writes a bundle's block either way; a reason not in the full form (another
+pipeline's) is carried whole on its line.
 
 Two header readers, on purpose: `read_block_start` is lenient (a prompt's block starts at any line opening with a
 label and a path, whatever follows), `parse_header` is strict (a whole line that is a bundle header and nothing else,
@@ -28,7 +37,8 @@ a change here bumps their version.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 QUESTION_MARK = "Question:"  # opens the line holding the question
 CONTEXT_MARK = "Context:"  # the line before the context
@@ -43,7 +53,7 @@ _BLOCK_LABEL_RE = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+
 _BLOCK_FILE_RE = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
 _HEADER_RE = re.compile(r"\[Evidence (?P<label>\d+)\] (?P<path>\S+)(?: :: (?P<symbol>\S+))?"
                         r"(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?"
-                        r"(?: \[(?P<method>[\w-]+), (?:fused|score:) (?P<score>-?[\d.]+)\])?")
+                        r"(?: \[(?P<method>[\w-]+), (?:fused|score:) (?P<score>-?[\d.]+)\]| \[(?P<reason>[^\[\]]+)\])?")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
 _LABEL_REF_RE = re.compile(
     r"\[(?:Evidence|E)\s*(\d+(?:\s*(?:[,;&]|and|[-–])\s*(?:(?:Evidence|E)\s*)?\d+)*)\]", re.IGNORECASE)
@@ -70,16 +80,21 @@ class Header:
     symbol: str | None = None
     method: str | None = None
     score: float | None = None
+    reason: str | None = None  # a reason's brief form (a prompt's bundle header)
 
 
 def evidence_header(h: Header) -> str:
-    """A bundle's block header: symbol and lines when known, then always the method and the fused score (4 places)."""
+    """A bundle's block header: symbol and lines when known, then in brackets the brief reason (a prompt's) or the
+    method and the fused score (4 places; `ask` shows it so)."""
     parts = [f"[Evidence {h.label}] {h.path}"]
     if h.symbol:
         parts.append(f" :: {h.symbol}")
     if h.start_line and h.end_line:
         parts.append(f" (lines {h.start_line}-{h.end_line})")
-    parts.append(f" [{h.method}, fused {h.score:.4f}]")
+    if h.reason:
+        parts.append(f" [{h.reason}]")
+    elif h.method is not None and h.score is not None:
+        parts.append(f" [{h.method}, fused {h.score:.4f}]")
     return "".join(parts)
 
 
@@ -97,6 +112,93 @@ def grader_header(h: Header) -> str:
     if h.symbol:
         where += f" :: {h.symbol}"
     return f"[Evidence {h.label}] {where}"
+
+
+# selection reasons: the full form a bundle stores, the brief form a prompt carries ------------------------------------
+METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", "graph": "call graph",
+                "vector": "vector search"}
+_BRIEF_NOTES = {"call graph": lambda note: note,  # how the graph reached it: "subclassed by Blueprint"
+                "path match": lambda note: "file named" if note.endswith("is named in the question") else ""}
+_FULL_REASON_RE = re.compile(r"Fused rank (?P<rank>\d+) as (?P<role>\w+) evidence, found by (?P<found>.+?)"
+                             r"(?:; cut from lines (?P<a>\d+)-(?P<b>\d+) to the (?P<n>\d+) lines that best match the "
+                             r"question)?\.")
+_FOUND_SPLIT_RE = re.compile(r"; (?=[\w -]+ rank \d+)")
+_FOUND_RE = re.compile(r"(?P<method>[\w -]+?) rank (?P<rank>\d+)(?: \(score (?P<score>-?[\d.]+)\))?"
+                       r"(?:(?: on |: )(?P<note>.*))?")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One retrieval method's part in a reason: its words (METHOD_WORDS), its rank, its own score when it is BM25's,
+    and what matched."""
+
+    method: str
+    rank: int
+    score: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why the compiler kept a block: its fused rank, its evidence role, the methods that found it (best first), and
+    the chunk's lines and the number kept when it was cut."""
+
+    rank: int
+    role: str
+    found: tuple[Found, ...]
+    cut: tuple[int, int, int] | None = None  # (chunk's first line, last line, lines kept)
+
+
+def _found_text(f: Found) -> str:
+    if f.score is not None:  # BM25: its own score, and the terms it matched
+        return f"{f.method} rank {f.rank} (score {f.score:.2f})" + (f" on {f.note}" if f.note else "")
+    return f"{f.method} rank {f.rank}" + (f": {f.note}" if f.note else "")
+
+
+def full_reason(r: Reason) -> str:
+    """The stored reason: `Fused rank 1 as callee evidence, found by call graph rank 1: subclassed by Blueprint; BM25
+    rank 10 (score 9.26) on terms 'static', 'serve'; cut from lines 52-73 to the 15 lines that best match the
+    question.`"""
+    found = "; ".join(map(_found_text, r.found)) or "retrieved"
+    text = f"Fused rank {r.rank} as {r.role} evidence, found by {found}"
+    if r.cut:
+        text += f"; cut from lines {r.cut[0]}-{r.cut[1]} to the {r.cut[2]} lines that best match the question"
+    return text + "."
+
+
+@lru_cache(maxsize=4096)  # a bundle's prompt is written several times while it is packed and checked
+def read_reason(text: str) -> Reason | None:
+    """A full reason read back; None for any other text."""
+    m = _FULL_REASON_RE.fullmatch(text.strip())
+    if m is None:
+        return None
+    found = []
+    if m["found"] != "retrieved":
+        for part in _FOUND_SPLIT_RE.split(m["found"]):
+            f = _FOUND_RE.fullmatch(part)
+            if f is None:
+                return None
+            found.append(Found(f["method"], int(f["rank"]), _float(f["score"]), f["note"] or ""))
+    cut = (int(m["a"]), int(m["b"]), int(m["n"])) if m["a"] else None
+    return Reason(int(m["rank"]), m["role"], tuple(found), cut)
+
+
+def brief_reason(r: Reason) -> str:
+    """The prompt's reason: role, how it was found and by which methods, `callee via call graph (subclassed by
+    Blueprint), BM25`; ranks, scores, matched terms and cuts stay in the full reason (the header gives the lines)."""
+    methods = []
+    for f in r.found:
+        note = _BRIEF_NOTES.get(f.method, lambda _: "")(f.note)
+        methods.append(f"{f.method} ({note})" if note else f.method)
+    return f"{r.role} via {', '.join(methods) or 'retrieval'}"
+
+
+def bundle_block(h: Header, text: str, reason: str | None) -> str:
+    """A bundle's block in a prompt: a full reason goes in brief into the header's brackets, any other on its line."""
+    read = read_reason(reason) if reason else None
+    if read is not None:
+        return block(evidence_header(replace(h, reason=brief_reason(read))), text)
+    return block(evidence_header(h), text, reason)
 
 
 def reason_line(reason: str) -> str:
@@ -160,7 +262,8 @@ def parse_header(line: str) -> Header | None:
     m = _HEADER_RE.fullmatch(line.strip())
     if m is None:
         return None
-    return Header(int(m["label"]), m["path"], _int(m["a"]), _int(m["b"]), m["symbol"], m["method"], _float(m["score"]))
+    return Header(int(m["label"]), m["path"], _int(m["a"]), _int(m["b"]), m["symbol"], m["method"], _float(m["score"]),
+                  m["reason"])
 
 
 # citations in answers -------------------------------------------------------------------------------------------------

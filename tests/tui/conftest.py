@@ -15,8 +15,3 @@ def fixture_store(tmp_path):
 @pytest.fixture
 def hostile_store(tmp_path):
     return build_fixture_store(tmp_path / "store.db", hostile=True)
-
-
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"  # async tests run under anyio's pytest plugin (`pytestmark = pytest.mark.anyio`)

@@ -13,6 +13,8 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,8 +72,10 @@ def served(fixture_store) -> Iterator[tuple[str, Any]]:
         yield server.url, fixture_store
 
 
-@pytest.fixture
-def browser(tmp_path) -> Iterator[Any]:
+@contextmanager
+def chromium(profile: Path) -> Iterator[Any]:
+    """A headless chromium with its own profile directory, capturing what the desk sends (skipped, or in CI failed,
+    when there is no browser)."""
     missing = _browser_missing()
     if missing:
         if os.environ.get("CI") == "true":
@@ -83,7 +87,7 @@ def browser(tmp_path) -> Iterator[Any]:
 
     options = Options()
     options.binary_location = CHROMIUM
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
+    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(DRIVER))
     try:
@@ -91,6 +95,12 @@ def browser(tmp_path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator[Any]:
+    with chromium(tmp_path / "chromium-profile") as driver:
+        yield driver
 
 
 def test_a_person_grades_in_a_browser(served, browser):

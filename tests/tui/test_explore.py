@@ -112,10 +112,13 @@ async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path):
         await keys(pilot, "minus")
         assert screen.budget == 1000
         assert screen.shown.moved.marks == expected_marks(at_2000, at_1000)
-        assert "cut" in screen.shown.moved.marks.values()
         gone = set(at_2000) - set(at_1000)
         assert {s.chunk_id for s in screen.shown.moved.gone} == gone
         assert drawn(app, "bundle").count("   gone ") == len(gone)
+        await keys(pilot, "minus")  # 1k and 2k cut a chunk to about the same lines; 500 cuts it shorter
+        assert screen.budget == 500
+        assert screen.shown.moved.marks == expected_marks(at_1000, at_500)
+        assert "cut" in screen.shown.moved.marks.values()
 
 
 async def test_left_out_candidates_say_why(tmp_path):

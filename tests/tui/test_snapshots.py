@@ -72,8 +72,8 @@ def test_help(snap_compare, tmp_path):
     assert _snap(snap_compare, tmp_path, "question_mark")
 
 
-@pytest.mark.parametrize("keys", [("1", "f"), ("1", "s", "4"), ("1", "e"), ("g",), ("slash",)],
-                         ids=["label", "scores", "note", "jump", "filters"])
+@pytest.mark.parametrize("keys", [("1", "f"), ("1", "s", "4"), ("1", "e"), ("g",), ("slash",), ("exclamation_mark",)],
+                         ids=["label", "scores", "note", "jump", "filters", "flag"])
 def test_modals(snap_compare, tmp_path, keys):
     assert _snap(snap_compare, tmp_path, *keys)
 

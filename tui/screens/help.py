@@ -28,6 +28,7 @@ from gradedesk.tui.screens.modals import QUIT
 WORKFLOW = (
     ("Blind first. ", "Grade the focused answer (1-4) before you see the machine grade (the judge's, or the rule "
      "grader's, always named): it appears once your grade of that answer is saved, and stays seen after an undo. "
+     "A label, scores, a note or a preference may come first, blind too; each event records what was on screen. "
      "--show-judge shows it from the start; a recheck pass (ctrl+p) hides it and your earlier grades. The machine's "
      "faithfulness verdicts appear once you have marked every claim of the answer (c)."),
     ("Methods hidden. ", "Which side is raw and which bundled is a coin per question. With --hide-methods the desk "
@@ -46,7 +47,7 @@ EVERYWHERE = (("?", "this help (esc closes it)"), ("ctrl+p", "command palette: t
               ("ctrl+q", "quit (every grade is already saved; ctrl+c does not quit)"))
 
 _KEY_NAMES = {"left_square_bracket": "[", "right_square_bracket": "]", "equals_sign": "=", "question_mark": "?",
-              "slash": "/", "escape": "esc"}
+              "slash": "/", "escape": "esc", "exclamation_mark": "!"}
 
 Row = tuple[str, str, bool]  # key, what it does, available now
 

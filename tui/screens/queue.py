@@ -1,4 +1,5 @@
-"""The queue: every shown answer of the run in a table (status, the person's grade, the machine grade), with filters.
+"""The queue: every shown answer of the run in a table (status, the question with ⚑ when the person flagged it, the
+person's grade, the machine grade), with filters.
 
 Rows come in keyset pages of PAGE rows from the store thread; the next page loads when the cursor nears the end, so a
 run of a million answers opens as fast as one of ten. Blind first holds here too: the machine grade of an answer the
@@ -126,7 +127,10 @@ class QueueScreen(Screen):
             machine = grade_text(row.machine_grade)
             by = Text(MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
             conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
-        return [status, literal(row.question_id), literal(row.category), answer, grade_text(row.human_grade),
+        question = literal(row.question_id)
+        if row.flag:  # the person flagged the item (core/review/flags.py): a mark before its id
+            question = Text("⚑ ", style="bold yellow").append_text(question)
+        return [status, question, literal(row.category), answer, grade_text(row.human_grade),
                 machine, by, conf]
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

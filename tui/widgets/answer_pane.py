@@ -16,6 +16,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
+from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.review.blind import changed_lines, neutral_answer
@@ -41,6 +42,25 @@ class PaneView:
     scorers_visible: bool = False  # the machine faithfulness verdicts (blind first: after the claims are marked)
     judge_rubric: str | None = None  # the judge verdicts shown are under this rubric version (None: the newest)
     bundle_budget: int = 0  # the budget of the bundled answer on the desk (a raw grade may have been saved beside another)
+    adjudicating: bool = False  # a lead deciding: the answer's grade is the decision, the people's grades beside it
+
+
+def people_block(people: tuple[AssignedGrade, ...]) -> Text:
+    """The assigned people's grades of the answer, one line each: grade, label and note (a lead adjudicating)."""
+    t = Text("The people assigned:", style="bold")
+    if not people:
+        t.append(" no grade yet", style="dim")
+    for g in people:
+        t.append("\n  ")
+        t.append_text(literal(g.grader, "bold"))
+        t.append(": ")
+        t.append_text(grade_text(g.grade))
+        if g.failure_label:
+            t.append(f" · {g.failure_label}")
+        if g.note:
+            t.append(" · ")
+            t.append_text(literal(g.note, "italic"))
+    return t
 
 
 def grade_text(grade: str | None) -> Text:
@@ -49,15 +69,18 @@ def grade_text(grade: str | None) -> Text:
     return Text(GRADE_LABELS.get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
 
 
-def human_block(h: HumanGrade | None, recheck: bool, beside: tuple[int, int] | None = None) -> Text:
-    """The person's grade; `beside`: (the budget a raw answer's grade was saved beside, the one beside it now) when
-    they differ."""
+def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False,
+                beside: tuple[int, int] | None = None) -> Text:
+    """The person's grade (a lead adjudicating: the decision); `beside`: (the budget a raw answer's grade was saved
+    beside, the one beside it now) when they differ."""
     t = Text()
-    t.append("Your recheck grade: " if recheck else "Your grade: ", style="bold")
+    t.append("Decision: " if adjudicating else "Your recheck grade: " if recheck else "Your grade: ", style="bold")
     if h is None or not h.grade:
         t.append("not graded — press 1-4", style="dim")
-        return t
-    t.append_text(grade_text(h.grade))
+        if h is None or not (h.failure_label or h.note or any(getattr(h, d) is not None for d in DIMENSIONS)):
+            return t
+    else:
+        t.append_text(grade_text(h.grade))
     if h.is_revision:
         t.append("  (revised after reveal)", style="italic")
     if beside is not None:
@@ -265,10 +288,11 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     if machine is not None and machine.reasoning and not view.methods_visible:  # a judge may quote "[Evidence 2]"
         machine = replace(machine, reasoning=neutral_answer(machine.reasoning, snippets_of(a)))
     other = a.graded_beside_other(view.bundle_budget) if view.methods_visible and not view.recheck else None
-    parts: list[RenderableType] = [human_block(a.human, view.recheck,
-                                               None if other is None else (other, view.bundle_budget)),
-                                   machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric),
-                                   Rule(style="dim")]
+    parts: list[RenderableType] = [human_block(a.human, view.recheck, view.adjudicating,
+                                               None if other is None else (other, view.bundle_budget))]
+    if view.adjudicating:
+        parts.append(people_block(a.people))
+    parts += [machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric), Rule(style="dim")]
     if a.status != "ok":
         parts.append(Text(f"status: {a.status}", style="bold yellow"))
         if a.error:

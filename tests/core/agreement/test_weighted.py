@@ -78,3 +78,11 @@ def test_simulation_weighted_intervals_cover_the_truth_and_naive_ones_are_biased
     assert 0.92 <= out["weighted_coverage"] <= 0.98, out
     assert abs(out["weighted_bias"]) < 0.01, out
     assert out["naive_bias"] < -0.03 and out["naive_coverage"] < 0.85, out
+
+
+def test_simulation_a_team_drawing_from_assigned_sets_keeps_the_weighted_intervals_honest():
+    """Every item assigned to two of three people; each draws from their own set, weighed by 1 / (pi * q)."""
+    out = _simulation().coverage(reps=300, items=1000, draws=60, boot=400, graders=3, overlap=2)
+    assert 0.92 <= out["weighted_coverage"] <= 0.98, out
+    assert abs(out["weighted_bias"]) < 0.01, out
+    assert out["naive_bias"] < -0.03 and out["naive_coverage"] < 0.85, out

@@ -76,7 +76,8 @@ def test_progress_json_counts_each_persons_items_and_projects_the_alpha_interval
     assert code == 0, err
     report = json.loads(out)
     assert report["items"] == 12 and report["overlap_items"] == 12
-    assert report["people"] == [{"grader": g, "assigned": 8, "graded": 3} for g in ("ann", "bob", "cy")]
+    assert report["people"] == [{"grader": g, "assigned": 8, "graded": 3, "adjudicated": 0}
+                                for g in ("ann", "bob", "cy")]
     pairs = {pk for pks in done.values() for pk in pks if sum(pk in p for p in done.values()) > 1}
     assert report["alpha_items"] == len(pairs) > 0
     alpha = report["alpha"]
@@ -92,8 +93,10 @@ def test_progress_table_before_and_after_assigning(info, capsys):
     assert code == 0 and out == "run 1: nothing assigned yet; assign items with `gradedesk assign`\n"
     cli(capsys, "assign", "--graders", "ann,bob", "--store", info.path)
     code, out, _ = cli(capsys, "progress", "--store", info.path)
-    assert out.splitlines()[:4] == ["run 1: 12 items assigned, 12 to two or more people", "grader  assigned  graded",
-                                    "ann     12        0", "bob     12        0"]
+    assert out.splitlines()[:5] == ["run 1: 12 items assigned, 12 to two or more people",
+                                    "grader  assigned  graded  adjudicated", "ann     12        0       0",
+                                    "bob     12        0       0",
+                                    "0 items where people disagree, 0 of them adjudicated (gradedesk grade --adjudicate)"]
     assert "not defined: no item was graded by two or more people" in out
     code, _, err = cli(capsys, "progress", "--store", info.path, "--width", "3")
     assert code == 2 and "--width" in err

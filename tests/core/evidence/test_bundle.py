@@ -40,18 +40,30 @@ def test_round_trip_is_exact():
 
 
 def test_prompt_context_format():
+    """Another pipeline's reason rides whole on its line; the compiler's goes in brief into the header's brackets (the
+    stored reason keeps every detail); a prompt's header names no fused score, `ask`'s scored header does."""
     a = snippet("line one\nline two")
     b = snippet("other", chunk_id="c2", file_path="README.md", symbol_name=None, start_line=0, end_line=0,
                 retrieval_method="path", relevance_score=0.5, selection_reason=None)
-    text = bundle(a, b).to_prompt_context()
+    full = ("Fused rank 3 as callee evidence, found by call graph rank 1: subclassed by Blueprint; BM25 rank 10 "
+            "(score 9.26) on terms 'static', 'serve'; cut from lines 52-73 to the 15 lines that best match the "
+            "question.")
+    c = snippet("class Blueprint(Scaffold):", chunk_id="c3", symbol_name="Blueprint", start_line=52, end_line=66,
+                retrieval_method="graph", evidence_role="callee", selection_reason=full)
+    text = bundle(a, b, c).to_prompt_context()
     assert text == (
-        "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, fused 1.2346]\n"
+        "[Evidence 1] core/store.py :: open_store (lines 10-12)\n"
         "Reason included: Defines open_store, named in the question.\n"
         "line one\nline two"
         "\n\n---\n\n"
-        "[Evidence 2] README.md [path, fused 0.5000]\n"
+        "[Evidence 2] README.md\n"
         "other"
+        "\n\n---\n\n"
+        "[Evidence 3] core/store.py :: Blueprint (lines 52-66) [callee via call graph (subclassed by Blueprint), BM25]\n"
+        "class Blueprint(Scaffold):"
     )
+    assert c.selection_reason == full
+    assert a.scored_header(1) == "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, fused 1.2346]"
 
 
 def test_valid_bundle_has_no_violations():

@@ -126,7 +126,9 @@ def test_bad_budget_is_a_user_error():
         compile_context("q", [], 0)
 
 
-def test_equal_slices_of_different_chunks_are_kept_once(tmp_path):
+def test_equal_slices_of_different_chunks_give_way_to_the_first_lines(tmp_path):
+    """Two chunks whose best lines are the same text: the second shows its own first lines (what it defines) instead,
+    so the bundle keeps both files' places without repeating a line."""
     body = "\n".join(f"    x_{i} = compute({i})" for i in range(150))
     repo = tmp_path / "twins"
     repo.mkdir()
@@ -139,7 +141,9 @@ def test_equal_slices_of_different_chunks_are_kept_once(tmp_path):
         hits = retrieve(store, "special_marker_call", k=5)
         pack = compile_context("special_marker_call", hits, 600)
     assert len([s for s in pack.snippets if "special_marker_call" in s.text]) == 1
-    assert any("cut to the same lines" in w for w in pack.warnings)
+    [beta] = [s for s in pack.snippets if s.symbol_name == "beta"]
+    assert beta.text.startswith("def beta():")
+    assert beta.start_line == next(h.start_line for h in hits if h.symbol_name == "beta")
     assert validate(build_bundle(pack)) == []
 
 

@@ -12,7 +12,9 @@ from langfuse.api import CreateScoreRequest
 from langfuse.api.core.pydantic_utilities import parse_obj_as
 
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
-from gradedesk.core.store.grades import undo_last_grade
+from gradedesk.core.review import session
+from gradedesk.core.review.visibility import Blindness
+from gradedesk.core.store.run_records import run_info
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
 
@@ -119,7 +121,7 @@ def test_a_langfuse_export_keeps_its_ids_and_its_scores_are_pushed_onto_them(exp
     assert sent["grade"]["observationId"] == GEN and sent["hallucination"]["value"] == 1
 
     with open_store(db) as store:
-        undo_last_grade(store, 1, "alice")
+        session.undo(store, run_info(store, 1), "alice", Blindness())
     code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "--store", db)
     assert code == 0 and "withdrawn score(s) deleted" in err
     deleted = {r[1] for r in requests if r[0] == "DELETE"}

@@ -1,4 +1,4 @@
-"""Budgets on people's events (schema 12): an older store upgrades with every grade, preference and draw made beside
+"""Budgets on people's events (schema 14): an older store upgrades with every grade, preference and draw made beside
 the run's largest budget (as they were), keeps its preferences on the desk, and `merge` carries the budgets."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from gradedesk.core.store import preferences
 from gradedesk.core.store.connection import open_store, schema_version
 from gradedesk.core.store.run_records import run_info
 from tests.fixtures.desk_store import build_fixture_store
-from tests.fixtures.old_stores import without_version_12
+from tests.fixtures.old_stores import without_version_14
 
 
-def make_v11_store(path) -> list[int]:
-    """The fixture store (bundles at 1,000 and 2,000 tokens) as schema 11 left it, with alice's grades of a raw and a
+def make_v13_store(path) -> list[int]:
+    """The fixture store (bundles at 1,000 and 2,000 tokens) as schema 13 left it, with alice's grades of a raw and a
     2,000-token answer, her preference and a sampler draw; its question pks."""
     info = build_fixture_store(path)
     conn = sqlite3.connect(path)
-    without_version_12(conn)
+    without_version_14(conn)
     pk = info.question_pks[0]
     conn.executescript(f"""
         INSERT INTO human_grades (uuid, answer_id, grader, action, grade, created_at)
@@ -32,7 +32,7 @@ def make_v11_store(path) -> list[int]:
         VALUES ('p1', 1, {pk}, 'alice', 'bundle', 'raw', '2026-01-01T00:00:02+00:00');
         INSERT INTO sample_draws (uuid, run_id, grader, draw_index, question_pk, probability, population, created_at)
         VALUES ('d1', 1, 'alice', 0, {pk}, 0.2, 6, 't');
-        PRAGMA user_version = 11;
+        PRAGMA user_version = 13;
     """)
     conn.commit()
     conn.close()
@@ -41,9 +41,9 @@ def make_v11_store(path) -> list[int]:
 
 def test_an_older_store_upgrades_with_the_runs_largest_budget_and_keeps_its_preferences(tmp_path):
     db = tmp_path / "old.db"
-    pk = make_v11_store(db)[0]
+    pk = make_v13_store(db)[0]
     with open_store(db) as store:
-        assert store.schema_version == schema_version() >= 12
+        assert store.schema_version == schema_version() >= 14
         assert {r["budget"] for r in store._query("SELECT budget FROM human_grades")} == {2000}
         assert [r["budget"] for r in store._query("SELECT budget FROM human_preferences")] == [2000]
         assert [r["budget"] for r in store._query("SELECT budget FROM sample_draws")] == [2000]

@@ -29,11 +29,12 @@ def test_preferences_are_events_undone_newest_first(env):
     record_grade(store, info.answer_ids[(pk, "raw")], "alice", GradeChange(grade="wrong"))
     record_preference(store, run.id, pk, "alice", "tie", "raw", judge_visible=True, selection="question_order")
     assert load_item(store, run, "alice", pk).preference == "tie"
-    assert [p.preferred for p in preferences.latest_preferences(store, run.id)] == ["tie"]
+    assert [p.preferred for p in preferences.live_preferences(store, run.id)] == ["tie"]
     undone = session.undo(store, run, "alice", Blindness())  # the newest event: the tie, not the grade
     assert undone.what == "preference tie" and undone.answer_id is None
     assert load_item(store, run, "alice", pk).preference == "raw"
-    assert preferences.latest_preferences(store, run.id) == [("alice", "raw", "raw", 2000)]  # the run's largest
+    assert [(p.grader, p.preferred, p.left_method, p.budget) for p in preferences.live_preferences(store, run.id)] \
+        == [("alice", "raw", "raw", 2000)]  # the run's largest
     assert session.undo(store, run, "alice", Blindness()).what == "wrong"
     assert session.undo(store, run, "alice", Blindness()).what == "preference raw"
     assert load_item(store, run, "alice", pk).preference is None and session.undo(store, run, "alice", Blindness()) \

@@ -20,8 +20,12 @@ from gradedesk.core.text.matching import find_citations
 from gradedesk.core.text.prompt_layout import (
     CONTEXT_MARK,
     SNIPPET_SEPARATOR,
+    METHOD_WORDS,
     CitationRef,
+    Found,
     Header,
+    Reason,
+    brief_reason,
     cite,
     enclosed,
     evidence_header,
@@ -34,6 +38,8 @@ from gradedesk.core.text.prompt_layout import (
     place,
     read_block_start,
     read_citations,
+    read_reason,
+    full_reason,
     reason_line,
     user_message,
 )
@@ -61,6 +67,50 @@ def test_every_header_reads_back_as_written():
         assert read_block_start(grader_header(h)) == place_only(h, h.label)
         assert not h.symbol or grader_header(h).endswith(f" :: {h.symbol}")
         assert parse_header(file_header(h)) is None and parse_header(evidence_header(h) + " and more") is None
+
+
+BRIEFS = ["definition via symbol match, BM25", "callee via call graph (subclassed by Blueprint), BM25", "test via x"]
+
+
+def test_every_header_with_a_brief_reason_reads_back_as_written():
+    for h, brief in itertools.product(HEADERS[::7], BRIEFS):
+        with_reason = Header(h.label, h.path, h.start_line, h.end_line, h.symbol, reason=brief)
+        assert evidence_header(with_reason).endswith(f" [{brief}]")
+        assert parse_header(evidence_header(with_reason)) == with_reason
+        assert read_block_start(evidence_header(with_reason)) == place_only(h, h.label)
+
+
+ROLES = ["definition", "caller", "callee", "test", "related", "context"]
+FOUND = [Found("BM25", 10, 9.2611, "terms 'static', 'serve'"),
+         Found("symbol match", 1, None, "symbol 'X' is defined here"),
+         Found("call graph", 2, None, "called by Store.open()"),
+         Found("vector search", 7, None, "cosine similarity 0.812"),
+         Found("path match", 3, None, "file 'a; b.py' is named in the question"), Found("BM25", 1, 0.5, ""),
+         Found("bm25_window", 4, None, "")]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_full_reason_reads_back_and_its_brief_form_names_role_and_methods(role):
+    for n, cut in itertools.product(range(len(FOUND) + 1), [None, (52, 73, 15)]):
+        found = tuple(FOUND[:n])
+        reason = Reason(n + 1, role, found, cut)
+        read = read_reason(full_reason(reason))
+        assert read is not None
+        assert read == Reason(n + 1, role, tuple(f if f.score is None else Found(f.method, f.rank, round(f.score, 2),
+                                                                                   f.note) for f in found), cut)
+        brief = brief_reason(reason)
+        assert brief.startswith(f"{role} via ") and all(f.method in brief for f in found)
+        assert len(brief) < len(full_reason(reason)) and "[" not in brief and "]" not in brief
+    assert brief_reason(Reason(1, "callee", (FOUND[2], FOUND[0]))) == \
+        "callee via call graph (called by Store.open()), BM25"
+    assert brief_reason(Reason(1, "definition", (FOUND[4],))) == "definition via path match (file named)"
+    assert set(METHOD_WORDS.values()) <= {f.method for f in FOUND}
+
+
+@pytest.mark.parametrize("text", ["Defines open_store, named in the question.", "Fused rank 1 as definition evidence.",
+                                  "Fused rank x as definition evidence, found by BM25 rank 1."])
+def test_other_reasons_are_not_read_as_full_reasons(text):
+    assert read_reason(text) is None
 
 
 def test_the_headers_are_written_as_the_prompts_show_them():
@@ -120,10 +170,14 @@ def hits() -> list[Hit]:
             for i, (path, first, symbol, text) in enumerate(SOURCES, start=1)]
 
 
-def bundle() -> EvidenceBundle:
+def bundle(compiler_reasons: bool = False) -> EvidenceBundle:
+    """A bundle whose reasons are another pipeline's (whole, on their line) or the compiler's (brief, in the header)."""
+    def reason(rank: int) -> str:
+        return full_reason(Reason(rank, "definition", (Found("BM25", rank, 3.5, "terms 'schema'"),))) \
+            if compiler_reasons else f"open_store applies the schema {rank}"
+
     snippets = [EvidenceSnippet(h.chunk_id, h.content_hash, h.text, 1, h.file_path, h.start_line, h.end_line,
-                                h.symbol_name, h.method, h.score, h.rank, f"open_store applies the schema {h.rank}",
-                                "definition")
+                                h.symbol_name, h.method, h.score, h.rank, reason(h.rank), "definition")
                 for h in hits()]
     return EvidenceBundle(QUESTION, "code_lookup", snippets, 0, 1000, ["bm25"], [], created_at="x")
 
@@ -133,9 +187,10 @@ def evidence() -> list[Evidence]:
             for h in hits()]
 
 
-@pytest.mark.parametrize("kind", ["raw", "bundled"])
+@pytest.mark.parametrize("kind", ["raw", "bundled", "bundled, compiler's reasons"])
 def test_a_prompt_built_by_the_writers_is_read_back_by_the_readers(kind):
-    messages = raw_messages(QUESTION, hits()) if kind == "raw" else bundle_messages(QUESTION, bundle())
+    messages = raw_messages(QUESTION, hits()) if kind == "raw" else \
+        bundle_messages(QUESTION, bundle(compiler_reasons=kind != "bundled"))
     user = messages[1]["content"]
     lines = user.split("\n")
     assert parse_question(lines[0]) == QUESTION
@@ -146,10 +201,13 @@ def test_a_prompt_built_by_the_writers_is_read_back_by_the_readers(kind):
         if kind == "raw":
             assert read_block_start(first) == Header(None, h.file_path, h.start_line, h.end_line)
             assert "\n".join(rest) == h.text
-        else:
-            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, h.symbol_name, h.method,
-                                                 round(h.score, 4))
+        elif kind == "bundled":
+            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, h.symbol_name)
             assert parse_reason(rest[0]) == f"open_store applies the schema {i}" and "\n".join(rest[1:]) == h.text
+        else:
+            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, h.symbol_name,
+                                                 reason="definition via BM25")
+            assert "\n".join(rest) == h.text
 
     # the offline answerer reads the prompt; its citations resolve, each to the line it quotes
     answer = extractive_answer(user)
@@ -162,6 +220,7 @@ def test_a_prompt_built_by_the_writers_is_read_back_by_the_readers(kind):
             e = evidence()[position - 1]
             assert e.text.split("\n")[c.lines[0] - e.start_line].strip() in claim.text
     assert "applies the schema 1" not in answer  # a bundle's reason line is not a source line
+    assert "via BM25" not in answer  # nor is a header's brief reason
 
     # the desk's blind view: a copied bundle header reads as the raw prompt's, every citation one way
     copied = "\n".join(block.split("\n")[0] for block in blocks)

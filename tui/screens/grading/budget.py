@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from gradedesk.tui.screens.grading import opening
 from gradedesk.tui.screens.palette import PaletteCommand
 
 if TYPE_CHECKING:
@@ -25,15 +26,16 @@ def set_budget(screen: GradingScreen, budget: int) -> None:
     screen.total = None  # counted again for this budget's shown answers
     screen.desk.report(f"raw beside the bundled answer at {budget:,} tokens")
     screen.render_topbar()
-    screen.recount()
+    opening.recount(screen)
     screen.reload()
     screen.save_state()
 
 
 def commands(screen: GradingScreen) -> list[PaletteCommand]:
-    """One entry per other budget of the run (none when it has one)."""
+    """One entry per other budget of the run (none when it has one). None while adjudicating: the disputed items are
+    those at the budget the desk opened with (grade --adjudicate --budget N for another)."""
     run = screen.run
-    if run is None:
+    if run is None or screen.adjudicating:
         return []
     return [PaletteCommand(f"Bundled answer at {b:,} tokens" + (" (the run's largest)" if b == run.primary_budget else ""),
                            "grade raw against the bundle at this budget; grades and preferences record it",

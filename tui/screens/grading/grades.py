@@ -1,6 +1,7 @@
 """The grading screen's grade keys: 1-4 grade the focused answer, f sets its failure label, s its scores, e a note
 (before the grade too: blind); [ ] = say which of the two answers is better; u takes back the last grade, label or
-preference. What each event records as seen is core/review/visibility.py's (the screen's `blindness`).
+preference. What each event records as seen is core/review/visibility.py's (the screen's `blindness`). A lead
+adjudicating (grade --adjudicate) stores the same keys as decisions (core/review/adjudication.py), never as grades.
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the state they read. Every write is one core
 function run as one store job that carries the answer id it was meant for (never "the current item": by the time it
@@ -17,7 +18,7 @@ from textual.screen import Screen
 from gradedesk.core.grading import human_grades
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.grading.vocabulary import DIMENSIONS
-from gradedesk.core.review import session
+from gradedesk.core.review import adjudication, session
 from gradedesk.core.review.item import other_method
 from gradedesk.core.store.connection import Store
 
@@ -36,6 +37,12 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
     grader, mode, visible = screen.desk.config.grader, screen.mode, screen.judge_visible(a)
     selection, probability = screen.reached
     answer_id, pk, machine = a.id, item.question_pk, a.machine.on_desk if a.machine else None
+    method, budget = a.method, a.budget
+
+    def decide(store: Store) -> tuple[int, str]:
+        decided = adjudication.decide_grade(store, run, pk, method, budget, grader, grade_change,
+                                            judge_visible=visible)
+        return pk, f"decided: {decided.grade or 'label and note (no grade decided yet)'}"
 
     def save(store: Store) -> tuple[int, str]:
         saved = human_grades.record_grade(store, answer_id, grader, grade_change, mode=mode, judge_visible=visible,
@@ -44,7 +51,8 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
                                           budget=run.bundle_budget)
         what = saved.grade or "label, scores and note (not graded yet: the machine grade stays hidden)"
         return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
-    screen.load(save, empty="the item vanished from the store", after=screen.refresh_progress)
+    screen.load(decide if screen.adjudicating else save, empty="the item vanished from the store",
+                after=screen.refresh_progress)
 
 
 def grade(screen: GradingScreen, grade: str) -> None:
@@ -86,8 +94,12 @@ def prefer(screen: GradingScreen, which: str) -> None:
         item.left_method if which == "left" else other_method(item.left_method))
     grader, pk, left = screen.desk.config.grader, item.question_pk, item.left_method
     visible, (selection, probability) = screen.blindness.machines(item), screen.reached
+    adjudicating = screen.adjudicating
 
     def save(store: Store) -> tuple[int, str]:
+        if adjudicating:
+            adjudication.decide_preference(store, run, pk, grader, preferred, judge_visible=visible)
+            return pk, f"decided: {which}"
         human_grades.record_preference(store, run.id, pk, grader, preferred, left, judge_visible=visible,
                                        selection=selection, selection_probability=probability,
                                        budget=run.bundle_budget)
@@ -101,9 +113,10 @@ def undo(screen: GradingScreen) -> None:
         return
 
     undone_answer: list[int] = []
+    adjudicating = screen.adjudicating
 
     def take_back(store: Store) -> tuple[int | None, str]:
-        undone = session.undo(store, run, grader, blindness, rubric)
+        undone = session.undo(store, run, grader, blindness, rubric, adjudicating)
         if undone is None:
             return None, "nothing to undo"
         if undone.answer_id is not None:

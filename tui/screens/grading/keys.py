@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
-from gradedesk.tui.screens.grading import grades, moves, opens
+from gradedesk.tui.screens.grading import flags, grades, moves, opens
 
 
 class Task(Enum):
@@ -75,6 +75,10 @@ KEYS: tuple[Key, ...] = (
         footer=False, when=ITEM, task=NOTE),
     Key("u", grades.undo, "desk.undo", "undo", "take back your last grade, label or preference (an undo event)",
         when=ITEM, task=GRADE),
+    # flagging the item for fixing the benchmark (tui/screens/grading/flags.py)
+    Key("exclamation_mark", flags.flag, "desk.flag", "flag",
+        "flag the question for a fix: bad gold, ambiguous, other + note; ! again unflags",
+        key_display="!", footer=False, when=ITEM, task=NOTE),
     # moving between the answers and the items (tui/screens/grading/moves.py)
     Key("tab", moves.switch, "desk.switch", "A/B", "focus the other answer (h: left A, l: right B)",
         priority=True, task=MOVE),
@@ -113,6 +117,8 @@ KEYS: tuple[Key, ...] = (
         footer=False, when=ITEM, task=OPEN),
     Key("a", opens.agreement, "desk.agreement", "agreement",
         "agreement with the machine grader; Enter on a cell filters to it", footer=False, task=OPEN),
+    Key("p", opens.team_progress, "desk.team_progress", "team progress",
+        "the team's progress (gradedesk assign): per person assigned, graded, adjudicated", footer=False, task=OPEN),
 )
 
 BY_ID: dict[str, Key] = {k.id: k for k in KEYS}

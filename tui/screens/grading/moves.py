@@ -53,9 +53,9 @@ def _in_order(screen: GradingScreen, run: RunInfo, filters: Filters, forward: bo
 
 def _in_list(screen: GradingScreen, run: RunInfo, wanted: Callable[[Item], bool], what: str) -> Callable[[Store], Found]:
     grader, recheck, start, pks = screen.desk.config.grader, screen.recheck, screen.order_index, list(screen.order_list)
-    rubric, cur = screen.judge_rubric, screen.item.question_pk if screen.item else None
+    rubric, cur, adjudicate = screen.judge_rubric, screen.item.question_pk if screen.item else None, screen.adjudicating
     return lambda store: _said(session.next_in_list(store, run, grader, pks, start, wanted, recheck=recheck,
-                                                    judge_rubric=rubric), cur, what)
+                                                    judge_rubric=rubric, adjudicate=adjudicate), cur, what)
 
 
 def draw(screen: GradingScreen) -> None:

@@ -1,6 +1,6 @@
 """The screens the grading screen opens over itself, and what it does with their answers: jump to a question id (g),
 the filters (/), the queue (q), the evidence browser (b), answer A against B word by word (v), the focused answer as
-written (w), claim mode (c), explore (x), the trace's URL (t), agreement with the judge (a).
+written (w), claim mode (c), explore (x), the trace's URL (t), agreement with the judge (a), the team's progress (p).
 
 Functions of the screen (tui/screens/grading/screen.py), which holds the state they read and change.
 """
@@ -22,6 +22,7 @@ from gradedesk.tui.screens.diff import DiffScreen
 from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.modals import ReadingModal, TextModal, open_filters
 from gradedesk.tui.screens.palette import PaletteCommand
+from gradedesk.tui.screens.progress import ProgressScreen
 from gradedesk.tui.screens.queue import QueueScreen
 from gradedesk.tui.widgets.answer_pane import snippets_of
 from gradedesk.tui.widgets.literal import literal
@@ -153,6 +154,11 @@ def agreement(screen: GradingScreen) -> None:
                                            report_error=lambda text: desk.report(text, error=True)), chosen)
 
 
+def team_progress(screen: GradingScreen) -> None:
+    if screen.run is not None:
+        screen.app.push_screen(ProgressScreen(screen.desk.config.store_path, screen.run.id))
+
+
 def commands(screen: GradingScreen) -> list[PaletteCommand]:
     return [
         PaletteCommand("Clear filters", "show every item", lambda: screen.apply_filters(Filters())),
@@ -160,4 +166,6 @@ def commands(screen: GradingScreen) -> list[PaletteCommand]:
         PaletteCommand("Open the evidence browser", "snippets of the focused answer", lambda: bundle(screen)),
         PaletteCommand("Claim mode", "check the focused answer claim by claim (c)", lambda: claims(screen)),
         PaletteCommand("Jump to question id", "go to a question by its benchmark id", lambda: jump(screen)),
+        PaletteCommand("Team progress", "per person assigned, graded, adjudicated; alpha between people (p)",
+                       lambda: team_progress(screen)),
     ]

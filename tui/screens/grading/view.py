@@ -48,8 +48,14 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
     if order is not None and position is not None:
         t.append(f" · question {position:,} of {len(order):,}", style="dim")
     if item.preference:
-        t.append("  preferred: ", style="dim")
+        t.append("  decided: " if item.people else "  preferred: ", style="dim")
         t.append(preference_text(item, item.preference, methods_visible), style="bold")
+    if item.people and item.people.preferences:
+        t.append("\npreferences: ", style="dim")
+        for i, p in enumerate(item.people.preferences):
+            t.append(" · " if i else "")
+            t.append_text(literal(p.grader, "bold"))
+            t.append(" " + preference_text(item, p.preferred, methods_visible))
     t.append("\n")
     t.append_text(literal(item.question))
     t.append("\nGold: ", style="bold green")
@@ -59,7 +65,7 @@ def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder
 
 def order_text(order: str, index: int, length: int) -> str:
     return {"question": "question order", "most_useful": "most useful (sampled)",
-            "recheck": f"recheck {index + 1}/{length}"}[order]
+            "recheck": f"recheck {index + 1}/{length}", "adjudicate": f"disputed {index + 1}/{length}"}[order]
 
 
 def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,

@@ -1,0 +1,68 @@
+"""Flagging an item at the desk (issue 24, item 8): the flag key stores an item_flags event with its reason and note,
+shows the flag in the status line and the queue, and the same key on a flagged item takes it back (an undo event)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures.desk import keys, rows, running, screen_text
+from gradedesk.tui.screens.flag_modal import FlagModal
+from gradedesk.tui.screens.queue import QueueScreen
+
+pytestmark = pytest.mark.anyio
+
+
+def flag_events(path):
+    return rows(path, "SELECT * FROM item_flags ORDER BY id")
+
+
+async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_store):
+    info = fixture_store
+    async with running(info.path) as (app, pilot):
+        pk = app.screen.item.question_pk
+        await keys(pilot, "exclamation_mark")
+        assert isinstance(app.screen, FlagModal)
+        await keys(pilot, "1")
+        [e] = flag_events(info.path)
+        assert (e["run_id"], e["question_pk"], e["grader"], e["action"], e["reason"], e["note"], e["judge_visible"]) \
+            == (info.run_id, pk, "alice", "set", "bad_gold", None, 0)
+        assert "⚑ flagged: bad gold answer" in app.screen.query_one("#progress").render().plain
+        # the grade keys still work on a flagged item, which counts as graded, never as compared (as in agree)
+        await keys(pilot, "2")
+        assert "graded 1 of 12 · agreement with machine grader: nothing compared yet" in app.screen.progress_text
+        await keys(pilot, "u")  # u takes back the grade, not the flag
+        assert len(flag_events(info.path)) == 1
+        await keys(pilot, "exclamation_mark")
+        assert not isinstance(app.screen, FlagModal)  # no dialog: the flag is taken back at once
+        undo = flag_events(info.path)[1]
+        assert (undo["action"], undo["undoes_uuid"], undo["question_pk"]) == ("undo", e["uuid"], pk)
+        assert "⚑" not in app.screen.query_one("#progress").render().plain
+        assert "flag taken back" in app.screen.query_one("#progress").render().plain
+        assert app.screen.item.flag is None
+        await keys(pilot, "2")
+        assert "graded 1 of 12 · agreement with judge 0/1" in app.screen.progress_text
+        assert "flag taken back" not in screen_text(app)  # each action replaced the message
+
+
+async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_item(fixture_store):
+    info = fixture_store
+    async with running(info.path) as (app, pilot):
+        pk = app.screen.item.question_pk
+        await keys(pilot, "exclamation_mark", "3")
+        assert isinstance(app.screen, FlagModal)  # other: the note first
+        await keys(pilot, *"two [b]answers[/b]", "enter")
+        [e] = flag_events(info.path)
+        assert (e["reason"], e["note"]) == ("other", "two [b]answers[/b]")
+        assert "⚑ flagged: other — two [b]answers[/b]" in screen_text(app)  # untrusted note shown literally
+        await keys(pilot, "q")
+        assert isinstance(app.screen, QueueScreen)
+        flagged = [r for r in app.screen.rows if r.flag]
+        assert {r.question_pk for r in flagged} == {pk} and all(r.flag == "other" for r in flagged)
+        assert f"⚑ {flagged[0].question_id}" in screen_text(app)
+
+
+async def test_escape_in_the_flag_dialog_stores_nothing(fixture_store):
+    info = fixture_store
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "exclamation_mark", "escape")
+        assert flag_events(info.path) == [] and app.screen.item.flag is None
