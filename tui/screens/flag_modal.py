@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from gradedesk.core.grading.vocabulary import FLAG_REASONS
 
-from gradedesk.tui.screens.modals import _Modal
+from gradedesk.tui.screens.modals import QUIT, _Modal
 
 REASONS = tuple(FLAG_REASONS)
 NOTE_HINT = "note (optional; needed for other) · Tab moves here · Enter saves"
@@ -23,7 +23,8 @@ NOTE_HINT = "note (optional; needed for other) · Tab moves here · Enter saves"
 
 class FlagModal(_Modal):
     DEFAULT_CSS = "#flag-reasons { height: auto; }"
-    BINDINGS = [Binding(str(i), f"pick({i})", show=False) for i in range(1, len(REASONS) + 1)]
+    # ^q shown, ? not: the note field takes typed characters
+    BINDINGS = [*(Binding(str(i), f"pick({i})", show=False) for i in range(1, len(REASONS) + 1)), QUIT]
 
     def __init__(self, blink: bool = True) -> None:
         super().__init__()
