@@ -304,7 +304,9 @@ CREATE TABLE IF NOT EXISTS human_grades (
     selection_probability REAL,             -- for 'sampled': the item's probability in the draw that brought it
     machine_kind   TEXT,                   -- the machine grader on the desk (shown, or hidden until this was saved):
     machine_model  TEXT,                   -- its kind, model and rubric version; `agree` compares with it
-    machine_rubric TEXT
+    machine_rubric TEXT,
+    budget         INTEGER                 -- the budget of the bundled answer on the desk (for a bundled answer, its
+                                           -- own); NULL: not shown beside one (imports)
 );
 CREATE INDEX IF NOT EXISTS human_grades_answer ON human_grades (answer_id, grader, id);
 CREATE INDEX IF NOT EXISTS human_grades_grader ON human_grades (grader, id);
@@ -345,7 +347,8 @@ CREATE TABLE IF NOT EXISTS human_preferences (
     judge_visible INTEGER,              -- was a machine grade of either answer on screen; NULL: saved before it was
                                         -- recorded
     selection   TEXT CHECK (selection IN ('question_order', 'sampled', 'filter', 'jump', 'recheck', 'imported')),
-    selection_probability REAL          -- for 'sampled': the question's probability in the draw that brought it
+    selection_probability REAL,         -- for 'sampled': the question's probability in the draw that brought it
+    budget      INTEGER                 -- the budget of the bundled answer compared (raw against bundle @ budget)
 );
 CREATE INDEX IF NOT EXISTS human_preferences_q ON human_preferences (run_id, question_pk, grader, id);
 CREATE INDEX IF NOT EXISTS human_preferences_undoes ON human_preferences (undoes_uuid);
@@ -424,8 +427,9 @@ CREATE TABLE IF NOT EXISTS alignment_items (
 );
 
 -- The desk's sampler draws ("most useful next"): each draw picks a question of the run with a known probability, from
--- all of them; a question drawn again counts again without being graded again. These draws are the sampled sample
--- that weighted agreement estimates rest on (core/review/sampler.py, core/agreement/samples.py).
+-- all of them (raw beside the bundled answer at `budget`: the population the draw chose from); a question drawn again
+-- counts again without being graded again. These draws are the sampled sample that weighted agreement estimates rest
+-- on (core/review/sampler.py, core/agreement/samples.py).
 CREATE TABLE IF NOT EXISTS sample_draws (
     id          INTEGER PRIMARY KEY,
     uuid        TEXT NOT NULL UNIQUE,
@@ -436,6 +440,7 @@ CREATE TABLE IF NOT EXISTS sample_draws (
     probability REAL NOT NULL,             -- q of this question in this draw
     population  INTEGER NOT NULL,          -- how many questions the draw chose from
     created_at  TEXT NOT NULL,
+    budget      INTEGER,                   -- the bundled answers' budget of that population (raw beside bundle @ budget)
     -- the probability that the question was in the set the draw chose from: the person's assigned set (gradedesk
     -- assign: the assignment's inclusion probability times the person's share of the assigned items), 1 for the run
     inclusion_probability REAL NOT NULL DEFAULT 1 CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
@@ -492,7 +497,7 @@ CREATE TABLE IF NOT EXISTS desk_state (
     grader      TEXT NOT NULL,
     run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     question_pk INTEGER,
-    settings    TEXT NOT NULL DEFAULT '{}', -- JSON: filters, judge visibility, hidden method names
+    settings    TEXT NOT NULL DEFAULT '{}', -- JSON: filters, judge visibility, hidden method names, the budget shown
     updated_at  TEXT NOT NULL,
     PRIMARY KEY (grader, run_id)
 );
@@ -599,6 +604,26 @@ ALTER TABLE sample_draws ADD COLUMN inclusion_probability REAL NOT NULL DEFAULT 
     CHECK (inclusion_probability > 0 AND inclusion_probability <= 1);
 
 -- migrate to 14
+-- Budgets at the desk: the bundled side may be any budget of the run. People's grades, preferences and sampler draws
+-- record the budget of the bundled answer on the desk; what an older store holds was made beside the run's largest
+-- (its primary budget, else the largest it answered), and a grade of a bundled answer beside its own.
+ALTER TABLE human_grades ADD COLUMN budget INTEGER;
+ALTER TABLE human_preferences ADD COLUMN budget INTEGER;
+ALTER TABLE sample_draws ADD COLUMN budget INTEGER;
+DROP VIEW IF EXISTS current_human_grades;
+UPDATE human_grades SET budget = (
+    SELECT CASE WHEN a.method = 'bundle' THEN a.budget
+                ELSE coalesce(r.primary_budget, (SELECT max(b.budget) FROM answers b
+                                                 WHERE b.run_id = r.id AND b.method = 'bundle')) END
+    FROM answers a JOIN runs r ON r.id = a.run_id WHERE a.id = human_grades.answer_id);
+UPDATE human_preferences SET budget = (
+    SELECT coalesce(r.primary_budget, (SELECT max(b.budget) FROM answers b WHERE b.run_id = r.id AND b.method = 'bundle'))
+    FROM runs r WHERE r.id = human_preferences.run_id);
+UPDATE sample_draws SET budget = (
+    SELECT coalesce(r.primary_budget, (SELECT max(b.budget) FROM answers b WHERE b.run_id = r.id AND b.method = 'bundle'))
+    FROM runs r WHERE r.id = sample_draws.run_id);
+
+-- migrate to 15
 -- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above. Rubrics say their
 -- kind, so a pairwise rubric is never the current grade rubric; every rubric stored before was a grade rubric.
 ALTER TABLE rubrics ADD COLUMN kind TEXT NOT NULL DEFAULT 'grade' CHECK (kind IN ('grade', 'pairwise'));

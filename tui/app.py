@@ -206,10 +206,12 @@ class DeskApp(App):
 
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
-             reveal_share: float = 0.0, ask_name: bool = False, adjudicate: bool = False) -> None:
-    """Check the store and run, then open the desk (with ask_name, on the screen that asks the person's name).
-    Problems raise UserError (one line, before the screen opens)."""
-    from gradedesk.core.store.run_records import resolve_run
+             reveal_share: float = 0.0, ask_name: bool = False, budget: int | None = None,
+             adjudicate: bool = False) -> None:
+    """Check the store and run (and that the run has bundled answers at `budget`), then open the desk (with
+    ask_name, on the screen that asks the person's name). Problems raise UserError (one line, before the screen
+    opens)."""
+    from gradedesk.core.store.run_records import resolve_run, run_info
     from gradedesk.core.store.connection import open_store
 
     if recheck is not None and not 0 < recheck <= 1:
@@ -219,9 +221,11 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     path = Path(store_path)
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
+        if budget is not None:
+            run_info(store, run_id).showing(budget)
     config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
-                        reveal_share=reveal_share, ask_name=ask_name, adjudicate=adjudicate)
+                        reveal_share=reveal_share, ask_name=ask_name, budget=budget, adjudicate=adjudicate)
     DeskApp(config).run()
 
 

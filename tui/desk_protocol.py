@@ -27,6 +27,8 @@ class DeskConfig:
     cursor_blink: bool = True  # tests switch it off for stable snapshots
     job_delay: float = 0.0  # seconds the store thread waits before each job: tests and benchmarks play a busy machine
     ask_name: bool = False  # the served desk: the person types their name first (tui/screens/name.py)
+    budget: int | None = None  # the bundled answer's budget shown beside raw (None: as this grader left it, else the
+    # run's largest)
     adjudicate: bool = False  # a lead deciding where assigned people disagree (core/review/adjudication.py)
 
 

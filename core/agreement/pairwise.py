@@ -12,8 +12,9 @@ a verdict counts only when both orders agree). Its behaviour, before any person 
 The intervals resample replies (or pairs) as if independent; replies of one pair are not, so read them as a lower
 bound on the uncertainty.
 
-People's preferences (the desk's `[`, `]`, `=`; each person's current one per question) compare raw with the bundled
-answer at the run's primary budget, so they are matched with the judge's verdict at that budget: percent agreement,
+People's preferences (the desk's `[`, `]`, `=`; each person's current one per question and budget) compare raw with
+the bundled answer at the budget the desk showed (the preference's budget), so each is matched with the judge's
+verdict at that budget: percent agreement,
 Cohen's kappa and AC1 with the confusion table (rows: person, columns: judge; raw, bundle, tie), and the same with
 ties left out (pairs where neither said tie), as MT-Bench reports it. People's own share of left-side choices is
 `samples.position_bias` (both are shown side by side).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradedesk.core.agreement.pairwise_win_rates import WinRate, win_rates
+from gradedesk.core.agreement.pairwise_win_rates import WinRate, budget_of, win_rates
 from gradedesk.core.agreement.samples import Bootstrap
 from gradedesk.core.grading.pairwise_verdicts import CONSISTENT, INCONSISTENT, UNDECIDED, PairVerdict, pair_verdicts
 from gradedesk.core.stats import measures as agree
@@ -35,7 +36,7 @@ from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.preferences import Preference, live_preferences
-from gradedesk.core.store.run_records import run_row
+from gradedesk.core.store.run_records import run_info
 
 CHOICES = ("raw", "bundle", "tie")
 NO_JUDGE = "the judge gave no pairwise verdict on this run (gradedesk judge --pairwise)"
@@ -75,7 +76,8 @@ class PreferenceAgreement(Record):
 class PairwiseFigures(Record):
     judge_model: str | None
     rubric_version: str | None
-    primary_budget: int | None  # the budget people's preferences are about
+    primary_budget: int | None  # the run's: a preference that did not record its budget was made at it
+    preference_budgets: list[int]  # the budgets people's preferences compared raw with
     behaviour: JudgeBehaviour
     agreement: PreferenceAgreement
     win_rates: list[WinRate]
@@ -106,11 +108,11 @@ def judge_behaviour(verdicts: list[PairVerdict], s: Bootstrap) -> JudgeBehaviour
 
 def _agreement(verdicts: list[PairVerdict], people: list[Preference], primary: int | None,
                s: Bootstrap) -> PreferenceAgreement:
-    at_primary = {v.question_pk: v for v in verdicts if v.budget == primary}
+    judged: dict[tuple[int, int | None], PairVerdict] = {(v.question_pk, v.budget): v for v in verdicts}
     rows, cols, left_out = [], [], dict[str, int]()
     for p in people:
-        v = at_primary.get(p.question_pk)
-        why = (f"no judge verdict at the primary budget {primary}" if v is None else
+        v = judged.get((p.question_pk, budget_of(p, primary)))
+        why = ("no judge verdict at the preference's budget" if v is None else
                "the judge's verdict is inconsistent across orders" if v.status == INCONSISTENT else
                "the judge's verdict is undecided" if v.verdict is None else None)
         if why:
@@ -132,12 +134,15 @@ def pairwise_figures(store: Store, run_id: int, s: Bootstrap) -> PairwiseFigures
     verdicts = pair_verdicts(store, run_id, unflagged=True)
     people = live_preferences(store, run_id, unflagged=True)
     flagged = flagged_questions(store, run_id)
-    primary = run_row(store, run_id).primary_budget
+    primary = run_info(store, run_id).primary_budget
+    preferred_at = sorted({b for p in people if (b := budget_of(p, primary)) is not None})
+    unjudged = [b for b in preferred_at if not any(v.budget == b for v in verdicts)]
     notes = []
-    if verdicts and primary is not None and not any(v.budget == primary for v in verdicts):
-        notes.append(f"people's preferences are about the bundle at the primary budget {primary}, which the pairwise "
-                     f"judge did not compare (judge --pairwise --budgets {primary})")
+    if verdicts and unjudged:
+        listed = ",".join(map(str, unjudged))
+        notes.append(f"people's preferences at budget {listed} have no pairwise judge verdict to compare with "
+                     f"(judge --pairwise --budgets {listed})")
     first = verdicts[0] if verdicts else None
     return PairwiseFigures(first.judge_model if first else None, first.rubric_version if first else None, primary,
-                           judge_behaviour(verdicts, s), _agreement(verdicts, people, primary, s),
+                           preferred_at, judge_behaviour(verdicts, s), _agreement(verdicts, people, primary, s),
                            win_rates(store, run_id, verdicts, people, primary, flagged, s), notes, len(flagged))

@@ -33,7 +33,8 @@ def preference_agreement_table(pw: PairwiseFigures) -> Table:
                              for key, label in GROUP_MEASURES]
     rows.append(["pairs", a.pairs, a.pairs_without_ties])
     rows += [[f"not compared: {why}", n, ""] for why, n in sorted(a.not_compared.items())]
-    return Table(f"Judge vs people's preferences (bundle at budget {pw.primary_budget}; consistent verdicts only)",
+    at = ", ".join(map(str, pw.preference_budgets)) or str(pw.primary_budget)
+    return Table(f"Judge vs people's preferences (bundle at budget {at}; consistent verdicts only)",
                  ["measure", "raw, bundle, tie", "ties left out"], rows)
 
 

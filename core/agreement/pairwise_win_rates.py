@@ -1,14 +1,14 @@
 """The win rate of bundled over raw: how often the bundled answer is the better one (a tie counts half), per budget and
 per question category, three ways, each with a 95% bootstrap interval:
 
-- people: every person's current preference (the desk's `[`, `]`, `=`), unweighted. People compare raw with the
-  bundle at the run's primary budget, so this exists at that budget only.
+- people: every person's current preference (the desk's `[`, `]`, `=`), unweighted, at the budget it compared raw
+  with (the budget the desk showed), so this exists at the budgets people chose at.
 - judge: the pairwise judge's consistent verdicts (both orders agree). Not defined when it has none, with the reason:
   a judge that always answers "1" contradicts itself on every pair and gets no win rate.
 - prediction-powered (PPI, as for pass rates: core/stats/weighted.py): the judge on every pair of the group (its
   consistent verdict, and a tie where it has none: an inconsistent judge knows nothing about the pair), corrected by
-  the people's preferences on the questions the desk's sampler drew, each weighted by 1 / (pi x q) of its draw
-  (samples.draw_weight), so the correction is unbiased whatever the sampler preferred.
+  the people's preferences on the questions the desk's sampler drew at that budget, each weighted by 1 / (pi x q) of
+  its draw (samples.draw_weight), so the correction is unbiased whatever the sampler preferred.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from gradedesk.core.stats.records import Record
 from gradedesk.core.stats.weighted import ppi_mean
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import Preference
-from gradedesk.core.store.samples import sample_draws
+from gradedesk.core.store.samples import SampleDraw, sample_draws
 
 VALUE = {"bundle": 1.0, "tie": 0.5, "raw": 0.0}  # what a choice says about "bundled beats raw"
 
@@ -54,52 +54,60 @@ def _judge_reason(members: list[PairVerdict]) -> str:
             "(unusable replies or no majority)")
 
 
+def budget_of(event: Preference | SampleDraw, primary: int | None) -> int | None:
+    """The budget a preference (or a sampler draw) set raw beside: its own, else the run's primary (not recorded)."""
+    return primary if event.budget is None else event.budget
+
+
 def _group(pks: set[int], budget: int, category: str | None, verdicts: list[PairVerdict],
-           people: list[Preference], draws: list[tuple[Preference, float]], primary: int | None,
-           s: Bootstrap) -> WinRate:
+           people: list[Preference], draws: list[tuple[Preference, float]], s: Bootstrap) -> WinRate:
+    """The group's win rates; `people` and `draws`: the preferences (and weighted sampled ones) at `budget`."""
     members = [v for v in verdicts if v.budget == budget and v.question_pk in pks]
     judged = {v.question_pk: v for v in members}
     consistent = [VALUE[v.verdict] for v in members if v.verdict is not None]
     judge = agree.mean_of(consistent, _judge_reason(members), s.boot, s.seed)
-    not_primary = f"people compare raw with the bundle at the primary budget {primary} only"
-    if budget != primary:
-        people_est = Estimate(None, 0, reason=not_primary)
-        ppi, sampled = Estimate(None, 0, reason=not_primary), 0
+    people_est = agree.mean_of([VALUE[p.preferred] for p in people if p.question_pk in pks],
+                               "no person chose between raw and the bundle at this budget yet ([ ] = on the desk)",
+                               s.boot, s.seed)
+    sample = [(p, w) for p, w in draws if p.question_pk in pks]
+    if not members:
+        ppi = Estimate(None, 0, reason="no pairwise verdict to correct (gradedesk judge --pairwise)")
+    elif not sample:
+        ppi = Estimate(None, 0, reason="no preference on a question the sampler drew at this budget ('most useful' "
+                                       "order)")
     else:
-        people_est = agree.mean_of([VALUE[p.preferred] for p in people if p.question_pk in pks],
-                                   "no person chose between the two answers yet ([ ] = on the desk)", s.boot, s.seed)
-        sample = [(p, w) for p, w in draws if p.question_pk in pks]
-        sampled = len(sample)
-        if not members:
-            ppi = Estimate(None, 0, reason="no pairwise verdict to correct (gradedesk judge --pairwise)")
-        elif not sample:
-            ppi = Estimate(None, 0, reason="no preference on a question the sampler drew ('most useful' order)")
-        else:
-            predicted = {pk: VALUE[judged[pk].verdict or "tie"] if pk in judged else VALUE["tie"] for pk in pks}
-            ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _ in sample],
-                              [predicted[p.question_pk] for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
-    return WinRate(budget, category, len(pks), people_est, judge, ppi, sampled)
+        predicted = {pk: VALUE[judged[pk].verdict or "tie"] if pk in judged else VALUE["tie"] for pk in pks}
+        ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _ in sample],
+                          [predicted[p.question_pk] for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
+    return WinRate(budget, category, len(pks), people_est, judge, ppi, len(sample))
 
 
 def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: list[Preference],
               primary: int | None, flagged: frozenset[int], s: Bootstrap) -> list[WinRate]:
-    """Per budget (every category), then per category at the primary budget (where people's preferences are); the
-    `flagged` questions left out (the verdicts and preferences given come without them)."""
-    budgets = sorted({v.budget for v in verdicts} | ({primary} if primary is not None and people else set()))
-    mine = {(p.grader, p.question_pk): p for p in people}
-    draws = [(mine[(d.grader, d.question_pk)], draw_weight(d))
-             for d in sample_draws(store, run_id) if (d.grader, d.question_pk) in mine]
+    """Per budget (every category), then per category at the primary budget (or the first one judged or preferred);
+    the `flagged` questions left out (the verdicts and preferences given come without them). People's preferences
+    and the sampler's draws count at their own budget."""
+    at: dict[int | None, list[Preference]] = defaultdict(list)
+    for person in people:
+        at[budget_of(person, primary)].append(person)
+    budgets = sorted({v.budget for v in verdicts} | {b for b in at if b is not None})
+    mine = {(m.grader, m.question_pk, budget_of(m, primary)): m for m in people}
+    drawn: dict[int | None, list[tuple[Preference, float]]] = defaultdict(list)
+    for d in sample_draws(store, run_id):
+        b = budget_of(d, primary)
+        if (d.grader, d.question_pk, b) in mine:
+            drawn[b].append((mine[(d.grader, d.question_pk, b)], draw_weight(d)))
     out = []
     by_category: dict[str, set[int]] = defaultdict(set)
+    split_at = primary if primary in budgets else budgets[0] if budgets else None
     for b in budgets:
         pairs = [p for p in answer_pairs(store, run_id, [b], check=False)[0] if p.question_pk not in flagged]
-        pks = {p.question_pk for p in pairs} | ({p.question_pk for p in people} if b == primary else set())
-        out.append(_group(pks, b, None, verdicts, people, draws, primary, s))
-        if b == primary or primary is None:
+        pks = {p.question_pk for p in pairs} | {p.question_pk for p in at[b]}
+        out.append(_group(pks, b, None, verdicts, at[b], drawn[b], s))
+        if b == split_at:
             for p in pairs:
                 by_category[p.raw["category"]].add(p.question_pk)
-    if len(by_category) > 1 and budgets:
-        at = primary if primary in budgets else budgets[0]
-        out += [_group(pks, at, category, verdicts, people, draws, primary, s)
+    if len(by_category) > 1 and split_at is not None:
+        out += [_group(pks, split_at, category, verdicts, at[split_at], drawn[split_at], s)
                 for category, pks in sorted(by_category.items())]
     return out

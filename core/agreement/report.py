@@ -13,6 +13,8 @@ rubrics section and the notes, gathered in one typed `AgreementReport` (its `to_
   (rubric_versions.py); the headline uses each answer's machine grade as the `machine_grades` view picks it.
 - Bias probes of the machine grader (machine_bias.py): its pass rate against the people's, and agreement by answer
   length.
+- By budget (budget_curve.py): people's grades and preferences per budget, and the pass-rate curve of people and the
+  machine grader over the budgets.
 - Flagged items (core/store/flags.py: a person said the question's gold answer or wording needs fixing) are left out
   by the store's readers of every figure but faithfulness (claims against evidence, which the gold does not enter);
   the notes and `flagged_items_excluded` say how many.
@@ -24,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gradedesk.core.agreement.budget_curve import BudgetCurve, budget_curve
 from gradedesk.core.agreement.faithfulness import Faithfulness, faithfulness_agreement
 from gradedesk.core.agreement.grade_pairs import (
     KIND_NAMES, GraderChoice, Pair, choose_kind, load_pairs, machine_label, pair_from_row, pairs_matrix,
@@ -155,6 +158,7 @@ class AgreementReport(Record):
     faithfulness: Faithfulness
     notes: list[str]
     stale_grades: dict[str, int]
+    by_budget: BudgetCurve
     pairwise: PairwiseFigures  # which answer is better: the pairwise judge, people's preferences, win rates
     flagged_items_excluded: int = 0  # questions someone flagged for fixing the benchmark, left out of every figure
 
@@ -244,10 +248,11 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         judge_rubrics=judge_versions(store, run_id, s.boot, s.seed),
         bias=machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
         quality_by_tokens=quality_by_tokens(store, run_id, arms),
-        samples=sample_report(store, run_id, pairs, judged_shown(arms, primary) if kind else None, s),
+        samples=sample_report(store, run_id, pairs, judged_shown(arms, primary) if kind else None, s, primary),
         faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
         notes=notes,
         stale_grades=stale,
+        by_budget=budget_curve(store, run_id, arms, s.boot, s.seed),
         pairwise=pairwise_figures(store, run_id, s),
         flagged_items_excluded=flagged,
     )

@@ -90,7 +90,9 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
     weighted: list[tuple[Pair, float]] = []
     pending = 0
     for d in draws:
-        members = by_question.get((d.grader, d.question_pk))
+        # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
+        members = [p for p in by_question.get((d.grader, d.question_pk), ())
+                   if p.method == "raw" or d.budget is None or p.budget == d.budget]
         if not members:
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
@@ -143,15 +145,16 @@ class PpiPassRate(Record):
     more_than_graded: int | None
 
 
-def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int, int]],
+def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int, int]], primary: int | None,
                 s: Bootstrap) -> list[PpiPassRate]:
     """Prediction-powered pass rate per method (raw, and bundled at the primary budget). `judged`: per method, how many
-    shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`)."""
+    shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`); the bundled
+    sample is the grades of bundled answers at the primary budget, as `judged` counts them."""
     out = []
     for method in ("raw", "bundle"):
         n, passed = judged.get(method, (0, 0))
         judge_all = [True] * passed + [False] * (n - passed)
-        sample = [(p, w) for p, w in weighted if p.method == method]
+        sample = [(p, w) for p, w in weighted if p.method == method and (method == "raw" or p.budget == primary)]
         est, worth = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _ in sample],
                                    [p.machine == PASS_GRADE for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
         if est.value is None and judge_all and not sample:
@@ -211,10 +214,11 @@ class SampleReport(Record):
 
 
 def sample_report(store: Store, run_id: int, pairs: list[Pair], judged: dict[str, tuple[int, int]] | None,
-                  s: Bootstrap) -> SampleReport:
+                  s: Bootstrap, primary: int | None = None) -> SampleReport:
     """The samples section of `agree`. `pairs` compare each person with one machine grader; `judged` counts that same
-    grader's grades and passes on every shown answer per method (None: no machine grader, no pass rates)."""
+    grader's grades and passes on every shown answer per method, raw and bundled at the `primary` budget (None: no
+    machine grader, no pass rates)."""
     sampled, weighted = _sampled(store, run_id, pairs, s)
     return SampleReport("all graded items, unweighted (see sampled and apart for the samples they mix)", sampled,
-                        _apart(pairs, s), _pass_rates(weighted, judged, s) if judged is not None else [],
+                        _apart(pairs, s), _pass_rates(weighted, judged, primary, s) if judged is not None else [],
                         _position_bias(store, run_id, s), _anchoring(pairs, s))

@@ -228,6 +228,27 @@ def faithfulness_tables(report: AgreementReport) -> list[Table]:
     return [people, scorers]
 
 
+def budget_tables(report: AgreementReport) -> list[Table]:
+    """People's grades and preferences by budget, beside the machine grader's pass rates: printed once people graded
+    or compared at more than one budget (--json always has them)."""
+    curve = report.by_budget
+    if len(curve.people.budgets) < 2:
+        return []
+    graded = {g.method: g for g in curve.people.grades}
+    texts = texts_once([e for p in curve.points for e in (p.people, p.machine)])
+    rows: list[list[Any]] = []
+    for i, p in enumerate(curve.points):
+        g = graded.get(p.method)
+        rows.append([p.method, g.graded if g else 0, texts[2 * i], texts[2 * i + 1], g.beside_text if g else ""])
+    level = int(report.settings.level * 100)
+    grades = Table(f"Pass rate by budget, people and machine ({level}% bootstrap intervals; a raw answer's grade is "
+                   "its own, whichever budget it was shown beside)",
+                   ["method", "people's grades", "people's pass rate", "machine pass rate", "raw graded beside"], rows)
+    preferences = Table("Preferences by budget (raw against the bundled answer at that budget)",
+                        list(curve.people.PREFERENCE_HEADERS), curve.people.preference_rows())
+    return [grades, preferences]
+
+
 def report_tables(report: AgreementReport, by: list[str]) -> list[Table]:
     """Every table of the report, with the breakdowns named in `by` (category, method, label, mode)."""
     tables = [measures_table(report), confusion_table(report), per_class_table(report)]
@@ -245,4 +266,5 @@ def report_tables(report: AgreementReport, by: list[str]) -> list[Table]:
         tables.append(ppi_table(report))
     tables += [bias_table(report), people_bias_table(report)]
     tables += faithfulness_tables(report)
+    tables += budget_tables(report)
     return tables

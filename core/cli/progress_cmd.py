@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"run {report.run_id}: nothing assigned yet; assign items with `gradedesk assign`")
         return 0
     print(f"run {report.run_id}: {report.items} items assigned, {report.overlap_items} to two or more people")
-    print_table(["grader", "assigned", "graded", "adjudicated"],
-                [[p.grader, p.assigned, p.graded, p.adjudicated] for p in report.people])
+    print_table(["grader", "assigned", "graded", "adjudicated", "flagged"],
+                [[p.grader, p.assigned, p.graded, p.adjudicated, p.flagged] for p in report.people])
     print(f"{report.disputed} items where people disagree, {report.adjudicated} of them adjudicated "
           "(gradedesk grade --adjudicate)")
     print(f"alpha between people ({report.alpha_items} overlap items graded by two or more): {report.alpha.text()}")

@@ -12,6 +12,7 @@ GRADE_COLUMNS = ("fully_correct", "partially_correct", "unsupported", "wrong", "
 
 if TYPE_CHECKING:
     from gradedesk.core.runs.headline import GradeCounts
+    from gradedesk.core.runs.summary import RunSummary
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -37,6 +38,21 @@ def section(title: str) -> None:
 def count_cells(c: GradeCounts) -> list[Any]:
     """n, each grade of GRADE_COLUMNS (the grades, then grading_error) and the pass rate."""
     return [c.n, *(c.by_grade[g] for g in GRADE_COLUMNS[:-1]), c.grading_error, c.pass_rate]
+
+
+def budget_section(s: RunSummary) -> None:
+    """People's grades and preferences by budget, once they graded or compared at more than one (--json: always)."""
+    from gradedesk.core.cli.output import print_table
+    from gradedesk.core.stats.measures import texts_once
+
+    people = s.by_budget
+    if len(people.budgets) < 2:
+        return
+    section("people by budget (a raw answer's grade is its own, whichever budget it was shown beside; "
+            "95% bootstrap intervals)")
+    print_table(("method", "graded", "passed", "pass_rate", "raw graded beside"),
+                [[g.method, g.graded, g.passed, text, g.beside_text] for g, text in zip(people.grades, texts_once([g.pass_rate for g in people.grades]))])
+    print_table(people.PREFERENCE_HEADERS, people.preference_rows())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{k.identical}/{k.answers_repeated} identical ({k.share_identical:.1%})")
         print_table(("question", "method", "budget", "judge", "grades"),
                     [[x.question_id, x.method, x.budget, x.judge_model, " -> ".join(x.grades)] for x in k.changed])
+    budget_section(s)
     if s.warnings:
         section("notes")
         for w in s.warnings:

@@ -258,13 +258,14 @@ def _bundled_ref(run_id: int, r: PairVerdict) -> AnswerRef:
 
 
 def preference_rows(store: Store, run_id: int) -> Iterator[PreferenceRow]:
-    """People's current preferences (on the bundled answer at the primary budget, which the desk shows beside raw),
-    then every pairwise judge verdict of the run, with its consistency."""
+    """People's current preferences (on the bundled answer at the preference's budget, which the desk showed beside
+    raw; the run's primary where it was not recorded), then every pairwise judge verdict of the run, with its
+    consistency."""
     primary = run_row(store, run_id).primary_budget
-    bundled = {a["question_pk"]: a for a in answers_of_run(store, run_id, only_ok=False)
-               if a["method"] == "bundle" and a["budget"] == primary}
+    bundled = {(a["question_pk"], a["budget"]): a for a in answers_of_run(store, run_id, only_ok=False)
+               if a["method"] == "bundle"}
     for p in live_preferences(store, run_id):
-        b = bundled.get(p.question_pk)
+        b = bundled.get((p.question_pk, primary if p.budget is None else p.budget))
         if b is None:
             continue
         a = answer_fields(AnswerRef(run_id, b["id"], b["benchmark"], b["question_id"], "bundle", b["budget"]))

@@ -7,4 +7,5 @@ orders, under its own rubric file, pairwise_rubric.py and pairwise-rubric.rubric
 replies add up to, a verdict only where both orders agree); offline grading in one call (offline_grading.py, what grade-offline runs);
 people's grades as append-only events (human_grades.py); an answer's claims and citations (claims.py: split and
 resolved; claim_store.py: computed once and kept), people's marks on them (claim_marks.py) and what the marks add up
-to per run (claim_figures.py). No SQL here: the tables are core/store's (grades.py, machine_grades.py, rubrics.py, pairwise.py)."""
+to per run (claim_figures.py); people's grades and preferences by budget (budget_figures.py). No SQL here: the tables
+are core/store's (grades.py, machine_grades.py, rubrics.py, pairwise.py)."""

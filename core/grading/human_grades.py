@@ -25,6 +25,7 @@ from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADES
 from gradedesk.core.store import grades, preferences
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk
+from gradedesk.core.store.run_records import run_info
 
 PREFERENCES = ("raw", "bundle", "tie")
 MODES = ("blind", "open", "recheck")
@@ -55,13 +56,15 @@ def _check_change(change: GradeChange) -> None:
 
 def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange, *, mode: str = "blind",
                  judge_visible: bool = False, rubric_version: str | None = None, selection: str | None = None,
-                 selection_probability: float | None = None, machine: MachineOnDesk | None = None) -> HumanGrade:
+                 selection_probability: float | None = None, machine: MachineOnDesk | None = None,
+                 budget: int | None = None) -> HumanGrade:
     """Append a `set` event: the grader's current state for the answer with `change` applied. One transaction.
 
     `judge_visible` says whether the machine grade was on screen when the person saved; outside a recheck pass it is
     also true once they have seen it before (see the module docstring). A save after an earlier event with the judge
     in view is stored as a revision (is_revision=1), so switch rates can be measured. `selection` says how the person
-    came to the item; a 'sampled' one carries the probability it was drawn with. `machine`: the grader on the desk.
+    came to the item; a 'sampled' one carries the probability it was drawn with. `machine`: the grader on the desk;
+    `budget`: the budget of the bundled answer on the desk (a raw answer's grade is its own, beside whichever).
     """
     _check_change(change)
     _check_selection(selection, selection_probability)
@@ -76,7 +79,7 @@ def record_grade(store: Store, answer_id: int, grader: str, change: GradeChange,
         return grades.add_grade(
             store, answer_id, grader, base, judge_visible=judge_visible, mode=mode,
             is_revision=(before is not None or seen) and judge_visible and not recheck, rubric_version=rubric_version,
-            selection=selection, selection_probability=selection_probability, machine=machine)
+            selection=selection, selection_probability=selection_probability, machine=machine, budget=budget)
 
 
 def applied(before: Any, change: GradeChange, names: tuple[str, ...]) -> dict[str, Any]:
@@ -105,12 +108,15 @@ def _check_selection(selection: str | None, probability: float | None) -> None:
 
 def record_preference(store: Store, run_id: int, question_pk: int, grader: str, preferred: str, left: str, *,
                       judge_visible: bool = False, selection: str | None = None,
-                      selection_probability: float | None = None) -> preferences.Preference:
+                      selection_probability: float | None = None, budget: int | None = None) -> preferences.Preference:
     """Append a preference event: `judge_visible`, whether a machine grade of either answer was on screen;
-    `selection`, how the person came to the question (as for grades)."""
+    `selection`, how the person came to the question (as for grades); `budget`, the bundled answer's compared (None:
+    the run's largest, which the desk shows unless another is chosen)."""
     if preferred not in PREFERENCES:
         raise UserError(f"preference: {preferred!r} is not one of {', '.join(PREFERENCES)}")
     _check_selection(selection, selection_probability)
+    if budget is None:
+        budget = run_info(store, run_id).primary_budget
     return preferences.add_preference(store, run_id, question_pk, grader, preferred, left,
                                       judge_visible=judge_visible, selection=selection,
-                                      selection_probability=selection_probability)
+                                      selection_probability=selection_probability, budget=budget)

@@ -102,6 +102,6 @@ def pair_verdicts(store: Store, run_id: int, model: str | None = None, rubric_ve
     return verdicts_of([r for r in replies if (r.reply.judge_model, r.reply.rubric_version) == judge])
 
 
-def doubtful_questions(store: Store, run_id: int) -> set[int]:
-    """Question pks whose pairwise verdict (newest judge, any budget) is inconsistent or unstable."""
-    return {v.question_pk for v in pair_verdicts(store, run_id) if v.doubtful}
+def doubtful_questions(store: Store, run_id: int, budget: int) -> set[int]:
+    """Question pks whose pairwise verdict (newest judge) at `budget` is inconsistent or unstable."""
+    return {v.question_pk for v in pair_verdicts(store, run_id) if v.doubtful and v.budget == budget}

@@ -1,5 +1,6 @@
-"""One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the run's
-primary budget), each with its evidence, bundle, machine grade, the person's grade, scores and claims. No textual here.
+"""One item of the grading desk, loaded whole: a question with its raw answer and its bundled answer (at the budget
+the desk shows: RunInfo.bundle_budget, the run's largest unless the person chose another), each with its evidence,
+bundle, machine grade, the person's grade, scores and claims. No textual here.
 
 Evidence is read by core/evidence/stored.py, the one reader of stored bundles and hits: an answer shows its bundle or
 its hits, or, for an imported log that named only files, those files.
@@ -106,6 +107,14 @@ class AnswerView:
     def truncated(self) -> bool:
         return self.finish_reason == TRUNCATED
 
+    def graded_beside_other(self, budget: int) -> int | None:
+        """The budget of the bundled answer this raw answer's current grade was saved beside, when that is not
+        `budget` (the one beside it now): the grade is the raw answer's own, and the desk says so. None otherwise."""
+        h = self.human
+        if self.method != "raw" or h is None or not h.grade or h.budget is None or h.budget == budget:
+            return None
+        return h.budget
+
 
 @dataclass
 class Item:
@@ -118,7 +127,7 @@ class Item:
     gold_answer: str | None
     left_method: str
     answers: dict[str, AnswerView]  # by method; a method may be missing
-    preference: str | None  # raw | bundle | tie
+    preference: str | None  # raw | bundle | tie: against the bundled answer shown (its budget)
     judge_rubric: str | None = None  # the rubric version whose judge verdicts `machine` holds; None: the newest
     judge_rubrics: tuple[str, ...] = ()  # every rubric version the judge graded an answer of this item under
     flag: ItemFlag | None = None  # the person's current flag on the item (core/review/flags.py)
@@ -174,7 +183,7 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
     q = desk.item_question(store, question_pk)
     if q is None:
         return None
-    people = people_on_item(store, run.id, question_pk) if adjudicate else None
+    people = people_on_item(store, run.id, question_pk, run.bundle_budget) if adjudicate else None
     answers: dict[str, AnswerView] = {}
     for a in desk.shown_answers(store, run, question_pk):
         evidence, problem = parse_hits(a.evidence)
@@ -196,7 +205,7 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
         decided = people.decisions.get(None)
         preferred = decided.preferred if decided else None
     else:
-        preference = newest_preference(store, run.id, grader, question_pk)
+        preference = newest_preference(store, run.id, grader, question_pk, run.bundle_budget)
         preferred = preference.preferred if preference else None
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
                 left_method(run.order_seed, question_pk), answers, preferred, judge_rubric,

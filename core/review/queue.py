@@ -3,8 +3,8 @@ recheck samples and where each grader stopped (desk_state). No textual here; the
 and the ones the desk needs as they are (moving between items, finding a question, the saved desk state) are
 re-exported here under the names the desk calls them by.
 
-An *item* is one question of a run: its raw answer beside its bundled answer at the run's primary budget
-(core/review/item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
+An *item* is one question of a run: its raw answer beside its bundled answer at the budget the desk shows
+(RunInfo.bundle_budget: the run's largest unless the person chose another; core/review/item.py loads one). The queue is the stream of those answers in (question, method) order, read with keyset
 queries (`WHERE key > last LIMIT n`) over the answers' unique index, so a store of a million answers is never loaded
 whole. Grade events live in core/grading/human_grades.py.
 """

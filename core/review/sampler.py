@@ -6,11 +6,15 @@ items whose confusion-matrix cell few people have graded, and a bonus for questi
 draw mixes it with a uniform floor, so every item keeps a probability of at least FLOOR / N: q(i) = FLOOR / N +
 (1 - FLOOR) * u(i) / sum(u). Draws are made from the whole run (an item drawn again counts again without being graded
 again), which is what makes the inverse-probability weights of core/stats/weighted.py exact.
+The run is the desk's view of it: its questions shown with the bundled answer at the
+budget the desk shows (RunInfo.bundle_budget), so a draw's probability is within that budget's population, and the
+draw records that budget.
 
 A person with assigned items (gradedesk assign) draws from their set instead: N is its size, and each draw also
 records pi, the probability that the question was in the set at all (core/store/assignments.py AssignedSet). A draw
 then selected the question with probability pi * q(i), and weighing it by 1 / (pi * q(i)) keeps the estimates exact
-over the whole run (two-phase sampling: the set is the first phase, the draw the second).
+over the whole run (two-phase sampling: the set is the first phase, the draw the second). The set is of questions,
+whatever the budget, so within a budget's population the set is the same first phase and pi stays the same.
 """
 
 from __future__ import annotations
@@ -67,13 +71,14 @@ def question_usefulness(store: Store, run: RunInfo, judge_rubric: str | None = N
     """(question pks, usefulness): per question (of `grader`'s set, when given: their assigned items if they have
     any), its most useful shown answer (judge uncertainty plus a bonus for a confusion-matrix column few people have
     graded; 0.5 for an answer without a machine grade), plus PAIRWISE_DOUBT when the pairwise judge's verdict on the
-    question is inconsistent or unstable. `judge_rubric`: the judge's verdicts under that rubric version, as the desk
-    shows them, instead of the newest."""
+    question at the budget the desk shows is inconsistent or unstable. `judge_rubric`: the judge's verdicts under
+    that rubric version, as the desk shows them, instead of the newest."""
     best: dict[int, float] = {}
     for pk, confidence, judged, column_grades in desk.usefulness_rows(store, run, judge_rubric, grader):
         u = uncertainty(confidence) + (1.0 / (1 + column_grades) if judged else 0.0)
         best[pk] = max(best.get(pk, 0.0), u)
-    for pk in doubtful_questions(store, run.id) & best.keys():  # a person's preference settles what the judge could not
+    # a person's preference settles what the judge could not
+    for pk in doubtful_questions(store, run.id, run.bundle_budget) & best.keys():
         best[pk] += PAIRWISE_DOUBT
     pks = list(best)
     return pks, [best[pk] for pk in pks]
@@ -98,7 +103,7 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
         index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):
             i = draw(random.Random(f"{run.order_seed}:{grader}:{k}"), probabilities)
-            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), pi)
+            samples.add_draw(store, run.id, grader, k, pks[i], probabilities[i], len(pks), run.bundle_budget, pi)
             if not desk.question_graded_by(store, run, grader, pks[i]):
                 return Draw(pks[i], probabilities[i], len(pks), k, pi)
     return None

@@ -35,12 +35,16 @@ class Opening:
     judge_rubric: str | None  # the rubric version whose judge verdicts the desk shows (None: the newest)
 
 
-def open_desk(store: Store, run_id: int, grader: str, recheck: float | None, adjudicate: bool = False) -> Opening:
+def open_desk(store: Store, run_id: int, grader: str, recheck: float | None, *, budget: int | None = None,
+              adjudicate: bool = False) -> Opening:
     """Where this grader stopped in the run (or, with `recheck`, the first item of a recheck sample of that share;
-    with `adjudicate`, the first item of the adjudication queue)."""
+    with `adjudicate`, the first item of the adjudication queue), showing raw beside the bundled answer at `budget`
+    (None: the budget they left the desk on, else the run's largest)."""
     run = run_info(store, run_id)
     state = review.load_desk_state(store, grader, run.id)
     settings = state.settings if state else {}
+    kept = settings.get("budget")
+    run = run.showing(budget if budget is not None else kept if kept in run.budgets else None)
     filters = Filters.from_dict(settings.get("filters") or {})
     rubric = settings.get("judge_rubric")
     rubric = rubric if isinstance(rubric, str) else None

@@ -27,6 +27,7 @@ from gradedesk.core.store.assignments import (Assignment, add_assignments, curre
                                               withdraw_assignments)
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.desk import graded_question_pks, shown_question_pks
+from gradedesk.core.store.flags import flag_listing
 from gradedesk.core.store.run_records import RunInfo, run_info
 
 DEFAULT_WIDTH = 0.2  # of the alpha interval `progress` projects to
@@ -84,6 +85,7 @@ class PersonProgress(Record):
     assigned: int
     graded: int  # of their assigned items
     adjudicated: int  # of their assigned items, those a lead decided on (where people disagreed)
+    flagged: int = 0  # of their assigned items, those they flagged for fixing the benchmark (left out of agree)
 
 
 @dataclass
@@ -112,9 +114,11 @@ def team_progress(store: Store, run_id: int, width: float = DEFAULT_WIDTH, *, bo
         people_of[a.question_pk].add(a.grader)
     graded = _graded_pairs(store, run, assigned)
     decided = {d.question_pk for d in current_decisions(store, run_id)}
+    flagged = {(f.flag.question_pk, f.flag.grader) for f in flag_listing(store, run_id)}
     people = [PersonProgress(g, sum(g in p for p in people_of.values()),
                              sum(g in p and (pk, g) in graded for pk, p in people_of.items()),
-                             sum(g in p and pk in decided for pk, p in people_of.items()))
+                             sum(g in p and pk in decided for pk, p in people_of.items()),
+                             sum(g in p and (pk, g) in flagged for pk, p in people_of.items()))
               for g in sorted({a.grader for a in assigned})]
     units = overlap_grades(store, run_id)
     alpha = krippendorff_alpha_ordinal([[grade_rank(g.grade) for g in gs] for gs in units.values()], len(GRADES),

@@ -2,7 +2,7 @@
 `summary --json` prints. Its per-method counts and labels serve run comparisons too (compare.py).
 
 A summary covers one run: answers, tokens and cost per method (raw, bundle@<budget>); grades per grader and method, and
-per category; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
+per category; people's grades and preferences by budget; failure labels; retrieval metrics; faithfulness and relevance per scorer; claims, invalid citations and
 people's faithfulness from their claim marks; what grading cost against what answering cost; judge consistency across
 repeats; and warnings (self-evaluation, grading errors, failed answers, claims not computed, answers truncated at
 max_tokens, grades made against a gold answer that has been corrected since).
@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradedesk.core.grading.budget_figures import PeopleByBudget, people_by_budget
 from gradedesk.core.grading.claim_figures import MethodClaims, claim_summary
 from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
@@ -223,6 +224,7 @@ class RunSummary(Record):
     consistency: JudgeConsistency | None  # None: no repeats
     stale_grades: dict[str, int]
     warnings: list[str]
+    by_budget: PeopleByBudget  # people's grades and preferences per budget of the bundled answer
 
 
 def people_grades(store: Store, run_id: int, answered: dict[str, int]) -> list[GradeRow]:
@@ -297,6 +299,7 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         consistency=consistency if consistency.answers_repeated else None,
         stale_grades=stale,
         warnings=warnings,
+        by_budget=people_by_budget(store, run_id),
     )
 
 

@@ -1,8 +1,8 @@
 """A lead's decisions where the people assigned to an item disagree: table adjudications (gradedesk grade --adjudicate).
 
 Append-only like people's events: a `set` row decides a grade of one answer of an item (named by its method and
-budget, as the desk showed it) or, with no method, the preference between the two answers; an `undo` row takes one
-back by its uuid. The decision on an answer (or on the preference) is the newest live `set` row of anyone for it.
+budget, as the desk showed it) or, with no method, the preference between raw and the bundled answer at `budget`
+(None: recorded before decisions named it); an `undo` row takes one back by its uuid. The decision on an answer (or on the preference) is the newest live `set` row of anyone for it.
 Kept apart from human_grades, so no figure of people's grades ever counts it.
 
 What it gives: appending a decision (`add_decision`), the decisions of a run or an item (`current_decisions`), a

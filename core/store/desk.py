@@ -26,7 +26,7 @@ from gradedesk.core.store.grades import seen_sql
 from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
 from gradedesk.core.store.run_records import RunInfo
 
-# The answers the desk shows for a run: raw, and bundled at the primary budget (:budget).
+# The answers the desk shows for a run: raw, and bundled at the budget it shows (RunInfo.bundle_budget: :budget).
 SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.budget = :budget))"
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer); NULL when
 # they gave only a label, scores or a note so far.
@@ -96,7 +96,7 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
     cond, params = _where(filters)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
-    params.update(run=run.id, budget=run.primary_budget, grader=grader, limit=limit)
+    params.update(run=run.id, budget=run.bundle_budget, grader=grader, limit=limit)
     keyset = "1"
     if after is not None:
         keyset = "(a.question_pk, a.method) > (:after_q, :after_m)"
@@ -120,7 +120,7 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, que
     cond, params = _where(filters)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
-    params.update(run=run.id, budget=run.primary_budget, grader=grader)
+    params.update(run=run.id, budget=run.bundle_budget, grader=grader)
     if question_pk is None:
         keyset = "1"
     else:
@@ -168,7 +168,7 @@ def shown_question_pks(store: Store, run: RunInfo, grader: str | None = None) ->
     """The run's questions with a shown answer (of `grader`'s set, when given), ascending, as an array of ids
     (250,000 questions cost 2 MB)."""
     rows = store._conn.execute(f"SELECT DISTINCT a.question_pk FROM answers a WHERE {SHOWN} AND {_in_set(grader)} "
-                              "ORDER BY a.question_pk", {"run": run.id, "budget": run.primary_budget, "grader": grader})
+                              "ORDER BY a.question_pk", {"run": run.id, "budget": run.bundle_budget, "grader": grader})
     return array("q", (r[0] for r in rows))
 
 
@@ -176,7 +176,7 @@ def count_shown(store: Store, run: RunInfo, grader: str | None = None) -> int:
     """Answers the desk shows in a run (of `grader`'s set, when given; an index-only count without one; the desk
     computes it once)."""
     n: int = store._scalar(f"SELECT count(*) FROM answers a WHERE {SHOWN} AND {_in_set(grader)}",
-                          {"run": run.id, "budget": run.primary_budget, "grader": grader})
+                          {"run": run.id, "budget": run.bundle_budget, "grader": grader})
     return n
 
 
@@ -206,7 +206,7 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
             LEFT JOIN auto_grades g ON g.id = {compared_id('h')} AND {unflagged_sql("a.run_id", "a.question_pk")}
             WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
-        {"grader": grader, "run": run.id, "budget": run.primary_budget}).fetchall()
+        {"grader": grader, "run": run.id, "budget": run.bundle_budget}).fetchall()
     return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]
 
 
@@ -225,7 +225,7 @@ def graded_question_pks(store: Store, run: RunInfo, grader: str) -> list[int]:
     return [r[0] for r in store._conn.execute(
         f"SELECT DISTINCT a.question_pk FROM current_human_grades h JOIN answers a ON a.id = h.answer_id "
         f"WHERE h.grader = :grader AND h.grade IS NOT NULL AND {SHOWN} ORDER BY a.question_pk",
-        {"grader": grader, "run": run.id, "budget": run.primary_budget})]
+        {"grader": grader, "run": run.id, "budget": run.bundle_budget})]
 
 
 # the sampler ----------------------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def usefulness_rows(store: Store, run: RunInfo, judge_rubric: str | None = None,
     whether it has a machine verdict, how many current human grades of those answers sit in that verdict's
     confusion-matrix column). The verdict is the one the desk uses (the newest, or the judge's under `judge_rubric`)."""
     sql, params = _usefulness_sql(judge_rubric, grader)
-    return store._conn.execute(sql, {"run": run.id, "budget": run.primary_budget, "grader": grader, **params})
+    return store._conn.execute(sql, {"run": run.id, "budget": run.bundle_budget, "grader": grader, **params})
 
 
 def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int) -> bool:
@@ -261,7 +261,7 @@ def question_graded_by(store: Store, run: RunInfo, grader: str, question_pk: int
         f"SELECT count(*) FROM answers a WHERE {SHOWN} AND a.question_pk = :pk AND NOT EXISTS "
         "(SELECT 1 FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader "
         "AND h.grade IS NOT NULL)",
-        {"run": run.id, "pk": question_pk, "budget": run.primary_budget, "grader": grader})
+        {"run": run.id, "pk": question_pk, "budget": run.bundle_budget, "grader": grader})
 
 
 # one item loaded whole (one indexed lookup each) ---------------------------------------------------------------------
@@ -308,7 +308,7 @@ _ANSWER_FIELDS = tuple(ShownAnswer.__dataclass_fields__)
 def shown_answers(store: Store, run: RunInfo, question_pk: int) -> list[ShownAnswer]:
     """The question's answers the desk shows, by method."""
     rows = store._query(f"SELECT a.* FROM answers a WHERE {SHOWN} AND a.question_pk = :q ORDER BY a.method",
-                       {"run": run.id, "budget": run.primary_budget, "q": question_pk})
+                       {"run": run.id, "budget": run.bundle_budget, "q": question_pk})
     return [ShownAnswer(**{k: r[k] for k in _ANSWER_FIELDS}) for r in rows]
 
 

@@ -55,6 +55,7 @@ class HumanGrade:
     machine_kind: str | None = None  # the machine grader on the desk when it was saved (MachineOnDesk)
     machine_model: str | None = None
     machine_rubric: str | None = None
+    budget: int | None = None  # the budget of the bundled answer on the desk when it was saved (None: not recorded)
 
     @property
     def scores(self) -> dict[str, int | None]:
@@ -131,7 +132,8 @@ def current_grade(store: Store, answer_id: int, grader: str, *, recheck: bool = 
 
 def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any], *, judge_visible: bool, mode: str,
               is_revision: bool, rubric_version: str | None, selection: str | None,
-              selection_probability: float | None, machine: MachineOnDesk | None) -> HumanGrade:
+              selection_probability: float | None, machine: MachineOnDesk | None,
+              budget: int | None = None) -> HumanGrade:
     """Append a `set` event carrying the person's whole state for the answer (`state`: grade, failure_label, note and
     the four dimension scores); return it as stored. One transaction (joining the caller's)."""
     row = {
@@ -140,7 +142,7 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
         "rubric_version": rubric_version, "created_at": event_time(), "selection": selection,
         "selection_probability": selection_probability,
         "machine_kind": machine and machine.kind, "machine_model": machine and machine.model,
-        "machine_rubric": machine and machine.rubric,
+        "machine_rubric": machine and machine.rubric, "budget": budget,
     }
     with store.transaction():
         store._db.table("human_grades").insert(row)
@@ -196,12 +198,14 @@ class PersonGradeRow:
     failure_label: str | None
     method: str
     budget: int
+    beside: int | None = None  # the budget of the bundled answer on the desk when it was saved (None: not recorded)
 
 
 def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
-    """Every person's current grade of the run's answered answers, with the answer's method."""
+    """Every person's current grade of the run's answered answers, with the answer's method and budget and the
+    bundled answer's budget it was saved beside."""
     return [PersonGradeRow(**r) for r in store._query(
-        "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget FROM current_human_grades h "
+        "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget, h.budget AS beside FROM current_human_grades h "
         "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
         "ORDER BY h.grader", (run_id,))]
 

@@ -9,7 +9,7 @@ A run's answers are core/store/answers.py's.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gradedesk.core.errors import UserError
@@ -74,14 +74,20 @@ def run_row(store: Store, run_id: int) -> RunRow:
 
 @dataclass(frozen=True)
 class RunInfo:
+    """The desk's view of a run. The desk shows raw beside the bundled answer at `bundle_budget`: the run's largest
+    (`primary_budget`) unless the person chose another of its `budgets` (`showing`); the queue, the sampler, the item,
+    the filters and progress follow it. Reports across the run read the run itself (run_row), not this."""
+
     id: int
     label: str | None
     provider: str
     model: str | None
     benchmark: str | None
-    primary_budget: int  # the bundled answer shown beside raw
+    primary_budget: int  # the run's largest: the bundled answer shown beside raw unless another is chosen
     order_seed: int
     rubric_version: str | None  # newest rubric in the store: stamped on each human grade
+    budgets: tuple[int, ...] = ()  # every budget the run has bundled answers at, ascending
+    bundle_budget: int = 0  # the budget whose bundled answer the desk shows beside raw (run_info: primary_budget)
 
     @property
     def title(self) -> str:
@@ -91,14 +97,28 @@ class RunInfo:
         parts.append(self.model or self.provider)
         return " · ".join(parts)
 
+    def showing(self, budget: int | None) -> RunInfo:
+        """This run with the bundled answer at `budget` beside raw (None: the run's largest); a budget the run has no
+        bundled answers at is one clear error naming the ones it has."""
+        if budget is None:
+            return replace(self, bundle_budget=self.primary_budget)
+        if budget not in self.budgets:
+            have = ", ".join(f"{b:,}" for b in self.budgets) or "none (no bundled answers)"
+            raise UserError(f"--budget: run {self.id} has no bundled answers at {budget:,} tokens; its budgets: {have}")
+        return replace(self, bundle_budget=budget)
+
 
 def run_info(store: Store, run_id: int) -> RunInfo:
     r = run_row(store, run_id)
     budget = r.primary_budget
     if budget is None:  # older or imported runs: the largest budget answered
         budget = store._scalar("SELECT max(budget) FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,)) or 0
+    budgets = set(r.budgets) or {int(b) for (b,) in store._conn.execute(  # imports may not list them: what they answered
+        "SELECT DISTINCT budget FROM answers WHERE run_id = ? AND method = 'bundle'", (run_id,))}
+    if budget:
+        budgets.add(int(budget))
     return RunInfo(r.id, r.label, r.provider, r.model, r.benchmark, int(budget), int(r.order_seed),
-                   newest_rubric_version(store))
+                   newest_rubric_version(store), tuple(sorted(budgets)), int(budget))
 
 
 @dataclass(frozen=True, slots=True)

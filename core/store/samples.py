@@ -20,6 +20,7 @@ class SampleDraw:
     question_pk: int
     probability: float  # q of this question in this draw
     population: int  # how many questions the draw chose from
+    budget: int | None  # the bundled answers' budget of that population (raw beside bundle @ budget)
     inclusion_probability: float = 1.0  # of the question in the set drawn from (a person's assigned set; 1: the run)
 
 
@@ -27,8 +28,8 @@ def sample_draws(store: Store, run_id: int) -> list[SampleDraw]:
     """The run's draws, per person in draw order; draws of flagged items left out, as from every reader behind
     `agree`."""
     return [SampleDraw(**r) for r in store._query(
-        "SELECT grader, question_pk, probability, population, inclusion_probability FROM sample_draws WHERE run_id = ? "
-        f"AND {unflagged_sql('run_id', 'question_pk')} ORDER BY grader, draw_index", (run_id,))]
+        "SELECT grader, question_pk, probability, population, budget, inclusion_probability FROM sample_draws "
+        f"WHERE run_id = ? AND {unflagged_sql('run_id', 'question_pk')} ORDER BY grader, draw_index", (run_id,))]
 
 
 def next_draw_index(store: Store, run_id: int, grader: str) -> int:
@@ -39,10 +40,10 @@ def next_draw_index(store: Store, run_id: int, grader: str) -> int:
 
 
 def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_pk: int, probability: float,
-             population: int, inclusion_probability: float = 1.0) -> None:
-    """Store one draw of the sampler (`inclusion_probability`: of the question in the set drawn from); the caller
-    holds the transaction."""
+             population: int, budget: int | None, inclusion_probability: float = 1.0) -> None:
+    """Store one draw of the sampler from the questions shown with the bundled answer at `budget`
+    (`inclusion_probability`: of the question in the set drawn from); the caller holds the transaction."""
     store._db.table("sample_draws").insert({
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
-        "question_pk": question_pk, "probability": probability, "population": population,
+        "question_pk": question_pk, "probability": probability, "population": population, "budget": budget,
         "inclusion_probability": inclusion_probability, "created_at": utc_now()})

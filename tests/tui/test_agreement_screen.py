@@ -13,7 +13,7 @@ from textual.widgets import Static
 from gradedesk.core.agreement.report import Settings
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
-from tests.fixtures.agreement import add_auto, add_human, add_rubric
+from tests.fixtures.agreement import add_auto, add_human, add_rubric, graded_at_two_budgets
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
 from tests.fixtures.desk import make_app, rendered_text, screen_text, settle
 from gradedesk.tui.screens.agreement import AgreementScreen
@@ -198,3 +198,33 @@ async def test_a_failure_on_the_screen_alone_is_notified_literally(tmp_path):
         toast = toast_text(app)
         assert toast.startswith("error agreement could not be computed:") and "[run 1].db: no such store" in toast
     assert app.return_code in (None, 0)
+
+
+@sync
+async def test_the_budget_curve_is_shown_once_people_graded_at_two_budgets(tmp_path, store):
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=SIZE) as pilot:  # people graded at one budget: no curve
+        screen = await loaded(pilot)
+        assert not screen.query_one("#agreement-budgets", Static).display
+    path = tmp_path / "budgets.db"
+    graded_at_two_budgets(path)
+    app = Host(path, 1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        shown = screen.query_one("#agreement-budgets", Static)
+        assert shown.display and screen.query_one("#agreement-budget-plot").display
+        plain = rendered_text(shown.content)
+        assert "Pass rate by budget" in plain
+        assert "bundle@1000  3" in plain and "0.333 [" in plain and "1000: 3, 2000: 3" in plain
+
+
+def test_snapshot_budget_curve_100x30(tmp_path, snap_compare):
+    path = tmp_path / "budgets.db"
+    graded_at_two_budgets(path)
+
+    async def run_before(pilot) -> None:
+        await loaded(pilot)
+        await pilot.press("p")  # to the end: the budget curve
+        await pilot.pause()
+
+    assert snap_compare(Host(path, 1), terminal_size=(100, 30), run_before=run_before)

@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--reveal-share", type=_share, default=0.0, metavar="SHARE",
                    help="open this random share (e.g. 0.1) of items with the judge in view; agree then reports "
                         "agreement on revealed vs blind items (anchoring)")
+    p.add_argument("--budget", type=int, metavar="N",
+                   help="grade raw against the bundled answer at this token budget of the run (default: the one you "
+                        "left the desk on, else the run's largest); grades and preferences record it")
     p.add_argument("--adjudicate", action="store_true",
                    help="decide where the people assigned to an item (gradedesk assign) disagree: their grades and "
                         "notes side by side; 1-4, f, e and [ ] = store your decision as its own kind of grade")
@@ -44,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.tui.app import run_desk
 
     run_desk(args.store, args.run, args.grader, show_judge=args.show_judge, hide_methods=args.hide_methods,
-             recheck=args.recheck, reveal_share=args.reveal_share, adjudicate=args.adjudicate)
+             recheck=args.recheck, reveal_share=args.reveal_share, budget=args.budget, adjudicate=args.adjudicate)
     return 0

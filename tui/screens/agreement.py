@@ -8,7 +8,10 @@ and stays; Escape dismisses with None), kappa and AC1
 with their intervals, each judge rubric version side by side on the items all of them graded (when the judge graded the
 run under more than one), the judge-corrected pass rates, the switch rate, the per-category breakdown, which answer
 is better (the pairwise judge's position bias, ties and consistency beside people's left-side share, its agreement
-with people's preferences and the win rates of bundled over raw), and a plot of answer quality against prompt tokens over the run's budget sweep.
+with people's preferences and the win rates of bundled over raw), and a plot of answer quality against prompt tokens
+over the run's budget sweep. Once people graded bundled answers at more than one budget (the desk shows any budget
+beside raw), the curve follows: pass rate by budget for people and the machine grader, with their intervals as a table
+(agree's) and a plot whose bars are the intervals.
 
 The report is computed by core/agreement/report.py in a thread worker with its own store connection (read-only work, WAL
 lets it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came
@@ -38,7 +41,7 @@ from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.agreement.tables import (
-    Table, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
+    Table, budget_tables, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.runs.headline import Headline, headline, headline_table
@@ -118,6 +121,7 @@ class AgreementScreen(Screen):
     AgreementScreen #agreement-body > Static { height: auto; margin-bottom: 1; }
     AgreementScreen MatrixTable { height: auto; max-height: 8; margin-bottom: 1; }
     AgreementScreen #agreement-plot { height: 16; min-height: 12; }
+    AgreementScreen #agreement-budget-plot { height: 16; min-height: 12; }
     """
 
     BINDINGS = [
@@ -165,6 +169,9 @@ class AgreementScreen(Screen):
             yield Static(id="agreement-ppi")
             yield Static(id="agreement-pairwise")
             yield PlotextPlot(id="agreement-plot")
+            # shown when people graded bundled answers at more than one budget
+            yield Static(id="agreement-budgets")
+            yield PlotextPlot(id="agreement-budget-plot")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -172,6 +179,8 @@ class AgreementScreen(Screen):
         matrix.add_column(literal("person \\ machine"), key="person")
         for grade in GRADES:
             matrix.add_column(literal(GRADE_LABELS[grade]), key=grade)
+        for curve in ("#agreement-budgets", "#agreement-budget-plot"):
+            self.query_one(curve).display = False
         matrix.focus()
         self._load()
 
@@ -209,6 +218,8 @@ class AgreementScreen(Screen):
             self.query_one("#agreement-ppi", Static).update(rich_table(ppi_table(report)))
         self.query_one("#agreement-pairwise", Static).update(pairwise_group(report))
         self._plot(report.quality_by_tokens)
+        if report.by_budget.drawn:
+            self._plot_budgets(report)
 
     def on_agreement_screen_failed(self, message: Failed) -> None:
         text = f"agreement could not be computed: {message.error}"
@@ -243,6 +254,34 @@ class AgreementScreen(Screen):
                     plt.plot([x for x, _ in xy], [y for _, y in xy], label=f"{method} ({who})",
                              marker=MARKERS[(method, who)])
         self.query_one(PlotextPlot).refresh()
+
+    def _plot_budgets(self, report: AgreementReport) -> None:
+        """The budget curve: agree's table, and people's and the machine grader's pass rates at raw and each budget,
+        each with its interval as a bar."""
+        table = self.query_one("#agreement-budgets", Static)
+        table.update(rich_table(budget_tables(report)[0]))
+        points = report.by_budget.points
+        plot = self.query_one("#agreement-budget-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("pass rate by budget (bars: 95% intervals)")
+        plt.ylim(0, 1)
+        plt.xlim(-0.5, len(points) - 0.5)
+        plt.xticks(list(range(len(points))), [p.method for p in points])
+        for who, shift, color, marker in (("people", -0.06, "blue", "o"), ("machine", 0.06, "orange", "x")):
+            estimates = [getattr(p, who) for p in points]
+            for i, (e, after) in enumerate(zip(estimates, estimates[1:])):  # lines only between neighbouring figures
+                if e.value is not None and after.value is not None:
+                    plt.plot([i + shift, i + 1 + shift], [e.value, after.value], marker="braille", color=color)
+            shown = [(i + shift, e) for i, e in enumerate(estimates) if e.value is not None]
+            for x, e in shown:
+                if e.low is not None and e.high is not None:
+                    plt.plot([x, x], [e.low, e.high], marker="│", color=color)
+            if shown:
+                plt.scatter([x for x, _ in shown], [e.value for _, e in shown], label=who, marker=marker, color=color)
+        table.display = plot.display = True
+        plot.refresh()
 
     @on(DataTable.CellSelected, "#agreement-matrix")
     def _cell_selected(self, event: DataTable.CellSelected) -> None:

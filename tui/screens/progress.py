@@ -27,8 +27,8 @@ def progress_group(report: TeamProgress) -> Group:
     if not report.people:
         return Group(literal(f"run {report.run_id}: nothing assigned yet; assign items with `gradedesk assign`"))
     people = Table(f"run {report.run_id}: {report.items} items assigned, {report.overlap_items} to two or more people",
-                   ["grader", "assigned", "graded", "adjudicated"],
-                   [[p.grader, p.assigned, p.graded, p.adjudicated] for p in report.people])
+                   ["grader", "assigned", "graded", "adjudicated", "flagged"],
+                   [[p.grader, p.assigned, p.graded, p.adjudicated, p.flagged] for p in report.people])
     lines = [f"{report.disputed} items where people disagree, {report.adjudicated} of them adjudicated",
              f"alpha between people ({report.alpha_items} overlap items graded by two or more): {report.alpha.text()}"]
     if report.more_for_width is not None:

@@ -41,6 +41,7 @@ class PaneView:
     methods_visible: bool = True
     scorers_visible: bool = False  # the machine faithfulness verdicts (blind first: after the claims are marked)
     judge_rubric: str | None = None  # the judge verdicts shown are under this rubric version (None: the newest)
+    bundle_budget: int = 0  # the budget of the bundled answer on the desk (a raw grade may have been saved beside another)
     adjudicating: bool = False  # a lead deciding: the answer's grade is the decision, the people's grades beside it
 
 
@@ -68,7 +69,10 @@ def grade_text(grade: str | None) -> Text:
     return Text(GRADE_LABELS.get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
 
 
-def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False) -> Text:
+def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False,
+                beside: tuple[int, int] | None = None) -> Text:
+    """The person's grade (a lead adjudicating: the decision); `beside`: (the budget a raw answer's grade was saved
+    beside, the one beside it now) when they differ."""
     t = Text()
     t.append("Decision: " if adjudicating else "Your recheck grade: " if recheck else "Your grade: ", style="bold")
     if h is None or not h.grade:
@@ -79,6 +83,9 @@ def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False)
         t.append_text(grade_text(h.grade))
     if h.is_revision:
         t.append("  (revised after reveal)", style="italic")
+    if beside is not None:
+        t.append(f"\n  graded beside the {beside[0]:,}-token answer, shown now beside {beside[1]:,}: the grade is the "
+                 "raw answer's own", style="bold yellow")
     t.append("\n  label: ")
     t.append(h.failure_label or "—")
     t.append("\n  scores: ")
@@ -280,7 +287,9 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     machine = a.machine
     if machine is not None and machine.reasoning and not view.methods_visible:  # a judge may quote "[Evidence 2]"
         machine = replace(machine, reasoning=neutral_answer(machine.reasoning, snippets_of(a)))
-    parts: list[RenderableType] = [human_block(a.human, view.recheck, view.adjudicating)]
+    other = a.graded_beside_other(view.bundle_budget) if view.methods_visible and not view.recheck else None
+    parts: list[RenderableType] = [human_block(a.human, view.recheck, view.adjudicating,
+                                               None if other is None else (other, view.bundle_budget))]
     if view.adjudicating:
         parts.append(people_block(a.people))
     parts += [machine_block(machine, view.judge_visible, view.recheck, view.judge_rubric), Rule(style="dim")]

@@ -8,9 +8,12 @@ import json
 import pytest
 
 from gradedesk.core.grading.pairwise_rubric import builtin_pairwise_rubric
+from gradedesk.core.review.flags import flag_item
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
-from tests.fixtures.pairwise import TRUE_WIN_RATE, build_pairwise_run, content_judge, first_judge, prefer_sampled
+from tests.fixtures.pairwise import (
+    TRUE_PREFERENCE, TRUE_WIN_RATE, build_pairwise_run, content_judge, first_judge, prefer_sampled,
+)
 
 
 @pytest.fixture
@@ -83,7 +86,7 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     assert code == 0, err
     pw = json.loads(out)["pairwise"]
     assert json.loads(out)["rubrics"]["current"] is None  # a pairwise rubric is never the current grade rubric
-    assert pw["judge_model"] == "pair-judge" and pw["primary_budget"] == 2000
+    assert pw["judge_model"] == "pair-judge" and pw["primary_budget"] == 2000 and pw["preference_budgets"] == [2000]
     b = pw["behaviour"]
     for key in ("first_position_wins", "tie_rate", "inconsistency_rate", "stability"):
         assert b[key]["value"] is not None and b[key]["low"] is not None and b[key]["high"] is not None, key
@@ -99,8 +102,36 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     assert overall["ppi"]["value"] == pytest.approx(TRUE_WIN_RATE)  # a perfect judge needs no correction
     assert overall["sampled_preferences"] >= 1
     other = next(w for w in pw["win_rates"] if w["budget"] == 500)
-    assert other["people"]["value"] is None and "primary budget 2000 only" in other["people"]["reason"]
+    assert other["people"]["value"] is None and "at this budget yet" in other["people"]["reason"]
     code, out, _ = cli(capsys, "agree", "--store", store_path, "--bootstrap", "0")
     for title in ("Which answer is better: the pairwise judge pair-judge", "Judge vs people's preferences",
                   "Preferences (rows: person, columns: judge)", "Win rate of bundled over raw"):
         assert title in out
+
+
+def test_preferences_meet_the_judge_at_their_own_budget_and_flagged_items_are_left_out(store_path, chat_server,
+                                                                                      capsys):
+    chat_server.responder = content_judge
+    assert judge(capsys, store_path, chat_server)[0] == 0  # both budgets
+    with open_store(store_path) as store:
+        at_500 = prefer_sampled(store, 1, "bob", 6, budget=500)  # the desk showed the bundle at 500 beside raw
+        prefer_sampled(store, 1, "alice", 6)
+        pks = {r["question_id"]: r["id"] for r in store._query("SELECT id, question_id FROM questions")}
+        flag_item(store, 1, pks["q4"], "carol", "bad_gold", None, judge_visible=False)  # raw's only win
+    code, out, err = cli(capsys, "agree", "--store", store_path, "--json", "--bootstrap", "200")
+    assert code == 0, err
+    pw = json.loads(out)["pairwise"]
+    assert pw["flagged_items_excluded"] == 1 and pw["preference_budgets"] == [500, 2000]
+    with open_store(store_path) as store:
+        kept = store._scalar("SELECT count(DISTINCT grader || ':' || question_pk || ':' || budget) FROM "
+                             "human_preferences WHERE question_pk != ?", (pks["q4"],))
+    # every preference outside the flagged item met the judge's verdict at its own budget, and agreed with it
+    assert pw["agreement"]["pairs"] == kept and pw["agreement"]["not_compared"] == {}
+    assert pw["agreement"]["percent_agreement"]["value"] == 1.0
+    true_rate = sum({"bundle": 1, "tie": 0.5, "raw": 0}[TRUE_PREFERENCE[q]] for q in pks if q != "q4") / 5
+    by_budget = {w["budget"]: w for w in pw["win_rates"] if w["category"] is None}
+    for budget in (500, 2000):
+        w = by_budget[budget]
+        assert w["pairs"] == 5 and w["judge"]["value"] == pytest.approx(true_rate)
+        assert w["ppi"]["value"] == pytest.approx(true_rate) and w["sampled_preferences"] >= 1
+    assert by_budget[500]["sampled_preferences"] == len(at_500) - at_500.count(pks["q4"])

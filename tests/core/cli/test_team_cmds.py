@@ -11,6 +11,7 @@ import pytest
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.assignments import current_assignments
 from gradedesk.core.store.connection import open_store
+from gradedesk.core.store.flags import add_flag
 from tests.fixtures.agreement import add_human
 from tests.fixtures.cli import cli
 from tests.fixtures.desk_store import build_fixture_store
@@ -72,11 +73,14 @@ def test_progress_json_counts_each_persons_items_and_projects_the_alpha_interval
                     grade = GRADES[(pk + (g == "bob") * (pk % 2)) % 4]
                     add_human(store, info.answer_ids[(pk, method)], g, grade)
         add_human(store, info.answer_ids[(rows[0].question_pk, "raw")], "dan", "wrong")  # not assigned: left out
+        ann_first = done["ann"][0]
+        add_flag(store, info.run_id, ann_first, "ann", "ambiguous", None, judge_visible=False)
+        add_flag(store, info.run_id, ann_first, "dan", "bad_gold", None, judge_visible=False)  # not assigned to dan
     code, out, err = cli(capsys, "progress", "--store", info.path, "--json", "--width", "0.3")
     assert code == 0, err
     report = json.loads(out)
     assert report["items"] == 12 and report["overlap_items"] == 12
-    assert report["people"] == [{"grader": g, "assigned": 8, "graded": 3, "adjudicated": 0}
+    assert report["people"] == [{"grader": g, "assigned": 8, "graded": 3, "adjudicated": 0, "flagged": int(g == "ann")}
                                 for g in ("ann", "bob", "cy")]
     pairs = {pk for pks in done.values() for pk in pks if sum(pk in p for p in done.values()) > 1}
     assert report["alpha_items"] == len(pairs) > 0
@@ -94,8 +98,9 @@ def test_progress_table_before_and_after_assigning(info, capsys):
     cli(capsys, "assign", "--graders", "ann,bob", "--store", info.path)
     code, out, _ = cli(capsys, "progress", "--store", info.path)
     assert out.splitlines()[:5] == ["run 1: 12 items assigned, 12 to two or more people",
-                                    "grader  assigned  graded  adjudicated", "ann     12        0       0",
-                                    "bob     12        0       0",
+                                    "grader  assigned  graded  adjudicated  flagged",
+                                    "ann     12        0       0            0",
+                                    "bob     12        0       0            0",
                                     "0 items where people disagree, 0 of them adjudicated (gradedesk grade --adjudicate)"]
     assert "not defined: no item was graded by two or more people" in out
     code, _, err = cli(capsys, "progress", "--store", info.path, "--width", "3")

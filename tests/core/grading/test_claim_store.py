@@ -11,7 +11,7 @@ from gradedesk.core.grading.claims import SPLITTER
 from gradedesk.core.store.connection import open_store, schema_version
 
 BUNDLED_REPLY = ("`apply_discount` takes ten percent off orders of 100 or more [Evidence 1]. "
-                 "The discount is also logged by audit_discount [Evidence 9].")
+                 "The discount is also logged by audit_discount [Evidence 99].")
 RAW_REPLY = ("- `apply_discount` takes ten percent off (File: shop/cart.py).\n"
              "- Prices are cached in shop/cache.py:3.")
 
@@ -59,12 +59,12 @@ def test_llm_answers_citations_to_evidence_they_were_not_given_are_counted(proje
     assert [line.split() for line in table.strip().splitlines()[2:]] == [
         # method, answers, claims, cited, citations, invalid, answers_with_invalid, and nobody marked claims yet
         ["raw", "3", "6", "6", "6", "3", "3", "0", "-", "-"],  # shop/cache.py is not in any raw evidence
-        ["bundle@600", "3", "6", "6", "6", "3", "3", "0", "-", "-"]]  # no bundle has 9 snippets
+        ["bundle@600", "3", "6", "6", "6", "3", "3", "0", "-", "-"]]  # no bundle has 99 snippets
     with open_store(db) as store:
         answer = store._query("SELECT * FROM answers WHERE method = 'bundle' LIMIT 1")[0]
         got = claims_of(store, answer)
         bad = got.claims[1].citations[0]
-        assert bad.target == "Evidence 9" and bad.problem.startswith("Evidence 9 is not in the evidence")
+        assert bad.target == "Evidence 99" and bad.problem.startswith("Evidence 99 is not in the evidence")
         assert got.claims[0].evidence == (1,) and got.evidence[0].position == 1
 
 

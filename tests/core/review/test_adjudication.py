@@ -117,3 +117,28 @@ def test_progress_counts_disputed_and_adjudicated_items(disputed):
     report = team_progress(store, run.id)
     assert (report.disputed, report.adjudicated) == (2, 1)
     assert {p.grader: p.adjudicated for p in report.people} == {"ann": 1, "bob": 1}
+
+
+def test_people_at_different_budgets_never_dispute_and_a_decision_names_the_budget_shown(disputed):
+    """Raw beside 1,000 and raw beside 2,000 are two comparisons: grades of the two bundled answers and preferences
+    at two budgets are no dispute; at one budget they are, and the lead's decision there records that budget."""
+    info, store, run = disputed
+    q4, q5 = info.question_pks[3:5]
+
+    def at_1000(pk: int) -> int:
+        return store._scalar("SELECT id FROM answers WHERE question_pk = ? AND method = 'bundle' AND budget = 1000",
+                             (pk,))
+
+    add_human(store, info.answer_ids[(q4, "bundle")], "ann", "wrong")  # at 2,000
+    add_human(store, at_1000(q4), "bob", "fully_correct")
+    record_preference(store, run.id, q4, "ann", "raw", "raw")  # beside 2,000, the run's largest
+    record_preference(store, run.id, q4, "bob", "bundle", "raw", budget=1000)
+    for g, grade in (("ann", "wrong"), ("bob", "fully_correct")):
+        add_human(store, at_1000(q5), g, grade)
+    small = run.showing(1000)
+    assert q4 not in adjudication_queue(store, run, "lead") and q4 not in adjudication_queue(store, small, "lead")
+    assert q5 not in adjudication_queue(store, run, "lead") and q5 in adjudication_queue(store, small, "lead")
+    assert [g.grader for g in people_on_item(store, run.id, q5, 1000).grades["bundle"]] == ["ann", "bob"]
+    decided = decide_preference(store, small, q5, "lead", "tie", judge_visible=False)
+    assert decided.budget == 1000
+    assert people_on_item(store, run.id, q5, 2000).decisions.get(None) is None

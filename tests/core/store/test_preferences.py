@@ -33,7 +33,8 @@ def test_preferences_are_events_undone_newest_first(env):
     undone = session.undo(store, run, "alice", Blindness())  # the newest event: the tie, not the grade
     assert undone.what == "preference tie" and undone.answer_id is None
     assert load_item(store, run, "alice", pk).preference == "raw"
-    assert [(p.preferred, p.left_method) for p in preferences.live_preferences(store, run.id)] == [("raw", "raw")]
+    assert [(p.grader, p.preferred, p.left_method, p.budget) for p in preferences.live_preferences(store, run.id)] \
+        == [("alice", "raw", "raw", 2000)]  # the run's largest
     assert session.undo(store, run, "alice", Blindness()).what == "wrong"
     assert session.undo(store, run, "alice", Blindness()).what == "preference raw"
     assert load_item(store, run, "alice", pk).preference is None and session.undo(store, run, "alice", Blindness()) \

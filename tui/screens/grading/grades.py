@@ -47,7 +47,8 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
     def save(store: Store) -> tuple[int, str]:
         saved = human_grades.record_grade(store, answer_id, grader, grade_change, mode=mode, judge_visible=visible,
                                           rubric_version=run.rubric_version, machine=machine,
-                                          selection=selection, selection_probability=probability)
+                                          selection=selection, selection_probability=probability,
+                                          budget=run.bundle_budget)
         what = saved.grade or "label, scores and note (not graded yet: the machine grade stays hidden)"
         return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
     screen.load(decide if screen.adjudicating else save, empty="the item vanished from the store",
@@ -100,7 +101,8 @@ def prefer(screen: GradingScreen, which: str) -> None:
             adjudication.decide_preference(store, run, pk, grader, preferred, judge_visible=visible)
             return pk, f"decided: {which}"
         human_grades.record_preference(store, run.id, pk, grader, preferred, left, judge_visible=visible,
-                                       selection=selection, selection_probability=probability)
+                                       selection=selection, selection_probability=probability,
+                                       budget=run.bundle_budget)
         return pk, f"preference saved: {which}"
     screen.load(save, empty="the item vanished from the store")
 

@@ -128,7 +128,7 @@ def explore(screen: GradingScreen) -> None:
         return
     bundled = item.answers.get("bundle")
     screen.app.push_screen(ExploreScreen(screen.desk, item.question, run_id=run.id,
-                                         budget=bundled.budget if bundled and bundled.budget else run.primary_budget))
+                                         budget=bundled.budget if bundled and bundled.budget else run.bundle_budget))
 
 
 def trace_link(screen: GradingScreen) -> None:

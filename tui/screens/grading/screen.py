@@ -9,7 +9,8 @@ each); this screen keeps only what is on screen.
 The screen holds the state (what is on screen, the order, the filters, what blind first reveals), draws it and loads
 items; its keys are one table (keys.py), whose rows run functions of the screen by concern: grades.py (the grade keys),
 moves.py (between items and answers, the order), opens.py (the screens opened over this one), reveal.py (what blind
-first shows, set in the command palette); view.py draws the text.
+first shows, set in the command palette), budget.py (which budget's bundled answer sits beside raw); opening.py opens
+the run; view.py draws the text.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.review import session
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
 from gradedesk.core.review.flags import describe as describe_flag
@@ -35,11 +35,11 @@ from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.store.run_records import RunInfo
 from gradedesk.core.store.connection import Store
 
-from gradedesk.tui.collector import CollectorPause, freeze_startup
+from gradedesk.tui.collector import CollectorPause
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
-from gradedesk.tui.screens.grading import keys, moves, opens, reveal, view
+from gradedesk.tui.screens.grading import budget, keys, moves, opening, opens, reveal, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
@@ -93,41 +93,8 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
-        cfg = self.desk.config
         self.desk.on_quit(self.save_state)
-        self.desk.submit("open the run", lambda store: session.open_desk(store, cfg.run_id, cfg.grader, cfg.recheck,
-                                                                          cfg.adjudicate), self._opened)
-
-    def _opened(self, opening: session.Opening) -> None:
-        cfg = self.desk.config
-        settings = opening.settings
-        self.run, self.filters, self.order, self.order_list = (opening.run, opening.filters, opening.order,
-                                                               opening.order_list)
-        self.show_judge = cfg.show_judge if cfg.show_judge is not None else bool(settings.get("show_judge"))
-        self.hide_methods = cfg.hide_methods if cfg.hide_methods is not None else bool(settings.get("hide_methods"))
-        self.judge_rubric = opening.judge_rubric
-        if self.order == "recheck" and not self.order_list:
-            self.desk.report("recheck: nothing graded yet in this run, so nothing to re-check")
-            self.order = "question"
-        if self.order == "adjudicate" and not self.order_list:
-            self.desk.report("nothing to adjudicate: no item's assigned people disagree (that you may see)")
-        moves.focus_side(self, "left")
-        self._show(opening.item)
-        self.call_after_refresh(freeze_startup)
-        self.refresh_progress()
-        run, grader = opening.run, cfg.grader
-        self.desk.submit("count answers", lambda store: review.count_shown(store, run, grader), self._counted,
-                         background=True)
-        self.desk.submit("order the questions", lambda store: review.question_order(store, run, grader),
-                         self._ordered, background=True)
-
-    def _ordered(self, order: review.QuestionOrder) -> None:
-        self.questions = order
-        self._render_question()
-
-    def _counted(self, total: int) -> None:
-        self.total = total
-        self.refresh_progress()
+        opening.open_run(self)
 
     # What is on screen -----------------------------------------------------------------------------------------------
 
@@ -176,7 +143,7 @@ class GradingScreen(Screen):
 
     def redraw(self) -> None:
         self.render_topbar()
-        self._render_question()
+        self.render_question()
         item = self.item
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
@@ -186,7 +153,7 @@ class GradingScreen(Screen):
             self._had_no_item = self.item is None
             self.refresh_bindings()
 
-    def _render_question(self) -> None:
+    def render_question(self) -> None:
         self.query_one("#question", Static).update(
             view.question_text(self.item, self.methods_visible(), self.questions))
 
@@ -198,7 +165,8 @@ class GradingScreen(Screen):
         """What the pane of `side` shows now."""
         a = self.answer_at(side)
         return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric, self.adjudicating)
+                        self.scorers_visible(a), self.judge_rubric,
+                        bundle_budget=self.run.bundle_budget if self.run else 0, adjudicating=self.adjudicating)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
@@ -255,7 +223,7 @@ class GradingScreen(Screen):
         if note:
             self.desk.report(note)
 
-    def _show(self, item: Item | None) -> None:
+    def show_item(self, item: Item | None) -> None:
         moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
         self.item = item
         if item is not None:
@@ -293,7 +261,7 @@ class GradingScreen(Screen):
             return
         run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
         settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
-                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric}
+                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric, "budget": run.bundle_budget}
         self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
                          background=True)
 
@@ -333,13 +301,13 @@ class GradingScreen(Screen):
             if item is None:
                 self._resume_collector()
                 if clear_when_empty:
-                    self._show(None)
+                    self.show_item(None)
                 if not note:
                     self.desk.report(empty)
                 return
             if how is not None or self.item is None or item.question_pk != self.item.question_pk:
                 self.reached = (how or self._navigation(), probability())
-            self._show(item)
+            self.show_item(item)
             self.call_after_refresh(self._resume_collector)
             if after:
                 after()
@@ -411,4 +379,4 @@ class GradingScreen(Screen):
 
     def palette_commands(self) -> list[PaletteCommand]:
         """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
-        return reveal.commands(self) + moves.commands(self) + opens.commands(self)
+        return reveal.commands(self) + budget.commands(self) + moves.commands(self) + opens.commands(self)

@@ -70,7 +70,8 @@ def order_text(order: str, index: int, length: int) -> str:
 
 def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,
                 width: int = 0) -> Text:
-    """The one-line top bar: the run, the grader, the mode, whether methods are hidden, the order, the filters. When
+    """The one-line top bar: the run, the grader, the mode, the bundled answer's budget when it is not the run's
+    largest (chosen: the person must not forget it), whether methods are hidden, the order, the filters. When
     it is longer than `width` (0: no limit), the app's name and "filters: none" go, then the run's title is cut: the
     rest says how the person is grading, which matters more than the title they chose the run by."""
     def bar(title: str, full: bool) -> Text:
@@ -83,6 +84,8 @@ def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool,
         t.append_text(literal(grader, "bold"))
         t.append(" │ ")
         t.append(mode, style="bold reverse" if mode != "blind" else "bold")
+        if run is not None and run.bundle_budget != run.primary_budget:
+            t.append(f" │ bundle @ {run.bundle_budget:,}", style="bold reverse")
         if hide_methods:
             t.append(" │ methods hidden")
         t.append(f" │ {order}")
