@@ -16,7 +16,7 @@ from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_human, add_rubric, graded_at_two_budgets
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
 from tests.fixtures.desk import make_app, rendered_text, screen_text, settle
-from gradedesk.tui.screens.agreement import AgreementScreen
+from gradedesk.tui.screens.agreement import AgreementScreen, MatrixTable
 
 FAST = Settings(boot=200, seed=1)
 SIZE = (110, 60)
@@ -228,3 +228,20 @@ def test_snapshot_budget_curve_100x30(tmp_path, snap_compare):
         await pilot.pause()
 
     assert snap_compare(Host(path, 1), terminal_size=(100, 30), run_before=run_before)
+
+
+@sync
+async def test_page_keys_scroll_the_screen_while_the_matrix_has_focus(store):
+    """pgdn/pgup reach the sections below the matrix by keyboard (the matrix keeps focus), and the top line says so."""
+    app = Host(store.path, store.run_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await loaded(pilot)
+        body = screen.query_one("#agreement-body")
+        assert "pgdn: more" in str(screen.query_one("#agreement-top").render())
+        assert body.scroll_y == 0 and body.max_scroll_y > 0
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0 and isinstance(app.focused, MatrixTable)
+        await pilot.press("pageup", "pageup", "pageup")
+        await pilot.pause()
+        assert body.scroll_y == 0

@@ -128,6 +128,12 @@ class AgreementScreen(Screen):
         Binding("escape", "back", "back", id="agreement.back"),
         Binding("p", "focus_plot", "plot", id="agreement.plot"),
         Binding("m", "focus_matrix", "matrix", id="agreement.matrix"),
+        # the page keys scroll the whole screen, not the small matrix that has focus: the sections below it
+        # (pairwise verdicts, the budget curve) are reached by keyboard
+        Binding("pagedown", "page(1)", "the sections below (the matrix keeps focus)", key_display="pgdn", show=False,
+                id="agreement.page_down", priority=True),
+        Binding("pageup", "page(-1)", "back up the screen", key_display="pgup", show=False, id="agreement.page_up",
+                priority=True),
     ]
 
     class Loaded(Message):
@@ -174,6 +180,10 @@ class AgreementScreen(Screen):
             yield PlotextPlot(id="agreement-budget-plot")
         yield Footer()
 
+    def action_page(self, direction: int) -> None:
+        body = self.query_one("#agreement-body", VerticalScroll)
+        (body.scroll_page_down if direction > 0 else body.scroll_page_up)(animate=False)
+
     def on_mount(self) -> None:
         matrix = self.query_one(MatrixTable)
         matrix.add_column(literal("person \\ machine"), key="person")
@@ -201,7 +211,7 @@ class AgreementScreen(Screen):
 
     def on_agreement_screen_loaded(self, message: Loaded) -> None:
         report = self.report = message.report
-        self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}"))
+        self.query_one("#agreement-top", Static).update(literal(f"agreement (pgdn: more) · {pairs_line(report)}"))
         self.query_one("#agreement-headline", Static).update(headline_group(message.head))
         self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))

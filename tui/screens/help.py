@@ -47,7 +47,8 @@ EVERYWHERE = (("?", "this help (esc closes it)"), ("ctrl+p", "command palette: t
               ("ctrl+q", "quit (every grade is already saved; ctrl+c does not quit)"))
 
 _KEY_NAMES = {"left_square_bracket": "[", "right_square_bracket": "]", "equals_sign": "=", "question_mark": "?",
-              "slash": "/", "escape": "esc", "exclamation_mark": "!"}
+              "slash": "/", "escape": "esc", "exclamation_mark": "!", "pagedown": "pgdn",
+              "pageup": "pgup"}
 
 Row = tuple[str, str, bool]  # key, what it does, available now
 
