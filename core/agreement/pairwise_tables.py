@@ -53,6 +53,19 @@ def win_rate_table(pw: PairwiseFigures) -> Table:
                  ["budget", "category", "pairs", "people", "judge (consistent)", "prediction-powered"], rows)
 
 
-def pairwise_tables(pw: PairwiseFigures, people_left: Estimate) -> list[Table]:
-    return [judge_table(pw, people_left), preference_agreement_table(pw), preference_confusion_table(pw),
-            win_rate_table(pw)]
+def unjudged_table(people_left: Estimate) -> Table:
+    """Before any pairwise verdict: people's left-side share and what gives the judge's figures, in two rows, rather
+    than a "not defined" in every row of the judge's tables."""
+    rows: list[list[Any]] = [
+        ["people chose the left answer (fair 0.5)", est_text(people_left)],
+        ["pairwise verdicts", "none on this run yet: gradedesk judge --pairwise --base-url URL --model M"]]
+    return Table("Which answer is better", ["measure", "estimate"], rows)
+
+
+def pairwise_tables(pw: PairwiseFigures, people_left: Estimate, *, confusion: bool = True) -> list[Table]:
+    """What `agree` prints and the agreement screen shows (the screen leaves out the preference confusion table).
+    With no pairwise reply yet: people's side of it only (their win rates, when they chose between answers)."""
+    if pw.judge_model is None:
+        return [unjudged_table(people_left), *([win_rate_table(pw)] if pw.win_rates else [])]
+    return [judge_table(pw, people_left), preference_agreement_table(pw),
+            *([preference_confusion_table(pw)] if confusion else []), win_rate_table(pw)]

@@ -36,7 +36,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
-from gradedesk.core.agreement.pairwise_tables import judge_table, preference_agreement_table, win_rate_table
+from gradedesk.core.agreement.pairwise_tables import pairwise_tables
 from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
@@ -97,9 +97,7 @@ def corrected_summary(report: AgreementReport) -> Table:
 def pairwise_group(report: AgreementReport) -> Group:
     """Which answer is better: the pairwise judge beside people's left-side share, the win rates of bundled over raw,
     and judge vs people's preferences."""
-    pw = report.pairwise
-    tables = [judge_table(pw, report.samples.position_bias.preferred_left), win_rate_table(pw),
-              preference_agreement_table(pw)]
+    tables = pairwise_tables(report.pairwise, report.samples.position_bias.preferred_left, confusion=False)
     return Group(*(part for t in tables for part in (rich_table(t), Text(" "))))
 
 
@@ -126,12 +124,12 @@ class AgreementScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "back", "back", id="agreement.back"),
-        Binding("p", "focus_plot", "plot", id="agreement.plot"),
+        Binding("p", "focus_plot", "plot", show=False, id="agreement.plot"),
         Binding("m", "focus_matrix", "matrix", id="agreement.matrix"),
         # the page keys scroll the whole screen, not the small matrix that has focus: the sections below it
-        # (pairwise verdicts, the budget curve) are reached by keyboard
-        Binding("pagedown", "page(1)", "the sections below (the matrix keeps focus)", key_display="pgdn", show=False,
-                id="agreement.page_down", priority=True),
+        # (pairwise verdicts, the budget curve) are reached by keyboard; the footer shows pgdn rather than p (plot)
+        Binding("pagedown", "page(1)", "more", key_display="pgdn", id="agreement.page_down", priority=True,
+                tooltip="the sections below (the matrix keeps focus)"),
         Binding("pageup", "page(-1)", "back up the screen", key_display="pgup", show=False, id="agreement.page_up",
                 priority=True),
     ]
@@ -211,7 +209,7 @@ class AgreementScreen(Screen):
 
     def on_agreement_screen_loaded(self, message: Loaded) -> None:
         report = self.report = message.report
-        self.query_one("#agreement-top", Static).update(literal(f"agreement (pgdn: more) · {pairs_line(report)}"))
+        self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}"))
         self.query_one("#agreement-headline", Static).update(headline_group(message.head))
         self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
