@@ -16,7 +16,9 @@ sample of --sample items (core/review/assignment.py sample_items), each given to
 (plan_assignment), and each person draws --draws items from their own set (every person has their own grades, right
 at the same rate). Each draw is weighed by 1 / (pi * q), pi the assignment's inclusion probability of the item in the
 person's set (core/store/assignments.py AssignedSet), q its probability in the draw; the truth is the people's mean
-agreement with the judge over all N items. tests/core/agreement/test_weighted.py runs a smaller version too.
+agreement with the judge over all N items. The interval resamples the draws by item, all of an item's draws together
+(core/stats/weighted.py first_stage_clusters), as `agree` does for draws from assigned sets.
+tests/core/agreement/test_weighted.py runs a smaller version too.
 
 With both, each budget's population is graded by the same assigned team (the sets are of questions, whatever the
 budget, so pi is the same at every budget; q is within the budget's population).
@@ -37,7 +39,7 @@ import numpy as np
 from gradedesk.core.review.assignment import plan_assignment, sample_items
 from gradedesk.core.review.sampler import draw, draw_probabilities, uncertainty
 from gradedesk.core.stats.measures import estimates, pair_measures
-from gradedesk.core.stats.weighted import kish_effective_n, weighted_estimates
+from gradedesk.core.stats.weighted import first_stage_clusters, kish_effective_n, weighted_estimates
 from gradedesk.core.store.assignments import AssignedSet
 
 GRADES = 2  # pass / fail: enough to show the bias, and the same arithmetic as four levels
@@ -52,10 +54,12 @@ def population(rng: np.random.Generator, items: int, person_accuracy: float) -> 
     return person * GRADES + judge, confidence
 
 
-def _estimates(cells: np.ndarray, weights: np.ndarray, boot: int, seed: int) -> dict:
+def _estimates(cells: np.ndarray, weights: np.ndarray, boot: int, seed: int,
+               clusters: np.ndarray | None = None) -> dict:
     """The weighted and the naive percent agreement of the drawn cells, and the draws' Kish effective n."""
     measure = [m for m in pair_measures() if m.name == "percent_agreement"]
-    w = weighted_estimates(cells, weights, GRADES, measure, boot=boot, seed=seed)["percent_agreement"]
+    w = weighted_estimates(cells, weights, GRADES, measure, boot=boot, seed=seed,
+                           clusters=clusters)["percent_agreement"]
     naive_cm = np.bincount(cells, minlength=GRADES * GRADES).reshape(GRADES, GRADES)
     n = estimates(naive_cm, measure, boot=boot, seed=seed)["percent_agreement"]
     return {"weighted": w, "naive": n, "kish": kish_effective_n(weights)}
@@ -94,7 +98,7 @@ def one_team_repetition(seed: int, items: int, draws: int, person_accuracy: floa
     pool, sampled = sample_items(range(items), sample, seed)
     plan = plan_assignment(pool, people, overlap, seed)
     picker = random.Random(draw_seed)
-    cells, weights = [], []
+    cells, weights, drawn, pis = [], [], [], []
     for p in people:
         mine = [i for i in pool if p in plan.people[i]]
         pi = AssignedSet(len(mine), len(pool), sampled).inclusion_probability
@@ -103,8 +107,10 @@ def one_team_repetition(seed: int, items: int, draws: int, person_accuracy: floa
             k = draw(picker, probs)
             cells.append(person[p][mine[k]] * GRADES + judge[mine[k]])
             weights.append(1.0 / (pi * probs[k]))
-    return {"truth": truth, **_estimates(np.array(cells, dtype=np.int64), np.array(weights), boot, seed),
-            "budget": budget}
+            drawn.append(mine[k])
+            pis.append(pi)
+    return {"truth": truth, **_estimates(np.array(cells, dtype=np.int64), np.array(weights), boot, seed,
+                                         first_stage_clusters(drawn, pis)), "budget": budget}
 
 
 def coverage(reps: int, items: int, draws: int, person_accuracy: float = 0.9, boot: int = 1000,

@@ -26,7 +26,7 @@ from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
-from gradedesk.core.stats.weighted import kish_effective_n, ppi_mean, weighted_estimates
+from gradedesk.core.stats.weighted import first_stage_clusters, kish_effective_n, ppi_mean, weighted_estimates
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import live_preferences
 from gradedesk.core.store.samples import SampleDraw, sample_draws
@@ -88,6 +88,7 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
     for p in pairs:
         by_question[(p.grader, p.question_pk)].append(p)
     weighted: list[tuple[Pair, float]] = []
+    pis: list[float] = []  # each weighted pair's first-stage inclusion probability (its draw's)
     pending = 0
     for d in draws:
         # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
@@ -97,11 +98,14 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
         weighted.extend((p, draw_weight(d)) for p in members)
+        pis.extend(d.inclusion_probability for _ in members)
     cells = np.array([_cell(p.human, p.machine) for p, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w in weighted], dtype=float)
-    four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed)
+    # drawn from an assigned set: a question's draws (every person's, every answer's) are resampled together
+    clusters = first_stage_clusters([p.question_pk for p, _ in weighted], pis)
+    four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed, clusters)
     two = weighted_estimates(_binary_cells(cells), weights, 2, agree.pair_measures() + agree.binary_rates(), s.boot,
-                             s.seed)
+                             s.seed, clusters)
     return SampledFigures(
         "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)", len(draws),
         len(draws) - pending, pending, len(weighted), round(kish_effective_n(weights), 1) if weights.size else 0,

@@ -6,7 +6,12 @@ draw is then an unbiased look at the whole run once weighted by 1 / q_m(i) (impo
 preferred. Every agreement measure of measures.py is a function of the confusion matrix's cell
 shares, so the Hajek estimate of a measure is that measure on the weighted matrix (sum of the draws' weights per cell).
 Intervals resample the draws with their weights (a seeded percentile bootstrap), so they widen as the weights grow
-uneven; the Kish effective sample size says how many simple random draws the sample is worth.
+uneven; the Kish effective sample size says how many simple random draws the sample is worth. When a first stage
+chose the items drawn from (an assigned set, inclusion probability pi < 1; `assign --items` samples the run), the
+draws are resampled by item, all of an item's draws together: draws meet on the same item more often than the run's
+size explains, and resampling those clusters carries the first stage's variance into the interval (without it a
+sampled assignment's intervals cover ~91.5%). The cluster bootstrap leaves out the finite-population correction,
+erring a little wide when the sample is a large share of the run.
 
 Prediction-powered pass rates and win rates (Angelopoulos et al., Science 2023): the judge grades every answer; the human-graded
 sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as above). The pass
@@ -38,23 +43,43 @@ def weighted_matrix(cells: np.ndarray, weights: np.ndarray, q: int) -> np.ndarra
                        minlength=q * q).reshape(q, q)
 
 
-def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: int, seed: int) -> np.ndarray:
-    """B weighted matrices, each from n draws resampled with replacement (weights travel with their draws)."""
-    n = len(cells)
-    idx = np.random.default_rng(seed).integers(0, n, size=(boot, n))
-    flat = (np.arange(boot)[:, None] * q * q + cells[idx]).ravel()
-    return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
+def first_stage_clusters(items: Sequence[int], inclusion_probabilities: Sequence[float]) -> np.ndarray | None:
+    """The draws' clusters for the bootstrap: their items when a first stage sampled the items drawn from (some
+    inclusion probability below 1, `assign --items`), else None (every draw on its own)."""
+    return np.asarray(items) if any(p < 1 for p in inclusion_probabilities) else None
+
+
+def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: int, seed: int,
+                        clusters: np.ndarray | None) -> np.ndarray:
+    """B weighted matrices, each from the draws resampled with replacement (weights travel with their draws), or with
+    `clusters` from the clusters resampled with replacement, each with all its draws."""
+    rng = np.random.default_rng(seed)
+    if clusters is None:
+        n = len(cells)
+        idx = rng.integers(0, n, size=(boot, n))
+        flat = (np.arange(boot)[:, None] * q * q + cells[idx]).ravel()
+        return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
+    _, ids = np.unique(clusters, return_inverse=True)
+    k = int(ids.max()) + 1
+    # each cluster's weighted matrix, times how often each replicate took the cluster
+    per_cluster = np.bincount(ids * q * q + cells, weights=weights, minlength=k * q * q).reshape(k, q * q)
+    idx = rng.integers(0, k, size=(boot, k))
+    taken = np.bincount((np.arange(boot)[:, None] * k + idx).ravel(), minlength=boot * k).reshape(boot, k)
+    matrices: np.ndarray = (taken @ per_cluster).reshape(boot, q, q)
+    return matrices
 
 
 def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray, q: int,
-                       measures: Sequence[Measure], boot: int = DEFAULT_BOOT,
-                       seed: int = DEFAULT_SEED) -> dict[str, Estimate]:
-    """Each measure on the Hajek-weighted matrix of the draws, with a weighted bootstrap interval."""
+                       measures: Sequence[Measure], boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
+                       clusters: Sequence[int] | np.ndarray | None = None) -> dict[str, Estimate]:
+    """Each measure on the Hajek-weighted matrix of the draws, with a weighted bootstrap interval. `clusters`
+    (first_stage_clusters): draws that go together when resampled; None: each draw on its own."""
     cells_a, weights_a = np.asarray(cells, dtype=np.int64), np.asarray(weights, dtype=float)
     if cells_a.size == 0:
         return {m.name: Estimate(None, 0, reason=NO_DRAWS) for m in measures}
     cm = weighted_matrix(cells_a, weights_a, q)
-    boot_cms = _resampled_matrices(cells_a, weights_a, q, boot, seed) if boot else np.zeros((0, q, q))
+    boot_cms = (_resampled_matrices(cells_a, weights_a, q, boot, seed, None if clusters is None else
+                                    np.asarray(clusters)) if boot else np.zeros((0, q, q)))
     out = {}
     for m in measures:
         value = float(m.fn(cm))

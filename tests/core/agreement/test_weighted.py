@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from gradedesk.core.stats.measures import estimates, pair_measures
-from gradedesk.core.stats.weighted import kish_effective_n, ppi_mean, weighted_estimates, weighted_matrix
+from gradedesk.core.stats.weighted import (_resampled_matrices, first_stage_clusters, kish_effective_n, ppi_mean, weighted_estimates,
+                                           weighted_matrix)
 from gradedesk.core.review.sampler import draw_probabilities
 
 from tests.fixtures import REPO_ROOT
@@ -86,3 +87,22 @@ def test_simulation_a_team_drawing_from_assigned_sets_keeps_the_weighted_interva
     assert 0.92 <= out["weighted_coverage"] <= 0.98, out
     assert abs(out["weighted_bias"]) < 0.01, out
     assert out["naive_bias"] < -0.03 and out["naive_coverage"] < 0.85, out
+
+
+def test_simulation_a_sampled_assignment_keeps_the_weighted_intervals_honest():
+    """`assign --items`: a simple random sample of 300 of 1000 items assigned, two of three people each; the interval
+    resamples the sample's items with all their draws, so it covers the first stage too."""
+    out = _simulation().coverage(reps=600, items=1000, draws=60, boot=400, graders=3, overlap=2, sample=300)
+    assert 0.92 <= out["weighted_coverage"] <= 0.98, out
+    assert abs(out["weighted_bias"]) < 0.01, out
+
+
+def test_clusters_resample_together_only_after_a_first_stage():
+    assert first_stage_clusters([4, 5, 4], [1.0, 1.0, 1.0]) is None
+    assert first_stage_clusters([4, 5, 4], [0.3, 0.3, 0.3]).tolist() == [4, 5, 4]
+    # two draws of one item always together: every replicate takes both as often, so their cells stay equal
+    cells, weights = np.array([0, 3, 1]), np.array([1.0, 1.0, 2.0])
+    together = _resampled_matrices(cells, weights, 2, 300, 1, np.array([7, 7, 8]))
+    apart = _resampled_matrices(cells, weights, 2, 300, 1, None)
+    assert (together[:, 0, 0] == together[:, 1, 1]).all() and not (apart[:, 0, 0] == apart[:, 1, 1]).all()
+    assert set(together.sum(axis=(1, 2))) == {4.0}  # two clusters of weight 2 each, whichever are taken

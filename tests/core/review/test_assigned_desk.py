@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gradedesk.core.agreement import samples
 from gradedesk.core.agreement.report import agreement_report
 from gradedesk.core.review import queue as review
 from gradedesk.core.review import session
@@ -74,3 +75,17 @@ def test_agree_weighs_each_draw_by_the_inverse_of_pi_times_q(team):
     sampled = agreement_report(store, run.id).samples.sampled
     assert (sampled.draws, sampled.pairs) == (len(rows), 2 * len(rows))
     assert sampled.kish_effective_n == round(kish_effective_n(w), 1)
+
+
+def test_agree_resamples_draws_from_an_assigned_set_by_question(team, monkeypatch):
+    """Draws from a sampled assignment (pi < 1): the interval resamples each question's pairs together (core/stats/
+    weighted.py first_stage_clusters), so it covers which items the assignment's sample took."""
+    store, run, answers, mine = team
+    grade_sampled(store, run.id, answers, "ann", 3)
+    seen = []
+    real = samples.weighted_estimates
+    monkeypatch.setattr(samples, "weighted_estimates",
+                        lambda *a, **k: seen.append(a[6] if len(a) > 6 else k.get("clusters")) or real(*a, **k))
+    agreement_report(store, run.id)
+    drawn = [r["question_pk"] for r in store._query("SELECT question_pk FROM sample_draws ORDER BY id")]
+    assert seen and all(c is not None and sorted(c.tolist()) == sorted(drawn * 2) for c in seen)
