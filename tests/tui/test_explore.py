@@ -31,7 +31,7 @@ def explore_app(path: Path, question: str = "", **options) -> DeskApp:
 
 def drawn(app, which: str) -> str:
     """The text of a results column as the screen drew it (the whole column, not only its visible part)."""
-    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#{which}-text").content)
+    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#explore-{which}").content)
 
 
 def compiled(path: Path, budget: int) -> dict[str, tuple[int, int]]:
