@@ -247,7 +247,8 @@ class ExploreScreen(Screen):
             t.append(shown.moved.summary, style="bold")
         else:
             t.append("type a question and press Enter", style="dim")
-        self.query_one("#explore-head", Static).update(t)
+        # always two lines (the CSS height): no layout pass, which would redraw the whole screen
+        self.query_one("#explore-head", Static).update(t, layout=False)
 
     def _draw(self) -> None:
         r, shown = self.retrieval, self.shown
