@@ -18,7 +18,7 @@ from gradedesk.tui.app import DeskApp, DeskConfig
 from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
 from tests.fixtures.cli import cli
-from tests.fixtures.desk import keys, make_app, rendered_text, settle
+from tests.fixtures.desk import keys, make_app, rendered_text, screen_text, settle
 from tests.fixtures.explore_repo import QUESTION, build_explore_store, write_questions
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +31,7 @@ def explore_app(path: Path, question: str = "", **options) -> DeskApp:
 
 def drawn(app, which: str) -> str:
     """The text of a results column as the screen drew it (the whole column, not only its visible part)."""
-    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#{which}-text").content)
+    return rendered_text(app.screen.query_one(f"#{which}" if which.startswith("explore") else f"#explore-{which}").content)
 
 
 def compiled(path: Path, budget: int) -> dict[str, tuple[int, int]]:
@@ -227,3 +227,23 @@ async def test_results_of_an_older_question_or_budget_are_dropped(tmp_path):
         assert screen.budget == screen.shown.compiled.budget == 4000
         assert screen.shown.compiled.bundle.question == QUESTION
         assert "Bundle at 4,000" in drawn(app, "bundle")
+
+
+async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rewraps_on_resize(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=8000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        column = app.screen.query_one("#explore-bundle")
+        assert column.virtual_size.height > column.size.height  # longer than the screen: only part of it drawn
+        assert "Coverage" not in screen_text(app)
+        assert max(column._strips) < column.size.height  # the rows below the view were never made into strips
+        await keys(pilot, "end")
+        assert column.scroll_offset.y > 0
+        assert "Coverage" in screen_text(app)
+        rows_wide = column.virtual_size.height
+        await pilot.resize_terminal(80, 30)
+        await settle(pilot)
+        assert column.virtual_size.height > rows_wide  # the narrower column wraps into more rows
+        await keys(pilot, "end")
+        assert "Coverage" in screen_text(app)

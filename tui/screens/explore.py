@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -34,6 +34,7 @@ from gradedesk.tui.screens.explore_keep import KeepModal
 from gradedesk.tui.widgets.explore_view import bundle_text, raw_text
 from gradedesk.tui.widgets.literal import literal, token_bar
 from gradedesk.tui.widgets.status_line import StatusLine
+from gradedesk.tui.widgets.text_column import TextColumn
 
 MAX_BUDGET = 200_000  # a typed budget above this is a typo
 
@@ -85,10 +86,8 @@ class ExploreScreen(Screen):
                     select_on_focus=False)
         yield Static("", id="explore-head", markup=False)
         with Horizontal(id="explore-body"):
-            with VerticalScroll(id="explore-raw"):
-                yield Static("", id="raw-text", markup=False)
-            with VerticalScroll(id="explore-bundle"):
-                yield Static("", id="bundle-text", markup=False)
+            yield TextColumn(id="explore-raw")
+            yield TextColumn(id="explore-bundle")
         yield StatusLine(id="progress")
         yield Footer()
 
@@ -248,13 +247,14 @@ class ExploreScreen(Screen):
             t.append(shown.moved.summary, style="bold")
         else:
             t.append("type a question and press Enter", style="dim")
-        self.query_one("#explore-head", Static).update(t)
+        # always two lines (the CSS height): no layout pass, which would redraw the whole screen
+        self.query_one("#explore-head", Static).update(t, layout=False)
 
     def _draw(self) -> None:
         r, shown = self.retrieval, self.shown
         self._draw_head()
         if r is None or shown is None:
             return
-        self.query_one("#raw-text", Static).update(raw_text(r, shown.compiled))
-        self.query_one("#bundle-text", Static).update(bundle_text(r, shown.compiled, shown.moved,
-                                                                  show_code=self.show_code))
+        self.query_one("#explore-raw", TextColumn).update(raw_text(r, shown.compiled))
+        self.query_one("#explore-bundle", TextColumn).update(bundle_text(r, shown.compiled, shown.moved,
+                                                                         show_code=self.show_code))
