@@ -101,7 +101,7 @@ def build(path: Path, answers: int) -> None:
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
-    conn.execute("INSERT INTO rubrics VALUES ('rubric-1', 'Grade against the gold answer.', ?)", (CREATED,))
+    conn.execute("INSERT INTO rubrics (version, text, created_at) VALUES ('rubric-1', 'Grade against the gold answer.', ?)", (CREATED,))
     conn.execute("INSERT INTO runs (id, created_at, provider, model, benchmark, budgets, primary_budget, raw_k, "
                  "tokenizer, order_seed) VALUES (1, ?, 'openai-compatible', 'gpt-4o-mini', 'scale', ?, 4000, 5, "
                  "'tiktoken/o200k_base', 11)", (CREATED, json.dumps(BUDGETS)))
