@@ -37,10 +37,11 @@ Answer the question from the retrieved context below: source files of the reposi
 Cite the files you rely on by path (for example "File: core/store.py"). Be specific: name the functions, classes and
 files involved. If the context does not contain the answer, say so rather than guessing.""")
 
-BUNDLE_SYSTEM = Prompt("bundle_system", "1", """\
+BUNDLE_SYSTEM = Prompt("bundle_system", "2", """\
 You are a code assistant answering questions about a software repository.
 Answer ONLY from the evidence below. Each piece of evidence starts with a label such as "[Evidence 2]", followed by its
-file, symbol and line range, and why it was included.
+file and line range ("core/store.py:10-20"), its symbol when the text does not show it, and in brackets why it was
+included.
 Cite every claim by its evidence label, for example "[Evidence 2]". Do not use knowledge that is not in the evidence.
 If the evidence is insufficient to answer, say that it is insufficient and what is missing.""")
 

@@ -6,10 +6,12 @@ SNIPPET_SEPARATOR. A block is a header line, then the text; a bundle's block say
 end of its header (the compiler's reasons, in their brief form) or on a `Reason included: ...` line under it (any
 other reason, whole). Three headers:
 
-- a bundle's (`evidence_header`): `[Evidence 2] core/store.py :: Store.open (lines 10-20) [definition via symbol
-  match, BM25]` in a prompt; `ask` shows it with the method that ranked it best and its fused RRF score instead,
-  `... (lines 10-20) [bm25, fused 0.0164]`, and the full reason on its own line (prompts written before 2026-11 had
-  that bracket and the full reason's line, and before it `score: 0.0164`; all are still read);
+- a bundle's (`evidence_header`): `[Evidence 2] core/store.py:10-20 :: Store.open [definition via symbol match,
+  BM25]` in a prompt, the place in the form answers cite and the symbol left out when the text's own `def`/`class`
+  line names it (a header is paid for out of a small budget); `ask` shows it with the method that ranked it best and
+  its fused RRF score instead, `... [bm25, fused 0.0164]`, and the full reason on its own line (earlier prompts wrote
+  `:: Store.open (lines 10-20)`, before 2026-11 with that bracket and the full reason's line, and before it
+  `score: 0.0164`; all are still read);
 - a raw hit's (`file_header`): `File: core/store.py (lines 10-20)`;
 - the LLM graders' (`grader_header`, blocks joined by a blank line): `[Evidence 2] core/store.py (lines 10-20) ::
   Store.open`.
@@ -49,10 +51,10 @@ NO_FILE = "(no file)"  # a grader's block whose evidence names no file
 NO_EVIDENCE = "(no evidence was retrieved)"  # the graders' evidence section when there is none
 
 # the regular expressions below spell the marks above; each is used by one reader of this module
-_BLOCK_LABEL_RE = re.compile(r"^\[Evidence (\d+)\] (\S+)(?:.*?\(lines (\d+)-(\d+)\))?")
+_BLOCK_LABEL_RE = re.compile(r"^\[Evidence (\d+)\] (\S+?)(?::(\d+)(?:-(\d+))?)?(?=\s|$)(?:.*?\(lines (\d+)-(\d+)\))?")
 _BLOCK_FILE_RE = re.compile(r"^File: (\S+)(?: \(lines (\d+)-(\d+)\))?")
-_HEADER_RE = re.compile(r"\[Evidence (?P<label>\d+)\] (?P<path>\S+)(?: :: (?P<symbol>\S+))?"
-                        r"(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?"
+_HEADER_RE = re.compile(r"\[Evidence (?P<label>\d+)\] (?P<path>\S+?)(?::(?P<c>\d+)(?:-(?P<d>\d+))?)?"
+                        r"(?: :: (?P<symbol>\S+))?(?: \(lines (?P<a>\d+)-(?P<b>\d+)\))?"
                         r"(?: \[(?P<method>[\w-]+), (?:fused|score:) (?P<score>-?[\d.]+)\]| \[(?P<reason>[^\[\]]+)\])?")
 _FILE_CITATION_RE = re.compile(r"\(?\bFile:\s*[^\s)]+\)?")
 _LABEL_REF_RE = re.compile(
@@ -84,13 +86,12 @@ class Header:
 
 
 def evidence_header(h: Header) -> str:
-    """A bundle's block header: symbol and lines when known, then in brackets the brief reason (a prompt's) or the
-    method and the fused score (4 places; `ask` shows it so)."""
-    parts = [f"[Evidence {h.label}] {h.path}"]
+    """A bundle's block header: the place (`path:a-b`, the form answers cite), the symbol when known, then in brackets
+    the brief reason (a prompt's) or the method and the fused score (4 places; `ask` shows it so)."""
+    lines = h.start_line and h.end_line
+    parts = [f"[Evidence {h.label}] {place(h.path, h.start_line, h.end_line) if lines else h.path}"]
     if h.symbol:
         parts.append(f" :: {h.symbol}")
-    if h.start_line and h.end_line:
-        parts.append(f" (lines {h.start_line}-{h.end_line})")
     if h.reason:
         parts.append(f" [{h.reason}]")
     elif h.method is not None and h.score is not None:
@@ -195,10 +196,18 @@ def brief_reason(r: Reason) -> str:
 
 def bundle_block(h: Header, text: str, reason: str | None) -> str:
     """A bundle's block in a prompt: a full reason goes in brief into the header's brackets, any other on its line."""
+    if h.symbol and _defines(text, h.symbol):
+        h = replace(h, symbol=None)  # the text's own `def`/`class` line names it: the header need not
     read = read_reason(reason) if reason else None
     if read is not None:
         return block(evidence_header(replace(h, reason=brief_reason(read))), text)
     return block(evidence_header(h), text, reason)
+
+
+def _defines(text: str, symbol: str) -> bool:
+    """Does one of the text's first lines define the symbol (its last dotted part), after any decorators?"""
+    name = re.escape(symbol.rsplit(".", 1)[-1])
+    return re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{name}\b", "\n".join(text.split("\n", 4)[:4]), re.M) is not None
 
 
 def reason_line(reason: str) -> str:
@@ -247,11 +256,19 @@ def _float(value: str | None) -> float | None:
         return None
 
 
+def _lines(a: str | None, b: str | None, old_a: str | None, old_b: str | None) -> tuple[int | None, int | None]:
+    """A header's line range: `path:a-b` (`path:a` for one line), or the `(lines a-b)` headers had before 2026-11-25."""
+    if a:
+        return int(a), int(b or a)
+    return _int(old_a), _int(old_b)
+
+
 def read_block_start(line: str) -> Header | None:
     """Where a prompt's block starts: a line opening with `[Evidence i] path` (its lines wherever they follow) or with
     `File: path`. Gives the label, path and lines only."""
     if m := _BLOCK_LABEL_RE.match(line):
-        return Header(int(m.group(1)), m.group(2), _int(m.group(3)), _int(m.group(4)))
+        first, last = _lines(m.group(3), m.group(4), m.group(5), m.group(6))
+        return Header(int(m.group(1)), m.group(2), first, last)
     if f := _BLOCK_FILE_RE.match(line):
         return Header(None, f.group(1), _int(f.group(2)), _int(f.group(3)))
     return None
@@ -262,8 +279,8 @@ def parse_header(line: str) -> Header | None:
     m = _HEADER_RE.fullmatch(line.strip())
     if m is None:
         return None
-    return Header(int(m["label"]), m["path"], _int(m["a"]), _int(m["b"]), m["symbol"], m["method"], _float(m["score"]),
-                  m["reason"])
+    first, last = _lines(m["c"], m["d"], m["a"], m["b"])
+    return Header(int(m["label"]), m["path"], first, last, m["symbol"], m["method"], _float(m["score"]), m["reason"])
 
 
 # citations in answers -------------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_ask_names_the_fused_score_and_keeps_each_methods_own(project, capsys):
     headers = [line for line in out.splitlines() if line.startswith("[Evidence ")]
     assert headers and "score:" not in out
     first = headers[0]
-    assert first.startswith("[Evidence 1] shop/prices.py :: unit_price (lines 6-8) [") and ", fused 0.0" in first
+    assert first.startswith("[Evidence 1] shop/prices.py:6-8 :: unit_price [") and ", fused 0.0" in first
     reason = out.splitlines()[out.splitlines().index(first) + 1]
     assert reason.startswith("Reason included: Fused rank 1") and "(score " in reason
 

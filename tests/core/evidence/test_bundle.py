@@ -52,18 +52,18 @@ def test_prompt_context_format():
                 retrieval_method="graph", evidence_role="callee", selection_reason=full)
     text = bundle(a, b, c).to_prompt_context()
     assert text == (
-        "[Evidence 1] core/store.py :: open_store (lines 10-12)\n"
+        "[Evidence 1] core/store.py:10-12 :: open_store\n"
         "Reason included: Defines open_store, named in the question.\n"
         "line one\nline two"
         "\n\n---\n\n"
         "[Evidence 2] README.md\n"
         "other"
         "\n\n---\n\n"
-        "[Evidence 3] core/store.py :: Blueprint (lines 52-66) [callee via call graph (subclassed by Blueprint), BM25]\n"
+        "[Evidence 3] core/store.py:52-66 [callee via call graph (subclassed by Blueprint), BM25]\n"
         "class Blueprint(Scaffold):"
     )
     assert c.selection_reason == full
-    assert a.scored_header(1) == "[Evidence 1] core/store.py :: open_store (lines 10-12) [bm25, fused 1.2346]"
+    assert a.scored_header(1) == "[Evidence 1] core/store.py:10-12 :: open_store [bm25, fused 1.2346]"
 
 
 def test_valid_bundle_has_no_violations():

@@ -33,7 +33,7 @@ def test_offline_run_answers_raw_and_every_budget_and_keeps_bundles(project):
         assert run["provider"] == "offline-extractive" and run["model"] == "extractive/2"
         assert json.loads(run["budgets"]) == [300, 600] and run["primary_budget"] == 600
         assert run["raw_k"] == 10 and run["tokenizer"] == "tiktoken/o200k_base" and run["endpoint_host"] is None
-        assert json.loads(run["prompt_versions"]) == {"raw_system": "1", "bundle_system": "1"}
+        assert json.loads(run["prompt_versions"]) == {"raw_system": "1", "bundle_system": "2"}
         prompts = {r["name"]: r["text"] for r in store._query("SELECT * FROM prompts")}
         assert prompts == {"raw_system": RAW_SYSTEM.text, "bundle_system": BUNDLE_SYSTEM.text}
         answers = store._query("SELECT * FROM answers ORDER BY question_pk, method DESC, budget")

@@ -26,6 +26,7 @@ from gradedesk.core.text.prompt_layout import (
     Header,
     Reason,
     brief_reason,
+    bundle_block,
     cite,
     enclosed,
     evidence_header,
@@ -115,10 +116,32 @@ def test_other_reasons_are_not_read_as_full_reasons(text):
 
 def test_the_headers_are_written_as_the_prompts_show_them():
     h = Header(2, "core/store.py", 10, 20, "Store.open", "bm25", 0.81234)
-    assert evidence_header(h) == "[Evidence 2] core/store.py :: Store.open (lines 10-20) [bm25, fused 0.8123]"
+    assert evidence_header(h) == "[Evidence 2] core/store.py:10-20 :: Store.open [bm25, fused 0.8123]"
+    assert evidence_header(Header(3, "a.py", 7, 7)) == "[Evidence 3] a.py:7"
     assert file_header(h) == "File: core/store.py (lines 10-20)"
     assert grader_header(h) == "[Evidence 2] core/store.py (lines 10-20) :: Store.open"
     assert grader_header(Header(1, "")) == "[Evidence 1] (no file)"
+
+
+@pytest.mark.parametrize("line,header", [
+    ("[Evidence 2] core/store.py:10-20 :: Store.open [definition via BM25]",
+     Header(2, "core/store.py", 10, 20, "Store.open", reason="definition via BM25")),
+    ("[Evidence 3] a.py:7 [callee via call graph (called by f)]", Header(3, "a.py", 7, 7, reason="callee via call graph (called by f)")),
+    # the forms earlier prompts wrote, still read
+    ("[Evidence 2] core/store.py :: Store.open (lines 10-20) [definition via BM25]",
+     Header(2, "core/store.py", 10, 20, "Store.open", reason="definition via BM25")),
+    ("[Evidence 4] b.py (lines 1-5) [bm25, score: 0.5]", Header(4, "b.py", 1, 5, method="bm25", score=0.5)),
+])
+def test_every_header_form_reads_back(line, header):
+    assert parse_header(line) == header
+    assert read_block_start(line) == Header(header.label, header.path, header.start_line, header.end_line)
+
+
+def test_a_symbol_the_text_defines_is_left_out_of_the_prompt_header():
+    h = Header(1, "a.py", 3, 9, "Box.open")
+    assert bundle_block(h, "@cache\nasync def open(self):\n    pass", None).startswith("[Evidence 1] a.py:3-9\n")
+    assert bundle_block(h, "    x = self.opener()\n    return x", None).startswith("[Evidence 1] a.py:3-9 :: Box.open\n")
+    assert bundle_block(h, "def opener():\n    pass", None).startswith("[Evidence 1] a.py:3-9 :: Box.open\n")
 
 
 @pytest.mark.parametrize("reason", ["Defines open_store, named in the question.", "x :: y (lines 1-2)", ""])
@@ -201,12 +224,11 @@ def test_a_prompt_built_by_the_writers_is_read_back_by_the_readers(kind):
         if kind == "raw":
             assert read_block_start(first) == Header(None, h.file_path, h.start_line, h.end_line)
             assert "\n".join(rest) == h.text
-        elif kind == "bundled":
-            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, h.symbol_name)
+        elif kind == "bundled":  # the text's def line names the symbol: the header leaves it out
+            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line)
             assert parse_reason(rest[0]) == f"open_store applies the schema {i}" and "\n".join(rest[1:]) == h.text
         else:
-            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, h.symbol_name,
-                                                 reason="definition via BM25")
+            assert parse_header(first) == Header(i, h.file_path, h.start_line, h.end_line, reason="definition via BM25")
             assert "\n".join(rest) == h.text
 
     # the offline answerer reads the prompt; its citations resolve, each to the line it quotes
