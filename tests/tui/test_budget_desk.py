@@ -10,6 +10,8 @@ import pytest
 
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, palette, pane_text, rows, running, screen_text, settle
+from gradedesk.core.agreement.report import agreement_report
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
 from gradedesk.core.store.connection import open_store
@@ -98,3 +100,49 @@ def test_grade_budget_the_run_has_not_is_one_line_naming_its_budgets(fixture_sto
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0
     assert "--budget" in err and "3,000" in err and "1,000, 2,000" in err
+
+
+def by_budget_counts(path, budget: int) -> tuple[int, int, int]:
+    """(graded, compared, agreed) of `agree --json`'s by_budget at `budget` (the report it prints, read while a desk
+    holds the terminal): its raw point and that budget's point."""
+    with open_store(path) as store:
+        curve = agreement_report(store, 1).to_dict()["by_budget"]
+    shown = ("raw", f"bundle@{budget}")
+    points = [p for p in curve["points"] if p["method"] in shown]
+    assert len(points) == 2
+    graded = sum(g["graded"] for g in curve["people"]["grades"] if g["method"] in shown)
+    return graded, sum(p["compared"] for p in points), sum(p["agreed"] for p in points)
+
+
+async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_does(fixture_store):
+    info = fixture_store
+    pk, other = info.question_pks[0], info.question_pks[1]
+    bundle_side = "left" if left_method(7, pk) == "bundle" else "right"
+    with open_store(info.path) as store:
+        with store.transaction():  # the fixture's judge graded only the 2,000-token answers: one at 1,000 too
+            store._db["auto_grades"].insert({
+                "answer_id": bundle_at(info.path, pk, 1000), "grader_kind": "judge", "grader_model": "gpt-4o-mini",
+                "rubric_version": "rubric-1", "grade": "fully_correct", "confidence": 0.9,
+                "created_at": "2026-01-05T10:00:00+00:00"})
+        # alice graded another question's 2,000-token answer beside 2,000 earlier: no figure at 1,000 counts it
+        record_grade(store, info.answer_ids[(other, "bundle")], "alice", GradeChange(grade="wrong"), budget=2000)
+    async with running(info.path, budget=1000) as (app, pilot):
+        line = app.screen.progress_text
+        assert line == "graded 0 of 12 · agreement: nothing to compare yet", line
+        await keys(pilot, "h" if bundle_side == "left" else "l", "1")
+        line = app.screen.progress_text
+        graded, compared, agreed = by_budget_counts(info.path, 1000)
+        assert (graded, compared, agreed) == (1, 1, 1)
+        # the top bar names the chosen budget, so the line does not
+        assert line.startswith(f"graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        commands = await palette(app.screen)
+        commands["Bundled answer at 2,000 tokens (the run's largest)"].callback()
+        await settle(pilot)
+        line = app.screen.progress_text
+        graded, compared, agreed = by_budget_counts(info.path, 2000)
+        assert (graded, compared) == (1, 1)
+        # the run's largest is not on the top bar: the line names it
+        assert "bundle @" not in screen_text(app).splitlines()[0]
+        assert line.startswith(f"bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        await pilot.press("ctrl+q")
+        await pilot.pause()
