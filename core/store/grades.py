@@ -14,7 +14,8 @@ people's current grades of an answer or a run (`answer_human_grades`, `run_human
 ever set in a run, undone or not (`grade_set_events`, `mark_set_events`), the answers with claim marks
 (`marked_answer_refs`), and a grade that came with a run log (`add_imported_human_grade`). Every reader of a run's
 current grades is here, each with the columns its caller needs: `current_grades` (agree's people figures: answer and
-grade only), `person_grade_rows` (summary's and the headline's per-method counts) and `run_human_grades` (exports,
+grade only), `person_grade_rows` (summary's and the headline's per-method counts; people's figures by budget, flagged items left
+out) and `run_human_grades` (exports,
 every column). Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
 """
 
@@ -201,12 +202,14 @@ class PersonGradeRow:
     beside: int | None = None  # the budget of the bundled answer on the desk when it was saved (None: not recorded)
 
 
-def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
-    """Every person's current grade of the run's answered answers, with the answer's method and budget and the
-    bundled answer's budget it was saved beside."""
+def person_grade_rows(store: Store, run_id: int, *, unflagged: bool = False) -> list[PersonGradeRow]:
+    """Every person's current grade of the run's answered answers (of the items nobody flagged, with `unflagged`: as
+    every reader behind `agree`), with the answer's method and budget and the bundled answer's budget it was saved
+    beside."""
+    scope = f" AND {unflagged_sql('a.run_id', 'a.question_pk')}" if unflagged else ""
     return [PersonGradeRow(**r) for r in store._query(
         "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget, h.budget AS beside FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        f"JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL{scope} "
         "ORDER BY h.grader", (run_id,))]
 
 
