@@ -151,19 +151,25 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
     return _human(rows[0])
 
 
-def newest_live_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None:
-    """The grader's newest `set` event in the run that no undo took back (a grade, or a label or note before one)."""
-    row = _newest_live(store, "human_grades", "e.grader = ? AND a.run_id = ?", (grader, run_id))
+def newest_live_grade(store: Store, run_id: int, grader: str, budget: int | None = None) -> HumanGrade | None:
+    """The grader's newest `set` event in the run that no undo took back (a grade, or a label or note before one);
+    with `budget`, of those saved beside the bundled answer at that budget or beside none recorded (imports): a raw
+    answer's grade beside another budget is another event, left alone."""
+    scope, params = "e.grader = ? AND a.run_id = ?", [grader, run_id]
+    if budget is not None:
+        scope += " AND (e.budget = ? OR e.budget IS NULL)"
+        params.append(budget)
+    row = _newest_live(store, "human_grades", scope, tuple(params))
     return _human(row) if row else None
 
 
 def undo_grade(store: Store, target: HumanGrade, *, judge_visible: bool) -> None:
-    """Take back `target` with an `undo` event in its mode, saved with the machine grade on screen or not. The caller
-    holds the transaction."""
+    """Take back `target` with an `undo` event in its mode and at its budget (the bundled answer's beside it), saved
+    with the machine grade on screen or not. The caller holds the transaction."""
     store._db.table("human_grades").insert({
         "uuid": str(uuid.uuid4()), "answer_id": target.answer_id, "grader": target.grader, "action": "undo",
         "undoes_uuid": target.uuid, "mode": target.mode, "judge_visible": int(judge_visible),
-        "created_at": event_time()})
+        "created_at": event_time(), "budget": target.budget})
 
 
 # people's grades as run logs and score exports carry them -------------------------------------------------------------

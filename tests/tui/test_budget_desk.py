@@ -146,3 +146,40 @@ async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_doe
         assert line.startswith(f"bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
         await pilot.press("ctrl+q")
         await pilot.pause()
+
+
+async def test_undo_at_a_budget_takes_back_that_budgets_events_and_the_other_budgets_stand(fixture_store):
+    info = fixture_store
+    pk = info.question_pks[0]
+    raw_key, bundle_key = ("h", "l") if left_method(7, pk) == "raw" else ("l", "h")
+    for budget, raw_grade, bundle_grade, prefer in ((1000, "3", "2", "left_square_bracket"),
+                                                   (2000, "1", "4", "right_square_bracket")):
+        async with running(info.path, budget=budget) as (app, pilot):
+            assert app.screen.item.question_pk == pk
+            await keys(pilot, raw_key, raw_grade, bundle_key, bundle_grade, prefer)
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+    sets = {(r["answer_id"], r["budget"]): r["uuid"] for r in rows(
+        info.path, "SELECT * FROM human_grades WHERE action = 'set'")}
+    raw = info.answer_ids[(pk, "raw")]
+    at_1000 = [sets[(raw, 1000)], sets[(bundle_at(info.path, pk, 1000), 1000)]]
+    [pref_1000] = rows(info.path, "SELECT uuid FROM human_preferences WHERE budget = 1000")
+    async with running(info.path, budget=1000) as (app, pilot):
+        for _ in range(4):  # the preference, the bundled grade and the raw grade made at 1,000; then nothing is left
+            await keys(pilot, "u")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    undone = rows(info.path, "SELECT 'grade' AS kind, undoes_uuid, budget FROM human_grades WHERE action = 'undo' "
+                             "UNION ALL SELECT 'preference', undoes_uuid, budget FROM human_preferences "
+                             "WHERE action = 'undo'")
+    assert sorted((u["kind"], u["undoes_uuid"], u["budget"]) for u in undone) == sorted(
+        [("preference", pref_1000["uuid"], 1000), *(("grade", u, 1000) for u in at_1000)])
+    # the 2,000-token events stand: the raw answer's grade is the one made beside 2,000 tokens
+    current = {r["answer_id"]: (r["grade"], r["budget"]) for r in rows(
+        info.path, "SELECT answer_id, grade, budget FROM current_human_grades")}
+    assert current == {raw: ("fully_correct", 2000), info.answer_ids[(pk, "bundle")]: ("wrong", 2000)}
+    with open_store(info.path) as store:
+        people = agreement_report(store, 1).to_dict()["by_budget"]["people"]
+    assert [(g["method"], g["graded"], g["passed"]) for g in people["grades"]] == [
+        ("raw", 1, 1), ("bundle@2000", 1, 0)]
+    assert [(p["budget"], p["preferences"]) for p in people["preferences"]] == [(2000, 1)]
