@@ -14,7 +14,8 @@ With --sample S, a team states the preferences as `gradedesk assign --items S` s
 sample of S pairs (core/review/assignment.py sample_items), each given to --overlap of --graders people, and each person
 draws --draws questions from their own set; each draw is weighed by 1 / (pi x probability), pi the assignment's
 inclusion probability of the question in the person's set (core/store/assignments.py AssignedSet), as the desk's
-draws record it. The judge still gives a verdict on every pair.
+draws record it. The judge still gives a verdict on every pair. The interval resamples the draws by pair, all of a
+pair's draws together (core/stats/weighted.py first_stage_clusters), as `agree` does for draws from assigned sets.
 
     python benchmarks/pairwise_ppi_coverage.py [--reps 500] [--pairs 1000] [--draws 100] [--accuracy 0.8]
     python benchmarks/pairwise_ppi_coverage.py --sample 300 --graders 3 --overlap 2 --draws 60
@@ -31,7 +32,7 @@ import numpy as np
 
 from gradedesk.core.review.assignment import plan_assignment, sample_items
 from gradedesk.core.review.sampler import PAIRWISE_DOUBT, draw, draw_probabilities
-from gradedesk.core.stats.weighted import ppi_mean
+from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean
 from gradedesk.core.store.assignments import AssignedSet
 
 TIE_SHARE = 0.1  # of true preferences
@@ -84,11 +85,13 @@ def one_repetition(seed: int, pairs: int, draws: int, win_rate: float, accuracy:
                    team: tuple[int, int, int] | None = None) -> dict:
     rng = np.random.default_rng(seed)
     truth, judge, consistent = population(rng, pairs, win_rate, accuracy)
-    picked, weights, _ = drawn(seed, consistent, draws, team)
+    picked, weights, pis = drawn(seed, consistent, draws, team)
     draws = len(picked)
-    ppi, _ = ppi_mean(judge, truth[picked], judge[picked], weights, boot=boot, seed=seed)
+    clusters = first_stage_clusters(picked, pis)  # a sampled assignment's draws resampled by pair, as `agree` does
+    ppi, _ = ppi_mean(judge, truth[picked], judge[picked], weights, boot=boot, seed=seed, clusters=clusters)
     # people alone: the same weighted correction of a judge that predicts 0 everywhere (the Hajek mean of the draws)
-    people, _ = ppi_mean(np.zeros(pairs), truth[picked], np.zeros(draws), weights, boot=boot, seed=seed)
+    people, _ = ppi_mean(np.zeros(pairs), truth[picked], np.zeros(draws), weights, boot=boot, seed=seed,
+                         clusters=clusters)
     judge_only = float(judge[consistent].mean())
     return {"ppi": ppi, "people": people, "judge_only": judge_only}
 
