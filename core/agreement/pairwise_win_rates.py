@@ -22,7 +22,7 @@ from gradedesk.core.grading.pairwise_verdicts import INCONSISTENT, PairVerdict
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
-from gradedesk.core.stats.weighted import ppi_mean
+from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import Preference
 from gradedesk.core.store.samples import SampleDraw, sample_draws
@@ -60,8 +60,9 @@ def budget_of(event: Preference | SampleDraw, primary: int | None) -> int | None
 
 
 def _group(pks: set[int], budget: int, category: str | None, verdicts: list[PairVerdict],
-           people: list[Preference], draws: list[tuple[Preference, float]], s: Bootstrap) -> WinRate:
-    """The group's win rates; `people` and `draws`: the preferences (and weighted sampled ones) at `budget`."""
+           people: list[Preference], draws: list[tuple[Preference, float, float]], s: Bootstrap) -> WinRate:
+    """The group's win rates; `people` and `draws`: the preferences (and sampled ones, with their draw's weight and
+    first-stage inclusion probability) at `budget`."""
     members = [v for v in verdicts if v.budget == budget and v.question_pk in pks]
     judged = {v.question_pk: v for v in members}
     consistent = [VALUE[v.verdict] for v in members if v.verdict is not None]
@@ -69,7 +70,7 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
     people_est = agree.mean_of([VALUE[p.preferred] for p in people if p.question_pk in pks],
                                "no person chose between raw and the bundle at this budget yet ([ ] = on the desk)",
                                s.boot, s.seed)
-    sample = [(p, w) for p, w in draws if p.question_pk in pks]
+    sample = [d for d in draws if d[0].question_pk in pks]
     if not members:
         ppi = Estimate(None, 0, reason="no pairwise verdict to correct (gradedesk judge --pairwise)")
     elif not sample:
@@ -77,8 +78,11 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
                                        "order)")
     else:
         predicted = {pk: VALUE[judged[pk].verdict or "tie"] if pk in judged else VALUE["tie"] for pk in pks}
-        ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _ in sample],
-                          [predicted[p.question_pk] for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
+        # drawn from a sampled assignment: a question's draws (every person's) are resampled together
+        clusters = first_stage_clusters([p.question_pk for p, _, _ in sample], [pi for _, _, pi in sample])
+        ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _, _ in sample],
+                          [predicted[p.question_pk] for p, _, _ in sample], [w for _, w, _ in sample], s.boot, s.seed,
+                          clusters)
     return WinRate(budget, category, len(pks), people_est, judge, ppi, len(sample))
 
 
@@ -92,11 +96,11 @@ def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: li
         at[budget_of(person, primary)].append(person)
     budgets = sorted({v.budget for v in verdicts} | {b for b in at if b is not None})
     mine = {(m.grader, m.question_pk, budget_of(m, primary)): m for m in people}
-    drawn: dict[int | None, list[tuple[Preference, float]]] = defaultdict(list)
+    drawn: dict[int | None, list[tuple[Preference, float, float]]] = defaultdict(list)
     for d in sample_draws(store, run_id):
         b = budget_of(d, primary)
         if (d.grader, d.question_pk, b) in mine:
-            drawn[b].append((mine[(d.grader, d.question_pk, b)], draw_weight(d)))
+            drawn[b].append((mine[(d.grader, d.question_pk, b)], draw_weight(d), d.inclusion_probability))
     out = []
     by_category: dict[str, set[int]] = defaultdict(set)
     split_at = primary if primary in budgets else budgets[0] if budgets else None

@@ -252,7 +252,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
         notes=notes,
         stale_grades=stale,
-        by_budget=budget_curve(store, run_id, arms, s.boot, s.seed),
+        by_budget=budget_curve(store, run_id, arms, pairs, s.boot, s.seed),
         pairwise=pairwise_figures(store, run_id, s),
         flagged_items_excluded=flagged,
     )

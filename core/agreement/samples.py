@@ -80,15 +80,20 @@ def draw_weight(d: SampleDraw) -> float:
     return 1.0 / (d.inclusion_probability * d.probability)
 
 
+def _clusters(weighted: list[tuple[Pair, float, float]]) -> np.ndarray | None:
+    """The bootstrap's clusters of (pair, weight, inclusion probability) draws: first_stage_clusters by question."""
+    return first_stage_clusters([p.question_pk for p, _, _ in weighted], [pi for _, _, pi in weighted])
+
+
 def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tuple[SampledFigures,
-                                                                                 list[tuple[Pair, float]]]:
-    """The sampled sample's weighted figures, and its (pair, weight) list for the pass rates."""
+                                                                                 list[tuple[Pair, float, float]]]:
+    """The sampled sample's weighted figures, and its (pair, weight, the draw's first-stage inclusion probability)
+    list for the pass rates."""
     draws = sample_draws(store, run_id)
     by_question = defaultdict(list)
     for p in pairs:
         by_question[(p.grader, p.question_pk)].append(p)
-    weighted: list[tuple[Pair, float]] = []
-    pis: list[float] = []  # each weighted pair's first-stage inclusion probability (its draw's)
+    weighted: list[tuple[Pair, float, float]] = []
     pending = 0
     for d in draws:
         # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
@@ -97,12 +102,11 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
         if not members:
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
-        weighted.extend((p, draw_weight(d)) for p in members)
-        pis.extend(d.inclusion_probability for _ in members)
-    cells = np.array([_cell(p.human, p.machine) for p, _ in weighted], dtype=np.int64)
-    weights = np.array([w for _, w in weighted], dtype=float)
+        weighted.extend((p, draw_weight(d), d.inclusion_probability) for p in members)
+    cells = np.array([_cell(p.human, p.machine) for p, _, _ in weighted], dtype=np.int64)
+    weights = np.array([w for _, w, _ in weighted], dtype=float)
     # drawn from an assigned set: a question's draws (every person's, every answer's) are resampled together
-    clusters = first_stage_clusters([p.question_pk for p, _ in weighted], pis)
+    clusters = _clusters(weighted)
     four = weighted_estimates(cells, weights, _Q, agree.pair_measures(), s.boot, s.seed, clusters)
     two = weighted_estimates(_binary_cells(cells), weights, 2, agree.pair_measures() + agree.binary_rates(), s.boot,
                              s.seed, clusters)
@@ -149,7 +153,7 @@ class PpiPassRate(Record):
     more_than_graded: int | None
 
 
-def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int, int]], primary: int | None,
+def _pass_rates(weighted: list[tuple[Pair, float, float]], judged: dict[str, tuple[int, int]], primary: int | None,
                 s: Bootstrap) -> list[PpiPassRate]:
     """Prediction-powered pass rate per method (raw, and bundled at the primary budget). `judged`: per method, how many
     shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`); the bundled
@@ -158,9 +162,10 @@ def _pass_rates(weighted: list[tuple[Pair, float]], judged: dict[str, tuple[int,
     for method in ("raw", "bundle"):
         n, passed = judged.get(method, (0, 0))
         judge_all = [True] * passed + [False] * (n - passed)
-        sample = [(p, w) for p, w in weighted if p.method == method and (method == "raw" or p.budget == primary)]
-        est, worth = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _ in sample],
-                                   [p.machine == PASS_GRADE for p, _ in sample], [w for _, w in sample], s.boot, s.seed)
+        sample = [d for d in weighted if d[0].method == method and (method == "raw" or d[0].budget == primary)]
+        est, worth = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _, _ in sample],
+                              [p.machine == PASS_GRADE for p, _, _ in sample], [w for _, w, _ in sample], s.boot,
+                              s.seed, _clusters(sample))
         if est.value is None and judge_all and not sample:
             est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
         out.append(PpiPassRate(method, n, len(sample), est, None if worth is None else round(worth),

@@ -48,8 +48,8 @@ def budget_section(s: RunSummary) -> None:
     people = s.by_budget
     if len(people.budgets) < 2:
         return
-    section("people by budget (a raw answer's grade is its own, whichever budget it was shown beside; "
-            "95% bootstrap intervals)")
+    section("people by budget (a raw answer's grade is its own, whichever budget it was shown beside; flagged items "
+            "left out, as in agree; 95% bootstrap intervals)")
     print_table(("method", "graded", "passed", "pass_rate", "raw graded beside"),
                 [[g.method, g.graded, g.passed, text, g.beside_text] for g, text in zip(people.grades, texts_once([g.pass_rate for g in people.grades]))])
     print_table(people.PREFERENCE_HEADERS, people.preference_rows())

@@ -6,7 +6,8 @@ people grade points of the curve: each bundled answer's grade belongs to its bud
 whichever budget it is shown beside, so its grade is one figure (raw), with how many of those grades were saved beside
 each budget (human_grades.budget). A preference compares raw with the bundled answer at one budget
 (human_preferences.budget): preferences are counted per budget, each person's live one per question and budget.
-Pass rates and the bundle's share of preferences carry bootstrap intervals.
+Pass rates and the bundle's share of preferences carry bootstrap intervals. Items someone flagged are left out, as
+from every figure of `agree` (core/store/flags.py unflagged_sql, through the store's readers).
 """
 
 from __future__ import annotations
@@ -82,9 +83,10 @@ class PeopleByBudget(Record):
 
 def people_by_budget(store: Store, run_id: int, boot: int = agree.DEFAULT_BOOT,
                      seed: int = agree.DEFAULT_SEED) -> PeopleByBudget:
-    """People's grades per method and budget, and their preferences per budget, in the run."""
+    """People's grades per method and budget, and their preferences per budget, in the run (flagged items left
+    out)."""
     groups: dict[tuple[str, int], list[tuple[bool, int | None]]] = defaultdict(list)
-    for r in person_grade_rows(store, run_id):
+    for r in person_grade_rows(store, run_id, unflagged=True):
         groups[(r.method, r.budget)].append((r.grade == PASS_GRADE, r.beside))
     grades = []
     for method, budget in sorted(groups, key=lambda k: (k[0] != "raw", k[1])):
@@ -95,7 +97,7 @@ def people_by_budget(store: Store, run_id: int, boot: int = agree.DEFAULT_BOOT,
                                    agree.proportion(passed, len(rows), "no grade", boot, seed),
                                    dict(sorted(beside.items()))))
     by_budget: dict[int | None, Counter[str]] = defaultdict(Counter)
-    for p in live_preferences(store, run_id):
+    for p in live_preferences(store, run_id, unflagged=True):
         by_budget[p.budget][p.preferred] += 1
     preferences = []
     for compared in sorted(by_budget, key=lambda b: (b is None, b or 0)):

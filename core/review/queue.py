@@ -137,7 +137,9 @@ def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, aft
 @dataclass(frozen=True)
 class Progress:
     """The grader's progress, and their agreement with the machine counted as `agree` counts it: compared pairs are
-    their current grades beside a usable verdict of the kind `agree` compares (core/store/machine_grades.py)."""
+    their current grades beside a usable verdict of the kind `agree` compares (core/store/machine_grades.py). Every
+    figure is over the answers shown at the desk's budget (raw, and bundled at that budget: agree's by_budget points
+    for it), never a count of the whole run beside a count of one budget."""
 
     graded: int
     total: int
@@ -149,8 +151,11 @@ class Progress:
     stale: int = 0  # of those beside a machine grade, made against a gold answer corrected since
     assigned: bool = False  # the person has assigned items: the desk shows those (total counts their answers)
 
-    def describe(self) -> str:
-        text = f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
+    def describe(self, budget: int | None = None) -> str:
+        """The status line; `budget`, the bundled budget the figures are at, named first (the desk names it when its
+        top bar does not)."""
+        text = f"bundle @ {budget:,}: " if budget is not None else ""
+        text += f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
         name = MACHINE_NAMES.get(self.kind or "", self.kind or "machine grader")
         if self.compared:
             share = f"{100 * self.agreed / self.compared:.0f}%"

@@ -103,16 +103,18 @@ class Undone:
 
 def undo(store: Store, run: RunInfo, grader: str, blindness: Blindness,
          judge_rubric: str | None = None, adjudicate: bool = False) -> Undone | None:
-    """Take back the grader's newest event in the run, a grade (or label, scores, note) or a preference (adjudicating:
-    their newest decision), with an undo event saying what was on screen of it (the desk shows its item as it saves,
-    its machine grades under `judge_rubric` when one is chosen); None if there is none."""
+    """Take back the grader's newest event in the run at the budget shown (run.bundle_budget), a grade (or label,
+    scores, note) or a preference (adjudicating: their newest decision), with an undo event at that budget saying what
+    was on screen of it (the desk shows its item as it saves, its machine grades under `judge_rubric` when one is
+    chosen); None if there is none."""
     if adjudicate:
         decided = undo_decision(store, run, grader, judge_visible=blindness.show_judge)
         return None if decided is None else Undone(decided.question_pk, None, "the decision " + (
             decided.grade or decided.preferred or "on the label or note"))
     with store.transaction():
-        grade = grades.newest_live_grade(store, run.id, grader)
-        preference = preferences.newest_preference(store, run.id, grader)
+        # at the budget shown: a grade or preference made beside another budget's bundled answer is left alone
+        grade = grades.newest_live_grade(store, run.id, grader, run.bundle_budget)
+        preference = preferences.newest_preference(store, run.id, grader, budget=run.bundle_budget)
         if preference is not None and (grade is None or preference.created_at > grade.created_at):
             item = load_item(store, run, grader, preference.question_pk, recheck=blindness.recheck,
                              judge_rubric=judge_rubric)

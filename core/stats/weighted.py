@@ -13,10 +13,11 @@ size explains, and resampling those clusters carries the first stage's variance 
 sampled assignment's intervals cover ~91.5%). The cluster bootstrap leaves out the finite-population correction,
 erring a little wide when the sample is a large share of the run.
 
-Prediction-powered pass rates and win rates (Angelopoulos et al., Science 2023): the judge grades every answer; the human-graded
-sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as above). The pass
-rate is the judge's rate on all answers plus the rectifier, and its interval resamples both. It is worth as many
-human grades as a human-only estimate of the same precision would need.
+Prediction-powered pass rates and win rates (Angelopoulos et al., Science 2023): the judge grades every answer; the
+human-graded sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as
+above). The pass rate is the judge's rate on all answers plus the rectifier, and its interval resamples both, the
+rectifier's draws by item after a first stage as above (a sampled assignment's win rates cover ~89.5% without it). It
+is worth as many human grades as a human-only estimate of the same precision would need.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def first_stage_clusters(items: Sequence[int], inclusion_probabilities: Sequence
     return np.asarray(items) if any(p < 1 for p in inclusion_probabilities) else None
 
 
+def resampled_clusters(clusters: np.ndarray, boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The clusters (first_stage_clusters) resampled with replacement, `boot` times: (each draw's cluster as 0..k-1,
+    a boot x k matrix of how often each replicate took each cluster). A replicate's sum of any per-draw figure is
+    `taken @ (that figure summed per cluster)`: every draw of a cluster goes with it."""
+    _, ids = np.unique(clusters, return_inverse=True)
+    k = int(ids.max()) + 1
+    idx = rng.integers(0, k, size=(boot, k))
+    taken = np.bincount((np.arange(boot)[:, None] * k + idx).ravel(), minlength=boot * k).reshape(boot, k)
+    return ids, taken
+
+
 def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: int, seed: int,
                         clusters: np.ndarray | None) -> np.ndarray:
     """B weighted matrices, each from the draws resampled with replacement (weights travel with their draws), or with
@@ -59,12 +71,10 @@ def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: in
         idx = rng.integers(0, n, size=(boot, n))
         flat = (np.arange(boot)[:, None] * q * q + cells[idx]).ravel()
         return np.bincount(flat, weights=weights[idx].ravel(), minlength=boot * q * q).reshape(boot, q, q)
-    _, ids = np.unique(clusters, return_inverse=True)
-    k = int(ids.max()) + 1
+    ids, taken = resampled_clusters(clusters, boot, rng)
+    k = taken.shape[1]
     # each cluster's weighted matrix, times how often each replicate took the cluster
     per_cluster = np.bincount(ids * q * q + cells, weights=weights, minlength=k * q * q).reshape(k, q * q)
-    idx = rng.integers(0, k, size=(boot, k))
-    taken = np.bincount((np.arange(boot)[:, None] * k + idx).ravel(), minlength=boot * k).reshape(boot, k)
     matrices: np.ndarray = (taken @ per_cluster).reshape(boot, q, q)
     return matrices
 
@@ -89,8 +99,8 @@ def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[floa
 
 
 def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample: Sequence[float],
-             weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT,
-             seed: int = DEFAULT_SEED) -> tuple[Estimate, float | None]:
+             weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
+             clusters: Sequence[int] | np.ndarray | None = None) -> tuple[Estimate, float | None]:
     """(mean, effective human labels): the judge's mean on all items, corrected by the human sample. Values lie in
     0..1: a pass (1) or fail (0), or a preference (1 bundled, 0.5 tie, 0 raw).
 
@@ -98,6 +108,8 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     values on the human-labelled draws (weights: 1/q of each draw; None = a simple random sample). The second value is
     how many simple random human labels a human-only estimate would need for the same precision. The judge's mean is
     resampled exactly and cheaply (a multinomial over its distinct values), so a million judged items cost nothing.
+    `clusters` (first_stage_clusters of the draws): the rectifier resamples them, each with all its draws, as
+    weighted_estimates does; None: each draw on its own.
     """
     j_all = np.asarray(judge_all, dtype=float)
     h, j = np.asarray(human, dtype=float), np.asarray(judge_on_sample, dtype=float)
@@ -110,8 +122,14 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     value = float(j_all.mean() + (w * rect).sum() / w.sum())
     rng = np.random.default_rng(seed)
     b_all = resample_means(j_all, boot, rng)
-    idx = rng.integers(0, h.size, size=(boot, h.size))
-    b_rect = (w[idx] * rect[idx]).sum(1) / w[idx].sum(1)
+    if clusters is None:
+        idx = rng.integers(0, h.size, size=(boot, h.size))
+        b_rect = (w[idx] * rect[idx]).sum(1) / w[idx].sum(1)
+    else:
+        ids, taken = resampled_clusters(np.asarray(clusters), boot, rng)
+        k = taken.shape[1]
+        b_rect = ((taken @ np.bincount(ids, weights=w * rect, minlength=k))
+                  / (taken @ np.bincount(ids, weights=w, minlength=k)))
     boot_values = np.clip(b_all + b_rect, 0.0, 1.0)
     est = finish(min(max(value, 0.0), 1.0), int(h.size), boot_values, "")
     variance = float(boot_values.var()) if boot_values.size else 0.0

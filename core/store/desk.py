@@ -193,18 +193,20 @@ class ComparedCounts:
 
 
 def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts]]:
-    """(the grader's current grades of shown answers, their counts per kind of machine grader beside them). Driven by
-    the grader's own events (small), not by the run's answers (possibly millions)."""
+    """(the grader's current grades of shown answers, their counts per kind of machine grader beside them): every
+    figure over the answers shown at the desk's budget (raw, and bundled at RunInfo.bundle_budget), the points `agree`'s
+    by_budget counts for that budget, so a grade beside another budget's bundled answer counts in none. Driven by the
+    grader's own events (small), not by the run's answers (possibly millions)."""
     verdict = verdict_sql("g")  # g: STALE_SQL's name for the machine grade
     rows = store._conn.execute(
         f"""SELECT g.grader_kind, count({verdict}), coalesce(sum({verdict} = h.grade), 0),
                    coalesce(sum(g.id IS NOT NULL AND {verdict} IS NULL), 0),
-                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), coalesce(sum({SHOWN}), 0)
+                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), count(*)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
             LEFT JOIN auto_grades g ON g.id = {compared_id('h')} AND {unflagged_sql("a.run_id", "a.question_pk")}
-            WHERE h.grader = :grader AND a.run_id = :run AND h.grade IS NOT NULL
+            WHERE h.grader = :grader AND {SHOWN} AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.bundle_budget}).fetchall()
     return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]

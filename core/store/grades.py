@@ -14,7 +14,8 @@ people's current grades of an answer or a run (`answer_human_grades`, `run_human
 ever set in a run, undone or not (`grade_set_events`, `mark_set_events`), the answers with claim marks
 (`marked_answer_refs`), and a grade that came with a run log (`add_imported_human_grade`). Every reader of a run's
 current grades is here, each with the columns its caller needs: `current_grades` (agree's people figures: answer and
-grade only), `person_grade_rows` (summary's and the headline's per-method counts) and `run_human_grades` (exports,
+grade only), `person_grade_rows` (summary's and the headline's per-method counts; people's figures by budget, flagged items left
+out) and `run_human_grades` (exports,
 every column). Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
 """
 
@@ -150,19 +151,25 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
     return _human(rows[0])
 
 
-def newest_live_grade(store: Store, run_id: int, grader: str) -> HumanGrade | None:
-    """The grader's newest `set` event in the run that no undo took back (a grade, or a label or note before one)."""
-    row = _newest_live(store, "human_grades", "e.grader = ? AND a.run_id = ?", (grader, run_id))
+def newest_live_grade(store: Store, run_id: int, grader: str, budget: int | None = None) -> HumanGrade | None:
+    """The grader's newest `set` event in the run that no undo took back (a grade, or a label or note before one);
+    with `budget`, of those saved beside the bundled answer at that budget or beside none recorded (imports): a raw
+    answer's grade beside another budget is another event, left alone."""
+    scope, params = "e.grader = ? AND a.run_id = ?", [grader, run_id]
+    if budget is not None:
+        scope += " AND (e.budget = ? OR e.budget IS NULL)"
+        params.append(budget)
+    row = _newest_live(store, "human_grades", scope, tuple(params))
     return _human(row) if row else None
 
 
 def undo_grade(store: Store, target: HumanGrade, *, judge_visible: bool) -> None:
-    """Take back `target` with an `undo` event in its mode, saved with the machine grade on screen or not. The caller
-    holds the transaction."""
+    """Take back `target` with an `undo` event in its mode and at its budget (the bundled answer's beside it), saved
+    with the machine grade on screen or not. The caller holds the transaction."""
     store._db.table("human_grades").insert({
         "uuid": str(uuid.uuid4()), "answer_id": target.answer_id, "grader": target.grader, "action": "undo",
         "undoes_uuid": target.uuid, "mode": target.mode, "judge_visible": int(judge_visible),
-        "created_at": event_time()})
+        "created_at": event_time(), "budget": target.budget})
 
 
 # people's grades as run logs and score exports carry them -------------------------------------------------------------
@@ -201,12 +208,14 @@ class PersonGradeRow:
     beside: int | None = None  # the budget of the bundled answer on the desk when it was saved (None: not recorded)
 
 
-def person_grade_rows(store: Store, run_id: int) -> list[PersonGradeRow]:
-    """Every person's current grade of the run's answered answers, with the answer's method and budget and the
-    bundled answer's budget it was saved beside."""
+def person_grade_rows(store: Store, run_id: int, *, unflagged: bool = False) -> list[PersonGradeRow]:
+    """Every person's current grade of the run's answered answers (of the items nobody flagged, with `unflagged`: as
+    every reader behind `agree`), with the answer's method and budget and the bundled answer's budget it was saved
+    beside."""
+    scope = f" AND {unflagged_sql('a.run_id', 'a.question_pk')}" if unflagged else ""
     return [PersonGradeRow(**r) for r in store._query(
         "SELECT h.grader, h.grade, h.failure_label, a.method, a.budget, h.budget AS beside FROM current_human_grades h "
-        "JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL "
+        f"JOIN answers a ON a.id = h.answer_id WHERE a.run_id = ? AND a.status = 'ok' AND h.grade IS NOT NULL{scope} "
         "ORDER BY h.grader", (run_id,))]
 
 

@@ -10,6 +10,8 @@ import pytest
 
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, palette, pane_text, rows, running, screen_text, settle
+from gradedesk.core.agreement.report import agreement_report
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
 from gradedesk.core.store.connection import open_store
@@ -98,3 +100,86 @@ def test_grade_budget_the_run_has_not_is_one_line_naming_its_budgets(fixture_sto
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0
     assert "--budget" in err and "3,000" in err and "1,000, 2,000" in err
+
+
+def by_budget_counts(path, budget: int) -> tuple[int, int, int]:
+    """(graded, compared, agreed) of `agree --json`'s by_budget at `budget` (the report it prints, read while a desk
+    holds the terminal): its raw point and that budget's point."""
+    with open_store(path) as store:
+        curve = agreement_report(store, 1).to_dict()["by_budget"]
+    shown = ("raw", f"bundle@{budget}")
+    points = [p for p in curve["points"] if p["method"] in shown]
+    assert len(points) == 2
+    graded = sum(g["graded"] for g in curve["people"]["grades"] if g["method"] in shown)
+    return graded, sum(p["compared"] for p in points), sum(p["agreed"] for p in points)
+
+
+async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_does(fixture_store):
+    info = fixture_store
+    pk, other = info.question_pks[0], info.question_pks[1]
+    bundle_side = "left" if left_method(7, pk) == "bundle" else "right"
+    with open_store(info.path) as store:
+        with store.transaction():  # the fixture's judge graded only the 2,000-token answers: one at 1,000 too
+            store._db["auto_grades"].insert({
+                "answer_id": bundle_at(info.path, pk, 1000), "grader_kind": "judge", "grader_model": "gpt-4o-mini",
+                "rubric_version": "rubric-1", "grade": "fully_correct", "confidence": 0.9,
+                "created_at": "2026-01-05T10:00:00+00:00"})
+        # alice graded another question's 2,000-token answer beside 2,000 earlier: no figure at 1,000 counts it
+        record_grade(store, info.answer_ids[(other, "bundle")], "alice", GradeChange(grade="wrong"), budget=2000)
+    async with running(info.path, budget=1000) as (app, pilot):
+        line = app.screen.progress_text
+        assert line == "graded 0 of 12 · agreement: nothing to compare yet", line
+        await keys(pilot, "h" if bundle_side == "left" else "l", "1")
+        line = app.screen.progress_text
+        graded, compared, agreed = by_budget_counts(info.path, 1000)
+        assert (graded, compared, agreed) == (1, 1, 1)
+        # the top bar names the chosen budget, so the line does not
+        assert line.startswith(f"graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        commands = await palette(app.screen)
+        commands["Bundled answer at 2,000 tokens (the run's largest)"].callback()
+        await settle(pilot)
+        line = app.screen.progress_text
+        graded, compared, agreed = by_budget_counts(info.path, 2000)
+        assert (graded, compared) == (1, 1)
+        # the run's largest is not on the top bar: the line names it
+        assert "bundle @" not in screen_text(app).splitlines()[0]
+        assert line.startswith(f"bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+
+
+async def test_undo_at_a_budget_takes_back_that_budgets_events_and_the_other_budgets_stand(fixture_store):
+    info = fixture_store
+    pk = info.question_pks[0]
+    raw_key, bundle_key = ("h", "l") if left_method(7, pk) == "raw" else ("l", "h")
+    for budget, raw_grade, bundle_grade, prefer in ((1000, "3", "2", "left_square_bracket"),
+                                                   (2000, "1", "4", "right_square_bracket")):
+        async with running(info.path, budget=budget) as (app, pilot):
+            assert app.screen.item.question_pk == pk
+            await keys(pilot, raw_key, raw_grade, bundle_key, bundle_grade, prefer)
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+    sets = {(r["answer_id"], r["budget"]): r["uuid"] for r in rows(
+        info.path, "SELECT * FROM human_grades WHERE action = 'set'")}
+    raw = info.answer_ids[(pk, "raw")]
+    at_1000 = [sets[(raw, 1000)], sets[(bundle_at(info.path, pk, 1000), 1000)]]
+    [pref_1000] = rows(info.path, "SELECT uuid FROM human_preferences WHERE budget = 1000")
+    async with running(info.path, budget=1000) as (app, pilot):
+        for _ in range(4):  # the preference, the bundled grade and the raw grade made at 1,000; then nothing is left
+            await keys(pilot, "u")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    undone = rows(info.path, "SELECT 'grade' AS kind, undoes_uuid, budget FROM human_grades WHERE action = 'undo' "
+                             "UNION ALL SELECT 'preference', undoes_uuid, budget FROM human_preferences "
+                             "WHERE action = 'undo'")
+    assert sorted((u["kind"], u["undoes_uuid"], u["budget"]) for u in undone) == sorted(
+        [("preference", pref_1000["uuid"], 1000), *(("grade", u, 1000) for u in at_1000)])
+    # the 2,000-token events stand: the raw answer's grade is the one made beside 2,000 tokens
+    current = {r["answer_id"]: (r["grade"], r["budget"]) for r in rows(
+        info.path, "SELECT answer_id, grade, budget FROM current_human_grades")}
+    assert current == {raw: ("fully_correct", 2000), info.answer_ids[(pk, "bundle")]: ("wrong", 2000)}
+    with open_store(info.path) as store:
+        people = agreement_report(store, 1).to_dict()["by_budget"]["people"]
+    assert [(g["method"], g["graded"], g["passed"]) for g in people["grades"]] == [
+        ("raw", 1, 1), ("bundle@2000", 1, 0)]
+    assert [(p["budget"], p["preferences"]) for p in people["preferences"]] == [(2000, 1)]

@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from gradedesk.core.stats.measures import estimates, pair_measures
+from gradedesk.core.stats.measures import estimates, finish, pair_measures, resample_means
 from gradedesk.core.stats.weighted import (_resampled_matrices, first_stage_clusters, kish_effective_n, ppi_mean, weighted_estimates,
                                            weighted_matrix)
 from gradedesk.core.review.sampler import draw_probabilities
@@ -106,3 +106,34 @@ def test_clusters_resample_together_only_after_a_first_stage():
     apart = _resampled_matrices(cells, weights, 2, 300, 1, None)
     assert (together[:, 0, 0] == together[:, 1, 1]).all() and not (apart[:, 0, 0] == apart[:, 1, 1]).all()
     assert set(together.sum(axis=(1, 2))) == {4.0}  # two clusters of weight 2 each, whichever are taken
+
+
+def test_ppi_resamples_a_first_stages_draws_by_question_as_a_hand_computed_cluster_bootstrap():
+    data = np.random.default_rng(4)
+    judge_all = (data.random(200) < 0.6).astype(float)
+    questions = sorted(data.integers(0, 12, 40).tolist())  # 40 draws of 12 questions: most drawn again
+    truth = data.random(12) < 0.5
+    human = truth[questions].astype(float)
+    judge = np.where(data.random(40) < 0.8, human, 1 - human)
+    weights = data.uniform(1, 4, 40)
+    clusters = first_stage_clusters(questions, [0.3] * 40)
+    est, worth = ppi_mean(judge_all, human, judge, weights, boot=300, seed=11, clusters=clusters)
+    rect = human - judge
+    value = judge_all.mean() + (weights * rect).sum() / weights.sum()
+    # by hand, with the same seeded generator: the judge's mean resampled, then as many questions as were drawn taken
+    # with replacement, each with all its draws
+    keys = sorted(set(questions))
+    rng = np.random.default_rng(11)
+    judge_means = resample_means(judge_all, 300, rng)
+    taken = rng.integers(0, len(keys), size=(300, len(keys)))
+    by_hand = []
+    for b in range(300):
+        members = [i for c in taken[b] for i, q in enumerate(questions) if q == keys[c]]
+        by_hand.append(judge_means[b] + sum(weights[i] * rect[i] for i in members) / sum(weights[i] for i in members))
+    expected = finish(value, 40, np.clip(by_hand, 0.0, 1.0), "")
+    assert est.value == pytest.approx(value) and 0 < est.low < est.value < est.high < 1
+    assert (est.low, est.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
+    # draw by draw (every inclusion probability 1: no first stage) the interval is another, narrower here
+    apart, _ = ppi_mean(judge_all, human, judge, weights, boot=300, seed=11,
+                        clusters=first_stage_clusters(questions, [1.0] * 40))
+    assert apart.high - apart.low < est.high - est.low

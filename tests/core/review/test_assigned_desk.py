@@ -89,3 +89,18 @@ def test_agree_resamples_draws_from_an_assigned_set_by_question(team, monkeypatc
     agreement_report(store, run.id)
     drawn = [r["question_pk"] for r in store._query("SELECT question_pk FROM sample_draws ORDER BY id")]
     assert seen and all(c is not None and sorted(c.tolist()) == sorted(drawn * 2) for c in seen)
+
+
+def test_agree_resamples_the_prediction_powered_pass_rates_by_question_too(team, monkeypatch):
+    """The pass rates' rectifier from a sampled assignment's draws resamples each question's draws together, as the
+    weighted agreement does (one clustering: first_stage_clusters)."""
+    store, run, answers, mine = team
+    grade_sampled(store, run.id, answers, "ann", 3)
+    seen = []
+    real = samples.ppi_mean
+    monkeypatch.setattr(samples, "ppi_mean", lambda *a, **k: seen.append(a[6] if len(a) > 6 else k.get("clusters"))
+                        or real(*a, **k))
+    report = agreement_report(store, run.id)
+    drawn = [r["question_pk"] for r in store._query("SELECT question_pk FROM sample_draws ORDER BY id")]
+    assert [r.method for r in report.samples.pass_rates] == ["raw", "bundle"] and len(seen) == 2
+    assert all(c is not None and sorted(c.tolist()) == sorted(drawn) for c in seen)  # one answer a draw per method

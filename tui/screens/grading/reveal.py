@@ -38,6 +38,7 @@ def set_show_judge(screen: GradingScreen, on: bool) -> None:
 def set_hide_methods(screen: GradingScreen, on: bool) -> None:
     screen.hide_methods = on
     screen.redraw()
+    screen.refresh_progress()  # the status line names the budget only while method names show
     screen.save_state()
 
 

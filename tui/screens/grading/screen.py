@@ -212,14 +212,15 @@ class GradingScreen(Screen):
         if self.run is None or self.total is None:
             return
         run, grader, total = self.run, self.desk.config.grader, self.total
+        named = view.status_budget(run, self.hide_methods)  # the figures are counted at the run's budget as shown now
         self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total),
-                         lambda p: self._progressed(p, note), background=True)
+                         lambda p: self._progressed(p.describe(named), note), background=True)
 
-    def _progressed(self, p: review.Progress, note: str | None = None) -> None:
+    def _progressed(self, figures: str, note: str | None = None) -> None:
         # a recheck pass shows no agreement: it would hint at the earlier grades
         self.query_one(StatusLine).show_progress(
             f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
-            if self.recheck else p.describe())
+            if self.recheck else figures)
         if note:
             self.desk.report(note)
 

@@ -68,6 +68,18 @@ def order_text(order: str, index: int, length: int) -> str:
             "recheck": f"recheck {index + 1}/{length}", "adjudicate": f"disputed {index + 1}/{length}"}[order]
 
 
+def budget_on_topbar(run: RunInfo) -> bool:
+    """The top bar names the bundled answer's budget: a chosen one, not the run's largest."""
+    return run.bundle_budget != run.primary_budget
+
+
+def status_budget(run: RunInfo, hide_methods: bool) -> int | None:
+    """The budget the status line names before its figures (which are at the budget shown): the one the top bar does
+    not name, when the run has bundled answers at more than one; None: the top bar names it, there is no choice, or
+    method names are hidden (a budget would tell them)."""
+    return run.bundle_budget if len(run.budgets) > 1 and not budget_on_topbar(run) and not hide_methods else None
+
+
 def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,
                 width: int = 0) -> Text:
     """The one-line top bar: the run, the grader, the mode, the bundled answer's budget when it is not the run's
@@ -84,7 +96,7 @@ def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool,
         t.append_text(literal(grader, "bold"))
         t.append(" │ ")
         t.append(mode, style="bold reverse" if mode != "blind" else "bold")
-        if run is not None and run.bundle_budget != run.primary_budget:
+        if run is not None and budget_on_topbar(run):
             t.append(f" │ bundle @ {run.bundle_budget:,}", style="bold reverse")
         if hide_methods:
             t.append(" │ methods hidden")
