@@ -15,7 +15,8 @@ ever set in a run, undone or not (`grade_set_events`, `mark_set_events`), the an
 (`marked_answer_refs`), and a grade that came with a run log (`add_imported_human_grade`). Every reader of a run's
 current grades is here, each with the columns its caller needs: `current_grades` (agree's people figures: answer and
 grade only), `person_grade_rows` (summary's and the headline's per-method counts; people's figures by budget, flagged
-items left out) and `run_human_grades` (exports, every column). Validation (which grades, marks, modes exist) is core/grading's; this module stores what it is given.
+items left out) and `run_human_grades` (exports, every column). Validation (which grades, marks, modes exist) is
+core/grading's; this module stores what it is given.
 """
 
 from __future__ import annotations
