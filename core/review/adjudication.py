@@ -129,9 +129,10 @@ def decide_preference(store: Store, run: RunInfo, question_pk: int, lead: str, p
 
 
 def undo_decision(store: Store, run: RunInfo, lead: str, *, judge_visible: bool) -> Decision | None:
-    """Take back the lead's newest decision in the run (an undo row); None when there is none."""
+    """Take back the lead's newest decision in the run at the budget the desk shows (an undo row); None when there is
+    none."""
     with store.transaction():
-        target = adjudications.newest_live_decision(store, run.id, lead)
+        target = adjudications.newest_live_decision(store, run.id, lead, run.bundle_budget)
         if target is not None:
             adjudications.undo_decision(store, target, judge_visible=judge_visible)
     return target

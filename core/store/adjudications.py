@@ -77,10 +77,12 @@ def current_decisions(store: Store, run_id: int, question_pk: int | None = None)
     return [_decision(r) for r in rows]
 
 
-def newest_live_decision(store: Store, run_id: int, grader: str) -> Decision | None:
-    """The lead's newest decision in the run that no undo took back."""
-    rows = store._query(f"SELECT d.* FROM adjudications d WHERE d.run_id = ? AND d.grader = ? AND {_LIVE} "
-                        "ORDER BY d.id DESC LIMIT 1", (run_id, grader))
+def newest_live_decision(store: Store, run_id: int, grader: str, budget: int) -> Decision | None:
+    """The lead's newest decision in the run that no undo took back, of those made beside the bundled answer at
+    `budget` or beside none recorded (a decision beside another budget is another item on another desk)."""
+    rows = store._query(f"SELECT d.* FROM adjudications d WHERE d.run_id = ? AND d.grader = ? "
+                        f"AND (d.budget = ? OR d.budget IS NULL) AND {_LIVE} ORDER BY d.id DESC LIMIT 1",
+                        (run_id, grader, budget))
     return _decision(rows[0]) if rows else None
 
 

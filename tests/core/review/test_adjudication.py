@@ -4,6 +4,7 @@ human_grades, never in people's figures), undo takes it back, and `merge` carrie
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -91,6 +92,17 @@ def test_a_decision_is_its_own_kind_of_grade_and_undo_takes_it_back(disputed):
         (q1, "raw", "unsupported")]
     with pytest.raises(UserError, match="scores stay each person's"):
         decide_grade(store, run, q1, "raw", 0, "lead", GradeChange(scores={"correctness": 3}), judge_visible=False)
+
+
+def test_undo_takes_back_a_decision_at_the_budget_shown_only(disputed):
+    info, store, run = disputed
+    q2 = info.question_pks[1]
+    other = next(b for b in run.budgets if b != run.bundle_budget)
+    decide_preference(store, run, q2, "lead", "tie", judge_visible=False)
+    decide_preference(store, replace(run, bundle_budget=other), q2, "lead", "raw", judge_visible=False)
+    assert undo_decision(store, run, "lead", judge_visible=False).preferred == "tie"  # not the newer one beside `other`
+    assert [(d.budget, d.preferred) for d in current_decisions(store, run.id)] == [(other, "raw")]
+    assert undo_decision(store, run, "lead", judge_visible=False) is None
 
 
 def test_merge_carries_decisions_once(disputed, tmp_path):
