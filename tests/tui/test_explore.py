@@ -4,6 +4,7 @@ opens it with its bundle's budget, and a kept question lands in a file that `gra
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from pathlib import Path
@@ -247,3 +248,33 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         assert column.virtual_size.height > rows_wide  # the narrower column wraps into more rows
         await keys(pilot, "end")
         assert "Coverage" in screen_text(app)
+
+
+async def test_asking_again_and_again_keeps_no_dead_footer_keys(tmp_path):
+    """Each question moves focus to the input and back, and the footer rebuilds its keys each time; the keys it
+    removed must be freed, not kept alive by the footer (a full garbage collection walked every one of them)."""
+    from textual.widgets._footer import FooterKey
+
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(4):
+            await keys(pilot, "slash", "enter")
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, FooterKey)]
+        assert len(alive) == len(app.screen.query(FooterKey))
+
+
+async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_path):
+    """Once a question's first bundle is painted, what is alive (the loaded index above all) is frozen, so a full
+    collection between a budget key and its bundle does not walk it."""
+    path = build_explore_store(tmp_path)
+    app = explore_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        frozen = gc.get_freeze_count()
+        await pilot.press(*[c if c != " " else "space" for c in QUESTION])
+        await keys(pilot, "enter")
+        assert app.screen.shown is not None
+        assert gc.get_freeze_count() > frozen

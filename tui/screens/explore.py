@@ -22,15 +22,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from gradedesk.core.evidence.explore import (Compiled, Retrieval, Step, compile_at, next_budget, retrieve_question,
                                              run_repo, step)
 from gradedesk.core.runs.questions import append_question
 from gradedesk.core.store.connection import Store
 
+from gradedesk.tui.collector import freeze_once
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.explore_keep import KeepModal
+from gradedesk.tui.widgets.footer import DeskFooter
 from gradedesk.tui.widgets.explore_view import bundle_text, raw_text
 from gradedesk.tui.widgets.literal import literal, token_bar
 from gradedesk.tui.widgets.status_line import StatusLine
@@ -89,7 +91,7 @@ class ExploreScreen(Screen):
             yield TextColumn(id="explore-raw")
             yield TextColumn(id="explore-bundle")
         yield StatusLine(id="progress")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = self.desk.config.cursor_blink
@@ -145,6 +147,8 @@ class ExploreScreen(Screen):
             return
         self.shown = Shown(message.after, step(message.before, message.after))
         self._draw()
+        if self.retrieval is not None:  # its index is loaded now and stays: out of the collector's walks (after the paint)
+            self.call_after_refresh(freeze_once, ("index", self.desk.config.store_path, self.retrieval.repo))
 
     # budget ----------------------------------------------------------------------------------------------------------
 
