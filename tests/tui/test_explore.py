@@ -18,6 +18,7 @@ from gradedesk.core.text.question import analyse_question
 from gradedesk.tui.app import DeskApp, DeskConfig
 from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
+from gradedesk.tui.widgets.text_column import TextColumn
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, make_app, rendered_text, screen_text, settle
 from tests.fixtures.explore_repo import QUESTION, build_explore_store, write_questions
@@ -239,6 +240,7 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         assert column.virtual_size.height > column.size.height  # longer than the screen: only part of it drawn
         assert "Coverage" not in screen_text(app)
         assert max(column._strips) < column.size.height  # the rows below the view were never made into strips
+        assert max(column._wrapped) < len(column._lines) - 1  # nor were the lines below it wrapped into rows
         await keys(pilot, "end")
         assert column.scroll_offset.y > 0
         assert "Coverage" in screen_text(app)
@@ -278,3 +280,38 @@ async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_pat
         await keys(pilot, "enter")
         assert app.screen.shown is not None
         assert gc.get_freeze_count() > frozen
+
+
+async def test_the_columns_rows_are_their_whole_texts_wrapped(tmp_path):
+    """Rows counted line by line and wrapped only in view are the rows of wrapping the whole text, code included."""
+    from textual.content import Content
+
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=8000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "v")  # the snippets' code too
+        for column in app.screen.query(TextColumn):
+            whole = Content.from_rich_text(column.content).wrap(column.scrollable_content_region.width)
+            assert column.virtual_size.height == len(whole)
+            assert [(r.plain, r.spans) for r in column._rows(0, len(whole))] == [(r.plain, r.spans) for r in whole]
+
+
+async def test_no_garbage_collection_between_a_budget_key_and_its_bundle_painted(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert gc.isenabled()
+        paints: list[tuple[int | None, bool]] = []
+        original = screen._compositor_refresh
+
+        def refresh() -> None:  # what the paint shows, and whether the collector may run while it is made
+            paints.append((screen.shown.compiled.budget if screen.shown else None, gc.isenabled()))
+            original()
+        screen._compositor_refresh = refresh
+        await keys(pilot, "plus")
+        budgets = [budget for budget, _ in paints]
+        assert all(not enabled for _, enabled in paints[:budgets.index(1000) + 1])  # paused from the key to the paint
+        assert gc.isenabled()  # and back on once the bundle is painted
