@@ -240,7 +240,6 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         assert column.virtual_size.height > column.size.height  # longer than the screen: only part of it drawn
         assert "Coverage" not in screen_text(app)
         assert max(column._strips) < column.size.height  # the rows below the view were never made into strips
-        assert max(column._wrapped) < len(column._lines) - 1  # nor were the lines below it wrapped into rows
         await keys(pilot, "end")
         assert column.scroll_offset.y > 0
         assert "Coverage" in screen_text(app)
@@ -283,8 +282,9 @@ async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_pat
 
 
 async def test_the_columns_rows_are_their_whole_texts_wrapped(tmp_path):
-    """Rows counted line by line and wrapped only in view are the rows of wrapping the whole text, code included."""
+    """Rows counted line by line and drawn only in view are the rows of the whole text wrapped, code included."""
     from textual.content import Content
+    from textual.visual import Visual
 
     path = build_explore_store(tmp_path)
     app = explore_app(path, QUESTION, budget=8000)
@@ -292,9 +292,19 @@ async def test_the_columns_rows_are_their_whole_texts_wrapped(tmp_path):
         await settle(pilot)
         await keys(pilot, "v")  # the snippets' code too
         for column in app.screen.query(TextColumn):
-            whole = Content.from_rich_text(column.content).wrap(column.scrollable_content_region.width)
+            width = column.scrollable_content_region.width
+            whole = Visual.to_strips(column, Content.from_rich_text(column.content), width, None, column.visual_style)
             assert column.virtual_size.height == len(whole)
-            assert [(r.plain, r.spans) for r in column._rows(0, len(whole))] == [(r.plain, r.spans) for r in whole]
+            for first in (0, 7, len(whole) - 5):  # from the top, from inside a line, at the end
+                column._strips.clear()
+                column._render_rows(first, 20)
+                drawn_rows = [column._strips[first + i] for i in range(min(20, len(whole) - first))]
+                assert [looks(s) for s in drawn_rows] == [looks(s) for s in whole[first:first + 20]]
+
+
+def looks(strip) -> list[tuple[str, object]]:
+    """A strip's text and styles, without the offsets Textual puts in its styles' meta (for mouse selection)."""
+    return [(s.text, s.style.clear_meta_and_links() if s.style else None) for s in strip]
 
 
 async def test_no_garbage_collection_between_a_budget_key_and_its_bundle_painted(tmp_path):

@@ -2,13 +2,13 @@
 
 A Static inside a VerticalScroll turns its whole text into strips on every refresh (and again for its height), so a
 long column costs its full length each time it changes. Here a new text is only counted into rows (where each line
-breaks at the width, the cheap part of wrapping); a line is wrapped into styled rows, and a row made into a strip,
-only when it scrolls into view (then kept until the text or the width changes).
+breaks at the width: the cheap part of wrapping), and only the lines in view are wrapped and styled into strips, in
+one pass, when they scroll into view (the strips are kept until the text or the width changes).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 from rich._wrap import divide_line
 from rich.text import Text
@@ -19,8 +19,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
 
-TAB_SIZE = 8  # as Content.wrap expands tabs
-
 
 class TextColumn(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
@@ -28,7 +26,6 @@ class TextColumn(ScrollView, can_focus=True):
         self._text = Text()
         self._lines: list[Text] = []
         self._starts: list[int] = []  # the first row of each line at the width
-        self._wrapped: dict[int, list[Content]] = {}  # rows of the lines wrapped so far, by line
         self._width = 0  # the width the rows are counted at (0: not yet)
         self._strips: dict[int, Strip] = {}
 
@@ -49,34 +46,16 @@ class TextColumn(ScrollView, can_focus=True):
         if width <= 0 or width == self._width:
             return
         self._width = width
-        self._wrapped.clear()
         self._strips.clear()
         starts, row = [], 0
-        for i, line in enumerate(self._lines):
+        for line in self._lines:
             starts.append(row)
-            if "\t" in line.plain:  # counted as Content.wrap counts it, tabs expanded
-                row += len(self._wrap_line(i))
-            else:  # where Content.wrap breaks the line (the same function), without making the rows
+            if "\t" in line.plain:  # as the strips will wrap it: tabs expanded
+                row += len(Content.from_rich_text(line).wrap(width))
+            else:  # where the strips will break the line (the same function), without making them
                 row += len(divide_line(line.plain, width, fold=True)) + 1
         self._starts = starts
         self.virtual_size = Size(width, row)
-
-    def _wrap_line(self, i: int) -> list[Content]:
-        rows = self._wrapped.get(i)
-        if rows is None:
-            rows = self._wrapped[i] = Content.from_rich_text(self._lines[i]).wrap(self._width)
-        return rows
-
-    def _rows(self, first: int, count: int) -> list[Content]:
-        """The wrapped rows from `first` on (fewer past the end), wrapping only the lines they come from."""
-        out: list[Content] = []
-        i = max(0, bisect_right(self._starts, first) - 1)
-        skip = first - self._starts[i] if self._starts else 0
-        while i < len(self._lines) and len(out) < count:
-            out.extend(self._wrap_line(i)[skip:])
-            skip = 0
-            i += 1
-        return out[:count]
 
     def on_resize(self, event: Resize) -> None:
         self._count_rows()
@@ -89,9 +68,12 @@ class TextColumn(ScrollView, can_focus=True):
         return self._strips[row]
 
     def _render_rows(self, first: int, count: int) -> None:
-        """Strips for the rows from `first` on, in one go (a row at a time costs far more); blank past the text."""
-        rows = self._rows(first, count)
-        strips = Visual.to_strips(self, Content("\n").join(rows), self._width, len(rows), self.visual_style)
+        """Strips for the rows from `first` on, from the lines they come from wrapped in one go (a line or a row at a
+        time costs far more); blank past the text."""
+        start, end = max(0, bisect_right(self._starts, first) - 1), bisect_left(self._starts, first + count)
+        lines = Content.from_rich_text(Text("\n").join(self._lines[start:end]))
+        skip = first - self._starts[start] if self._starts else 0
+        strips = Visual.to_strips(self, lines, self._width, None, self.visual_style)[skip:skip + count]
         blank = Strip.blank(self._width, self.visual_style.rich_style)
         for i in range(count):
             self._strips[first + i] = strips[i] if i < len(strips) else blank
