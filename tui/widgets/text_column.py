@@ -36,7 +36,7 @@ class TextColumn(ScrollView, can_focus=True):
 
     def update(self, text: Text) -> None:
         self._text = text
-        self._lines = text.split("\n", allow_blank=True)
+        self._lines = list(text.split("\n", allow_blank=True))
         self._width = 0
         self._count_rows()
         self.refresh()
