@@ -16,7 +16,8 @@ bundles: retrieval (first bundles only), compile_at, the two columns' Rich Text 
 layout into lines at the screen's column width, timed as wall clock and as this process's CPU time. On a machine shared
 with other work the wall figures grow with the load (printed beside them); the CPU figures much less.
 One question is asked first to load the index (its BM25 postings and symbol tables, cached per process) and is not
-counted. Without vectors no query is embedded: the figures hold no embedding time (retrieval_bench.py --natural
+counted; the screen then freezes the index out of later garbage collections, and the collector waits from each key
+until the bundle it asked for is painted, running right after (tui/collector.py), as it does in use. Without vectors no query is embedded: the figures hold no embedding time (retrieval_bench.py --natural
 --vectors reports that apart). Every wait gives up after WAIT_LIMIT seconds, saying on stderr what it waited for.
 Goals (issue 28): budget key → new bundle painted p95 ≤ 150 ms; a new question's first bundle painted p95 ≤ 300 ms.
 """

@@ -4,6 +4,7 @@ opens it with its bundle's budget, and a kept question lands in a file that `gra
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from pathlib import Path
@@ -17,6 +18,7 @@ from gradedesk.core.text.question import analyse_question
 from gradedesk.tui.app import DeskApp, DeskConfig
 from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
+from gradedesk.tui.widgets.text_column import TextColumn
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, make_app, rendered_text, screen_text, settle
 from tests.fixtures.explore_repo import QUESTION, build_explore_store, write_questions
@@ -247,3 +249,79 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         assert column.virtual_size.height > rows_wide  # the narrower column wraps into more rows
         await keys(pilot, "end")
         assert "Coverage" in screen_text(app)
+
+
+async def test_asking_again_and_again_keeps_no_dead_footer_keys(tmp_path):
+    """Each question moves focus to the input and back, and the footer rebuilds its keys each time; the keys it
+    removed must be freed, not kept alive by the footer (a full garbage collection walked every one of them)."""
+    from textual.widgets._footer import FooterKey
+
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(4):
+            await keys(pilot, "slash", "enter")
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, FooterKey)]
+        assert len(alive) == len(app.screen.query(FooterKey))
+
+
+async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_path):
+    """Once a question's first bundle is painted, what is alive (the loaded index above all) is frozen, so a full
+    collection between a budget key and its bundle does not walk it."""
+    path = build_explore_store(tmp_path)
+    app = explore_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        frozen = gc.get_freeze_count()
+        await pilot.press(*[c if c != " " else "space" for c in QUESTION])
+        await keys(pilot, "enter")
+        assert app.screen.shown is not None
+        assert gc.get_freeze_count() > frozen
+
+
+async def test_the_columns_rows_are_their_whole_texts_wrapped(tmp_path):
+    """Rows counted line by line and drawn only in view are the rows of the whole text wrapped, code included."""
+    from textual.content import Content
+    from textual.visual import Visual
+
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=8000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await keys(pilot, "v")  # the snippets' code too
+        for column in app.screen.query(TextColumn):
+            width = column.scrollable_content_region.width
+            whole = Visual.to_strips(column, Content.from_rich_text(column.content), width, None, column.visual_style)
+            assert column.virtual_size.height == len(whole)
+            for first in (0, 7, len(whole) - 5):  # from the top, from inside a line, at the end
+                column._strips.clear()
+                column._render_rows(first, 20)
+                drawn_rows = [column._strips[first + i] for i in range(min(20, len(whole) - first))]
+                assert [looks(s) for s in drawn_rows] == [looks(s) for s in whole[first:first + 20]]
+
+
+def looks(strip) -> list[tuple[str, object]]:
+    """A strip's text and styles, without the offsets Textual puts in its styles' meta (for mouse selection)."""
+    return [(s.text, s.style.clear_meta_and_links() if s.style else None) for s in strip]
+
+
+async def test_no_garbage_collection_between_a_budget_key_and_its_bundle_painted(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert gc.isenabled()
+        paints: list[tuple[int | None, bool]] = []
+        original = screen._compositor_refresh
+
+        def refresh() -> None:  # what the paint shows, and whether the collector may run while it is made
+            paints.append((screen.shown.compiled.budget if screen.shown else None, gc.isenabled()))
+            original()
+        screen._compositor_refresh = refresh
+        await keys(pilot, "plus")
+        budgets = [budget for budget, _ in paints]
+        assert all(not enabled for _, enabled in paints[:budgets.index(1000) + 1])  # paused from the key to the paint
+        assert gc.isenabled()  # and back on once the bundle is painted

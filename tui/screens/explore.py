@@ -6,7 +6,8 @@ code and `s` keeps the question in a benchmark questions file. Left: the raw top
 budget, each snippet marked against the budget before (core/evidence/explore.py).
 
 Retrieval runs as a store job (in the background: keys keep acting); compiling runs in a thread worker. Each result
-carries the question and budget it was made for, and one that no longer matches what is asked is dropped.
+carries the question and budget it was made for, and one that no longer matches what is asked is dropped. The garbage
+collector waits from a key until the bundle it asked for is painted (tui/collector.py).
 """
 
 from __future__ import annotations
@@ -22,21 +23,25 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.timer import Timer
+from textual.widgets import Input, Static
 
 from gradedesk.core.evidence.explore import (Compiled, Retrieval, Step, compile_at, next_budget, retrieve_question,
                                              run_repo, step)
 from gradedesk.core.runs.questions import append_question
 from gradedesk.core.store.connection import Store
 
+from gradedesk.tui.collector import CollectorPause, freeze_once
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.explore_keep import KeepModal
+from gradedesk.tui.widgets.footer import DeskFooter
 from gradedesk.tui.widgets.explore_view import bundle_text, raw_text
 from gradedesk.tui.widgets.literal import literal, token_bar
 from gradedesk.tui.widgets.status_line import StatusLine
 from gradedesk.tui.widgets.text_column import TextColumn
 
 MAX_BUDGET = 200_000  # a typed budget above this is a typo
+COLLECTOR_PAUSE_MAX = 2.0  # seconds: the collector is back on even if the bundle asked for never comes (a failed job)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,9 @@ class ExploreScreen(Screen):
         self.shown: Shown | None = None
         self.typed = ""
         self.show_code = False
+        self._collector = CollectorPause()  # no garbage collection between a key and its bundle painted
+        self._collector_timer: Timer | None = None
+        self._unpainted = False  # a bundle was drawn and the screen has not been painted since
 
     def compose(self) -> ComposeResult:
         yield Input(self.question, placeholder="a question about the code · Enter asks", id="explore-question",
@@ -89,7 +97,7 @@ class ExploreScreen(Screen):
             yield TextColumn(id="explore-raw")
             yield TextColumn(id="explore-bundle")
         yield StatusLine(id="progress")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = self.desk.config.cursor_blink
@@ -110,12 +118,17 @@ class ExploreScreen(Screen):
         self.asked += 1
         asked, repo, run_id, embedder = self.asked, self.repo, self.run_id, self.embedder
         self.retrieval, self.bundles, self.shown, self.before = None, {}, None, None
+        self._pause_collector()
         self.query_one("#explore-bundle").focus()
         self._draw_head("retrieving…")
 
         def find(store: Store) -> Retrieval:
             where = run_repo(store, run_id) if run_id is not None and repo is None else None
-            return retrieve_question(store, question, where or repo, embedder)
+            retrieval = retrieve_question(store, question, where or repo, embedder)
+            # its index is loaded now and stays: out of every later collection (once, in this job: a collection
+            # after the paint could not be timed to come after it)
+            freeze_once(("index", store.path, retrieval.repo))
+            return retrieval
         self.desk.submit("retrieve", find, lambda r: self._retrieved(asked, r), background=True)
 
     def _retrieved(self, asked: int, retrieval: Retrieval) -> None:
@@ -155,6 +168,7 @@ class ExploreScreen(Screen):
         shown = self.shown.compiled.budget if self.shown else None
         self.before = shown if shown not in (None, budget) else self.budget if self.retrieval else None
         self.budget = budget
+        self._pause_collector()
         self._draw_head()
         self._compile()
 
@@ -182,6 +196,25 @@ class ExploreScreen(Screen):
             return
         self.set_budget(budget)
         self._draw_head()
+
+    # the collector ---------------------------------------------------------------------------------------------------
+
+    def _pause_collector(self) -> None:
+        self._collector.pause()
+        if self._collector_timer is not None:
+            self._collector_timer.stop()
+        self._collector_timer = self.set_timer(COLLECTOR_PAUSE_MAX, self._collector.resume)
+
+    def _compositor_refresh(self) -> None:
+        """Textual's repaint of the screen (a private hook: `call_after_refresh` may run before the repaint of what
+        the columns were just given). Once the bundle asked for is on screen, the collector runs again."""
+        super()._compositor_refresh()
+        if self._unpainted:
+            self._unpainted = False
+            self._collector.resume()
+
+    def on_unmount(self) -> None:
+        self._collector.resume()
 
     # other keys ------------------------------------------------------------------------------------------------------
 
@@ -258,3 +291,4 @@ class ExploreScreen(Screen):
         self.query_one("#explore-raw", TextColumn).update(raw_text(r, shown.compiled))
         self.query_one("#explore-bundle", TextColumn).update(bundle_text(r, shown.compiled, shown.moved,
                                                                          show_code=self.show_code))
+        self._unpainted = True
