@@ -6,7 +6,8 @@
 The store: QUESTIONS = answers / 4 questions, each answered raw and bundled at three budgets (the desk shows raw and the
 primary budget), with realistic sizes: code snippets cut from the CPython standard library (exact tiktoken counts),
 5 raw hits per raw answer, 3-5 bundle snippets per bundled answer, a judge grade for every answer, and 2,000 human
-grades. The measurement runs in a fresh process (so peak RSS is the desk's, not the builder's), opens the real
+grades (of the first shown answers; half of them in a store of fewer than 2,000 questions, so `n` has ungraded items
+ahead). The grader resumes in the middle of the graded part; a store too small for --steps is refused (exit 2). The measurement runs in a fresh process (so peak RSS is the desk's, not the builder's), opens the real
 DeskApp with `run_test()`, and reports:
   open       importing the desk → first item shown (store checks, Textual start, desk_state resume, first item)
   next       key `j` pressed → next item shown (store thread query + item load + widgets updated), p50/p95,
@@ -52,6 +53,10 @@ WAIT_LIMIT = 120.0  # seconds any wait for the desk may last before the benchmar
 
 class Stalled(Exception):
     """The desk did not get where the benchmark waited for it to get, within WAIT_LIMIT."""
+
+
+class TooSmall(Exception):
+    """The store has too few questions for the key presses asked for."""
 
 
 async def wait_until(done: Callable[[], bool], what: Callable[[], str], poll: float) -> None:
@@ -153,9 +158,9 @@ def build(path: Path, answers: int) -> None:
                          "rest.', '" + CREATED + "')", g_rows)
         print(f"  built {min(base + chunk, questions):,}/{questions:,} questions "
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    # a grader part-way through: the first HUMAN_GRADED shown answers graded
+    # a grader part-way through: the first HUMAN_GRADED shown answers graded (two a question; at most half the store)
     shown = conn.execute("SELECT id FROM answers WHERE run_id = 1 AND (method = 'raw' OR budget = 4000) "
-                         "ORDER BY question_pk, method LIMIT ?", (HUMAN_GRADED,)).fetchall()
+                         "ORDER BY question_pk, method LIMIT ?", (min(HUMAN_GRADED, questions),)).fetchall()
     conn.executemany("INSERT INTO human_grades (uuid, answer_id, grader, action, grade, mode, created_at) "
                      "VALUES (?, ?, 'bench', 'set', ?, 'blind', ?)",
                      [(f"u{aid}", aid, GRADES[aid % 4], CREATED) for (aid,) in shown])
@@ -175,7 +180,14 @@ async def measure(path: Path, steps: int) -> dict:
     from gradedesk.core.store.connection import open_store
 
     with open_store(path, create=False) as store:  # the grader resumes inside the graded part, the same every run
-        review.save_desk_state(store, "bench", 1, HUMAN_GRADED // 4, {})
+        questions = store._scalar("SELECT count(*) FROM questions")
+        graded = store._scalar("SELECT count(DISTINCT a.question_pk) FROM human_grades h JOIN answers a "
+                               "ON a.id = h.answer_id WHERE h.grader = 'bench'")
+        resume = graded // 2
+        if questions - max(graded, resume + steps) < steps:  # `j` steps on, then `n` needs as many ungraded ahead
+            raise TooSmall(f"{path}: {questions:,} questions ({graded:,} graded) are too few for --steps {steps}: "
+                           f"use fewer steps, more --answers, or --rebuild")
+        review.save_desk_state(store, "bench", 1, resume, {})
     t0 = time.perf_counter()  # from here: importing the desk, checking the store, starting Textual, first item
     from gradedesk.core.store.run_records import resolve_run
     from gradedesk.tui.app import DeskApp, DeskConfig
@@ -340,6 +352,9 @@ def main() -> int:
         except Stalled as stalled:
             print(f"desk scale: {stalled}", file=sys.stderr)
             return 1
+        except TooSmall as small:
+            print(f"desk scale: {small}", file=sys.stderr)
+            return 2
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     path = args.cache / f"desk-scale-{args.answers}.db"
