@@ -44,6 +44,21 @@ async def test_help_opens_on_the_workflow_then_keys_by_task(fixture_store):
         assert "esc close help" in shown.splitlines()[-1] and "^q quit" in shown.splitlines()[-1]
 
 
+async def test_help_says_how_to_read_on_and_pgdn_does(fixture_store):
+    from textual.containers import VerticalScroll
+
+    async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
+        await keys(pilot, "question_mark")
+        assert "pgdn more" in screen_text(app).splitlines()[-1]
+        page = app.screen.query_one(VerticalScroll)
+        await keys(pilot, "pagedown")
+        first = page.scroll_y
+        await keys(pilot, "pagedown")
+        assert 0 < first < page.scroll_y and "How the desk works" not in screen_text(app)
+        await keys(pilot, "pageup")
+        assert page.scroll_y < first * 2
+
+
 async def test_top_bar_fits_one_line_at_80_columns(fixture_store):
     async with running(fixture_store.path, size=(80, 24), hide_methods=True) as (app, pilot):
         top, question = screen_text(app).splitlines()[:2]

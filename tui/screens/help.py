@@ -114,7 +114,10 @@ def help_page(active: list[tuple[Binding, bool]]) -> Group:
 
 
 class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close help", id="help.close"), QUIT]
+    # the page is longer than a 24-line terminal: the footer says how to read on (priority: the scroll view's own
+    # pgdn binding, not shown, would hide it; the arrows and pgup stay the scroll view's)
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close help", id="help.close"),
+                Binding("pagedown", "more", "more", key_display="pgdn", id="help.more", priority=True), QUIT]
 
     def __init__(self, bindings: list[tuple[Binding, bool]]) -> None:
         super().__init__()
@@ -124,3 +127,6 @@ class HelpScreen(ModalScreen):
         with VerticalScroll(classes="dialog help"):
             yield Static(help_page(self.key_rows), markup=False)
         yield Footer()
+
+    def action_more(self) -> None:
+        self.query_one(VerticalScroll).scroll_page_down(animate=False)
