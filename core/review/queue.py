@@ -154,7 +154,7 @@ class Progress:
     def describe(self, budget: int | None = None) -> str:
         """The status line; `budget`, the bundled budget the figures are at, named first (the desk names it when its
         top bar does not)."""
-        text = f"bundle @ {budget:,}: " if budget is not None else ""
+        text = f"raw + bundle @ {budget:,}: " if budget is not None else ""  # the figures count both sides
         text += f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
         name = MACHINE_NAMES.get(self.kind or "", self.kind or "machine grader")
         if self.compared:

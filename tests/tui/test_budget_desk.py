@@ -143,7 +143,7 @@ async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_doe
         assert (graded, compared) == (1, 1)
         # the run's largest is not on the top bar: the line names it
         assert "bundle @" not in screen_text(app).splitlines()[0]
-        assert line.startswith(f"bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        assert line.startswith(f"raw + bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
         await pilot.press("ctrl+q")
         await pilot.pause()
 
