@@ -18,7 +18,9 @@ from gradedesk.core.config import DEFAULT_ENCODING
 from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, bundle_block, evidence_header
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
-COMPILER_VERSION = "gradedesk-compiler/3"  # 2: brief reasons, no method/score in prompt headers; 3: `path:a-b`, no symbol a def line names
+# 2: brief reasons, no method/score in prompt headers; 3: `path:a-b`, no symbol a def line names; 4: cuts of ~100
+# tokens below 2k
+COMPILER_VERSION = "gradedesk-compiler/4"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
 

@@ -27,11 +27,12 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 
 MIN_SLICE_TOKENS = 40  # a cut smaller than this is not worth its header (a header and its brief reason: ~25-35)
-# a file's best lines before more files: at 1k and 2k a snippet is cut to about 120 tokens (8-10 lines), so a bundle
-# shows 7-10 files; 90 showed a few more files for little recall and a larger share of headers, 150 lost files
-# (benchmarks/retrieval_bench.py --natural, tuned share). Below 1k: MIN_SLICE_TOKENS and a tenth of the budget (90 at
-# 500), so cuts grow with the budget from the smallest one up.
-SNIPPET_FLOOR = 120
+# a file's best lines before more files: at 1k a snippet is cut to about 100 tokens (7-8 lines), so a bundle shows
+# 8-11 files; 120 missed files ranked 8th-10th when large chunks took the budget (with vectors 1k/4k fell to 0.89),
+# 90 added headers for no more recall without vectors, 150 lost files (benchmarks/retrieval_bench.py --natural: tuned
+# share, then the kept-aside share as the check). Below 1k: MIN_SLICE_TOKENS and a tenth of the budget (90 at 500), so
+# cuts grow with the budget from the smallest one up; from 2k a sixteenth of the budget.
+SNIPPET_FLOOR = 100
 SNIPPET_SHARE = 16  # above 2k a snippet may take a sixteenth of the budget: 250 tokens at 4k
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 PER_FILE = 1  # snippets of one file before the other files' hits get their turn (1: measured best, --natural)
