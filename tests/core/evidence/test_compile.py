@@ -154,3 +154,25 @@ def test_baseline_windows_compile_into_a_valid_bundle(indexed):
     bundle = build_bundle(compile_context("note line 55", baseline_retrieve(store, "note line 55", k=5), 1000))
     assert validate(bundle) == [] and bundle.retrieval_strategies_used == ["bm25_window"]
     assert bundle.snippets[0].evidence_role == "context" and bundle.snippets[0].retrieval_method == "bm25_window"
+
+
+
+def test_a_files_further_hits_wait_for_the_other_files_except_the_two_best(tmp_path):
+    """Each file's best hit comes before any file's second, but a second hit that fuses 1st or 2nd keeps its place:
+    the module a question is about is not left out behind its own callee."""
+    repo = tmp_path / "depot"
+    repo.mkdir()
+    (repo / "main.py").write_text("".join(f"def parcel_{n}():\n    return 'parcel {n}'\n\n\n" for n in range(3)))
+    for name in "bcde":
+        (repo / f"{name}.py").write_text(f"def parcel_in_{name}():\n    return 'parcel in {name}'\n")
+    for n in range(8):  # files without the word, so its BM25 idf is positive
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "depot.db") as store:
+        index_repository(store, repo)
+        hits = [h for h in retrieve(store, "parcel", k=20) if h.symbol_name]
+    main = sorted((h for h in hits if h.file_path == "main.py"), key=lambda h: h.start_line)
+    others = sorted((h for h in hits if h.file_path != "main.py"), key=lambda h: h.file_path)
+    assert len(main) == 3 and len(others) == 4
+    order = [main[0], main[1], *others[:3], main[2], others[3]]  # fused ranks 1..7
+    pack = compile_context("parcel", [replace(h, rank=i) for i, h in enumerate(order, start=1)], 8000)
+    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 4, 5, 7, 6]
