@@ -31,7 +31,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from gradedesk.core.index.bm25 import SparseBM25
-from gradedesk.core.text.codeterms import STOPWORDS, query_variants
+from gradedesk.core.text.codeterms import STOPWORDS, query_variants, written_forms
 from gradedesk.core.index.indexer import ANALYZER, build_search_index, resolve_repo
 from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.retrieval.graph import Ranked, relationship_graph, used_definitions
@@ -332,6 +332,7 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | RepoRecord 
     texts = chunk_texts(store, [index.docs[d].rowid for d in order])
     hits = []
     query_terms = list(dict.fromkeys(terms))
+    written = written_forms(info.text)
     for rank, d in enumerate(order, start=1):
         m = index.docs[d]
         text = texts[m.rowid]
@@ -342,7 +343,7 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | RepoRecord 
             matches["graph"], relation = matches["graph"].rsplit("|", 1)
         if "bm25" in ranks[d]:
             matched = [t for t in query_terms if index.bm25.contains(t, d)]
-            matches["bm25"] = "terms " + ", ".join(repr(t) for t in matched[:8])
+            matches["bm25"] = "terms " + ", ".join(repr(written.get(t, t)) for t in matched[:8])
         hits.append(Hit(m.chunk_id, m.file_path, m.start_line, m.end_line, m.symbol_name, m.kind, text,
                         m.content_hash, m.token_count, round(fused[d], 6), rank, method, dict(ranks[d]),
                         dict(scores[d]), matches, relation, repo_row.tokenizer))

@@ -84,6 +84,18 @@ def _singular(word: str) -> str:
     return word
 
 
+def written_forms(text: str) -> dict[str, str]:
+    """The text's words that are BM25 terms only with their plural `s` cut off, keyed by that term (`applie` ->
+    `applies`): a reason shows people the question's words, not the index's forms."""
+    out: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        lowered = word.lower().strip("_")
+        singular = _singular(lowered)
+        if singular != lowered:
+            out.setdefault(singular, lowered)
+    return out
+
+
 def code_tokens(text: str) -> list[str]:
     """BM25 terms of a text (code or prose)."""
     out: list[str] = []

@@ -219,3 +219,10 @@ def test_a_file_name_in_a_question_is_a_file_not_an_identifier(tmp_path):
         hits = retrieve(s, "What is set in settings.toml?", k=5)
     assert hits[0].file_path == "conf/settings.toml"
     assert hits[0].matches["path"] == "file 'settings.toml' is named in the question"
+
+
+def test_bm25_reasons_name_the_question_words_not_their_index_forms(store):
+    """BM25 matches `weight` for "weights" (the plural cut off); the reason says 'weights', as the question wrote it."""
+    hits = retrieve(store, "Which zones does ship_parcel apply, and what weights?", k=10)
+    notes = " ".join(h.matches.get("bm25", "") for h in hits)
+    assert "'weights'" in notes and "'zones'" in notes and "'weight'" not in notes
