@@ -18,34 +18,19 @@ from gradedesk.core.store.run_records import run_info
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import rows
+from tests.fixtures.langfuse_export import trace, write_export
 
 TRACE = "a" * 32
 GEN = "b" * 16
 
 
-def trace(tid: str, gen: str, question: str, answer, retrieved, metadata: dict | None = None) -> dict:
-    """A trace as GET /api/public/traces/{id} returns it, with its observations."""
-    return {"id": tid, "projectId": "proj-rag", "timestamp": "2026-11-20T10:00:00.000Z", "name": "rag",
-            "input": {"question": question}, "output": answer, "metadata": {"session": "s1", **(metadata or {})},
-            "observations": [
-                {"id": gen[::-1], "traceId": tid, "type": "RETRIEVER", "name": "retrieve",
-                 "startTime": "2026-11-20T10:00:00.100Z", "output": retrieved},
-                {"id": gen, "traceId": tid, "type": "GENERATION", "name": "llm", "model": "app-model",
-                 "startTime": "2026-11-20T10:00:00.200Z", "endTime": "2026-11-20T10:00:01.000Z",
-                 "input": [{"role": "system", "content": "Answer from context."},
-                           {"role": "user", "content": question}],
-                 "output": answer}]}
-
-
 @pytest.fixture
 def export(tmp_path):
-    path = tmp_path / "traces.json"
     docs = [{"id": "d1", "score": 0.8, "page_content": "def clear(): ...",
              "metadata": {"file_path": "app/cache.py", "start_line": 3, "end_line": 4}}]
-    path.write_text(json.dumps({"data": [
+    return write_export(tmp_path / "traces.json", [
         trace(TRACE, GEN, "Where is the cache cleared?", {"role": "assistant", "content": "In clear()."}, docs),
-        trace("c" * 32, "d" * 16, "Broken", None, docs)]}), encoding="utf-8")
-    return path
+        trace("c" * 32, "d" * 16, "Broken", None, docs)])
 
 
 class Recorder(BaseHTTPRequestHandler):
@@ -137,11 +122,6 @@ def test_push_to_langfuse_needs_its_keys_and_a_reachable_server(export, tmp_path
     code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "http://127.0.0.1:9",
                        "--store", db)
     assert code == 2 and "LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY" in err and err.count("\n") == 1
-
-
-def write_export(path, traces: list[dict]):
-    path.write_text(json.dumps({"data": traces}), encoding="utf-8")
-    return path
 
 
 def variant(n: int, question: str, value: str | None, case: str) -> dict:
