@@ -151,6 +151,9 @@ def test_a_langfuse_export_split_into_two_sides_by_its_metadata_and_paired_by_an
         ("case=c2", "bundle", "answer 3", "rag-v2", f"{3:032x}")]
     with open_store(db) as store:
         assert run_info(store, 1).label == "proj-rag by variant: baseline vs rag-v2"
+    # --limit counts per side, after the split: the oldest trace of each
+    code, out, err = cli(capsys, *args[:-1], tmp_path / "limited.db", "--limit", "1")
+    assert code == 0 and "2 new trace(s) as run 1 (1 new question(s), 1 paired)" in out, err
 
     # again, with one new trace: only it is added, on its value's side, pairing the question rag-v2 had alone
     write_export(export, [*json.loads(export.read_text())["data"], variant(4, "Only rag-v2 got this?", "baseline",
