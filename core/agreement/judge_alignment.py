@@ -318,7 +318,7 @@ def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: Alig
             measures=measures, target=_target(measures),
             bias=BiasByRubric(_bias(store, compared, base_test, s), _bias(store, compared, new_test, s)),
             consistency=None if s.repeat < 2 else {
-                role: judge_consistency(store, run_id, model, rubric_version=v, answer_ids=test_ids)
+                role: judge_consistency(store, run_id, model, rubric_versions=(v,), answer_ids=test_ids)
                 for role, v in (("base", base_version), ("new", new_version))},
             items=[HeldOutItem(i.answer_id, i.question_key, method_label(i.method, i.budget), i.grade,
                             base_test[i.answer_id], new_test[i.answer_id]) for i in compared],

@@ -95,8 +95,9 @@ def run_grades(args: argparse.Namespace) -> int:
             report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
                                progress=announcing(bar, plan_line(plan, provider.model, args.no_scores)),
                                rubric=rubric, max_tokens=args.max_tokens) if provider and plan else None
-        consistency = judge_consistency(store, run_id, report.model,
-                                        rubric_version=report.rubric_version) if report else None
+        # the repeats under the rubric and, for answers without a gold answer, under its reference-free variant
+        consistency = judge_consistency(store, run_id, report.model, rubric_versions=[
+            v for v in (report.rubric_version, report.reference_free_version) if v]) if report else None
     endpoint_warnings(provider)
     if provider is None:
         info("gradedesk: no judge endpoint given (--model/--base-url): graded offline only, "

@@ -3,10 +3,12 @@ export: traces_langfuse.py) stored as a run, with the trace and span each answer
 
 Each trace gives a question (its input), an answer (its LLM span's output) and the evidence (its retriever spans'
 documents as hits: id, score, content, and file path and lines when the document's metadata has them). One side (one
-project): each trace is a question of its own. Two sides (`--side-b-project`): a trace of side A is stored as method
-raw, of side B as bundle, paired into one question by a key (`pair_by`: "input", a hash of the input text, or the
-name of a metadata attribute); a trace without a partner, or without the attribute, is a question of its own, graded
-alone. Questions have no gold answer.
+project): each trace is a question of its own. Two sides, either two projects (`--side-b-project`) or one project's
+traces split by the value of a metadata attribute (`--side-by`, `split_by_attribute`): a trace of side A is stored as
+method raw, of side B as bundle, paired into one question by a key (`pair_by`: "input", a hash of the input text, or
+the name of a metadata attribute); a trace without a partner, or without the pairing attribute, is a question of its
+own, graded alone. The desk titles each side's pane by its label: the project, or the attribute's value. Questions
+have no gold answer.
 
 The run is found again by what was read (source, server, projects, pairing): importing again adds only the traces the
 run does not hold yet, and a trace whose pair key already has an answer of its side is skipped with one line. Every
@@ -18,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gradedesk.core.errors import UserError
@@ -27,7 +29,7 @@ from gradedesk.core.store.answers import NewAnswer, add_answer, answer_statuses
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
 from gradedesk.core.store.run_records import NewRun, add_run, run_by_key
-from gradedesk.core.store.traces import AnswerTrace, add_answer_trace, run_trace_ids
+from gradedesk.core.store.traces import AnswerTrace, add_answer_trace, run_trace_ids, side_labels
 
 SIDE_METHODS = ("raw", "bundle")  # side A, side B: the answer methods the desk pairs
 TRACE_CATEGORY = "trace"
@@ -69,15 +71,29 @@ class TraceRead:
     endpoint: str | None  # the server's base URL; None for an export file
     projects: tuple[str, ...]  # side A's project, and side B's when two sides are imported
     pair_by: str | None = None  # "input" or a metadata attribute; None with one side
+    side_by: str | None = None  # the attribute whose value names a trace's side, within one project
+    labels: tuple[str, ...] = ()  # with side_by: its values that name side A and side B (split_by_attribute)
 
     @property
     def key(self) -> str:
-        return hashlib.sha256(json.dumps(["traces", self.source, self.endpoint, self.projects, self.pair_by])
-                              .encode()).hexdigest()[:16]
+        # side_by joins the key only when given, so the runs of earlier imports are found again
+        what = ["traces", self.source, self.endpoint, self.projects, self.pair_by, *([self.side_by] * bool(self.side_by))]
+        return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
 
     @property
     def benchmark(self) -> str:
-        return f"{self.source}:{'+'.join(self.projects)}"
+        return f"{self.source}:{'+'.join(self.projects)}" + (f" by {self.side_by}" if self.side_by else "")
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides' labels, as the desk titles their panes: the projects, or the attribute's values."""
+        return self.labels if self.side_by else self.projects
+
+    @property
+    def title(self) -> str:
+        """What was read, for messages and the run's label: 'a vs b', or 'app by variant: a vs b'."""
+        sides = " vs ".join(self.sides)
+        return f"{self.projects[0]} by {self.side_by}: {sides}" if self.side_by else sides
 
 
 @dataclass
@@ -102,14 +118,42 @@ def doc_score(value: Any, where: str) -> float | None:
     return None if value is None else float(value)
 
 
+def attribute(t: TraceAnswer, name: str) -> str | None:
+    """A trace's metadata attribute as text; None when it does not carry it (or it is empty)."""
+    value = t.attributes.get(name)
+    return None if value is None or value == "" else str(value)
+
+
 def _pair_key(read: TraceRead, t: TraceAnswer) -> str:
     """The question id a trace is stored under: its pair key with two sides, else (or without one) its trace id."""
     if read.pair_by is None:
         return t.trace_id
     if read.pair_by == PAIR_BY_INPUT:
         return "input:" + hashlib.sha256(t.question.strip().encode()).hexdigest()[:16]
-    value = t.attributes.get(read.pair_by)
-    return t.trace_id if value is None or value == "" else f"{read.pair_by}={value}"
+    value = attribute(t, read.pair_by)
+    return t.trace_id if value is None else f"{read.pair_by}={value}"
+
+
+def split_by_attribute(store: Store, read: TraceRead, traces: list[TraceAnswer],
+                       limit: int | None = None) -> tuple[TraceRead, list[list[TraceAnswer]]]:
+    """One project's new traces as two sides by the value of the attribute `read.side_by`, at most `limit` a side,
+    and the read with the values as its labels: side A and B keep the values an earlier import of the run gave them,
+    new values follow in sorted order. Refused (UserError, before anything is stored) when a trace does not carry the
+    attribute, since it belongs to neither side, or when there are more than two values."""
+    name = str(read.side_by)
+    missing = [t for t in traces if attribute(t, name) is None]
+    if missing:
+        raise UserError(f"--side-by {name}: {len(missing)} of {len(traces)} new trace(s) do not carry it (the first: "
+                        f"{read.source} trace {missing[0].trace_id}); nothing imported (--since leaves older traces out)")
+    run_id = run_by_key(store, "import", read.key)
+    before = side_labels(store, run_id) if run_id is not None else {}
+    labels = [before[m] for m in SIDE_METHODS if m in before]
+    labels += sorted({v for t in traces if (v := attribute(t, name)) is not None} - set(labels))
+    if len(labels) > 2:
+        raise UserError(f"--side-by {name}: {len(labels)} values ({', '.join(labels)}), two sides take two; "
+                        "nothing imported")
+    return replace(read, labels=tuple(labels)), [[t for t in traces if attribute(t, name) == label][:limit]
+                                                 for label in labels]
 
 
 def _hits(docs: tuple[TraceDoc, ...]) -> list[dict[str, Any]]:
@@ -141,11 +185,12 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
     with store.transaction():
         if existing is None:
             run_id = add_run(store, NewRun(
-                source="import", created_at=now, label=" vs ".join(read.projects), provider=read.source,
+                source="import", created_at=now, label=read.title, provider=read.source,
                 model=next((t.model for side in sides for t in side if t.model), None), benchmark=read.benchmark,
                 budgets=[], primary_budget=0, order_seed=random.randrange(2**31),
                 config={"key": read.key, "traces": {"source": read.source, "endpoint": read.endpoint,
-                                                    "projects": list(read.projects), "pair_by": read.pair_by}}))
+                                                    "projects": list(read.projects), "pair_by": read.pair_by,
+                                                    **({"side_by": read.side_by} if read.side_by else {})}}))
         else:
             run_id = existing
         report = TraceImport(run_id, existing is None, skipped=list(skipped or []))
@@ -165,7 +210,7 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
                     pk = add_question(store, QuestionRow(read.benchmark, qid, t.question, TRACE_CATEGORY, None), now)
                     report.questions += 1
                 elif (pk, method) in slots:
-                    report.skipped.append(f"{read.source} trace {t.trace_id}: {read.projects[side]} already has an "
+                    report.skipped.append(f"{read.source} trace {t.trace_id}: {read.sides[side]} already has an "
                                           f"answer for {qid}; skipped")
                     continue
                 hits = _hits(t.documents)
@@ -175,14 +220,14 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
                     evidence=json.dumps(hits, ensure_ascii=False), evidence_files=json.dumps(files), bundle_id=None,
                     created_at=now, answered_at=t.time or now))
                 add_answer_trace(store, AnswerTrace(answer_id, read.source, read.endpoint, t.project,
-                                                    read.projects[side], t.trace_id, t.span_id))
+                                                    read.sides[side], t.trace_id, t.span_id))
                 known.add(t.trace_id)
                 slots[(pk, method)] = "ok"
                 report.paired += all((pk, m) in slots for m in SIDE_METHODS)
                 report.traces += 1
                 report.answers += 1
         if existing is None and not report.answers:  # no empty run left behind
-            raise UserError(f"{read.source} {' + '.join(read.projects)}: no trace with an answer to import"
+            raise UserError(f"{read.source} {read.title}: no trace with an answer to import"
                             + (f" ({len(report.skipped)} skipped)" if report.skipped else ""))
     return report
 

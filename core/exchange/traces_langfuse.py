@@ -6,7 +6,8 @@ A trace with a GENERATION observation gives a TraceAnswer (core/exchange/traces.
 newest generation's output (text, its content, or its first choice's message); the evidence is the output of the
 trace's RETRIEVER observations (a list of documents, or `documents` of one: id, score, content / page_content / text,
 and metadata with file_path, start_line, end_line). traceId and the generation's observationId are kept, so
-`export-scores --format langfuse` writes its scores onto them. A trace that cannot be read is skipped with one line.
+`export-scores --format langfuse` writes its scores onto them. The trace's metadata are its attributes (`--pair-by`,
+`--side-by`). A trace that cannot be read is skipped with one line.
 """
 
 from __future__ import annotations
@@ -109,9 +110,10 @@ def _utc(when: datetime) -> datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def read_langfuse_export(file: str, *, since: str | None = None) -> tuple[TraceRead, list[list[TraceAnswer]],
-                                                                           list[str]]:
-    """The export's traces (from `since`, oldest first) as one side, and one line per trace skipped."""
+def read_langfuse_export(file: str, *, since: str | None = None, pair_by: str | None = None,
+                         side_by: str | None = None) -> tuple[TraceRead, list[list[TraceAnswer]], list[str]]:
+    """The export's traces (from `since`, oldest first) as one side, to be split by `side_by` (the traces' metadata
+    attribute; core/exchange/traces.py) and paired by `pair_by`, and one line per trace skipped."""
     path = Path(file)
     after = parse_since(since)
     traces = _traces(path)
@@ -127,4 +129,4 @@ def read_langfuse_export(file: str, *, since: str | None = None) -> tuple[TraceR
         answers = [a for a in answers if a.time and _utc(datetime.fromisoformat(a.time.replace("Z", "+00:00")))
                    >= _utc(after)]
     answers.sort(key=lambda a: a.time)
-    return TraceRead("langfuse", None, (project,)), [answers], skipped
+    return TraceRead("langfuse", None, (project,), pair_by, side_by), [answers], skipped

@@ -379,17 +379,19 @@ class JudgeConsistency(Record):
     changed: list[ChangedGrade]
 
 
-def judge_consistency(store: Store, run_id: int, model: str | None = None, *, rubric_version: str | None = None,
+def judge_consistency(store: Store, run_id: int, model: str | None = None, *,
+                      rubric_versions: Collection[str] | None = None,
                       answer_ids: Collection[int] | None = None) -> JudgeConsistency:
-    """Share of answers whose repeated judge grades are identical, and the ones that changed.
+    """Share of answers whose repeated judge grades are identical, and the ones that changed, counting the grades
+    under `rubric_versions` when given (a judge run's rubric and its reference-free variant).
 
     Only answers graded at least twice by the same judge model under the same rubric count; a grading error is an
     outcome of its own ("grading_error"), so an error in one repeat counts as a change; an answer whose every repeat
     is a grading error was never judged and is counted apart (`all_errors`), not as consistent.
     """
-    rows = machine_grades.judge_repeats(store, run_id, model, rubric_version)
-    if answer_ids is not None:
-        rows = [r for r in rows if r.answer_id in answer_ids]
+    rows = [r for r in machine_grades.judge_repeats(store, run_id, model)
+            if (answer_ids is None or r.answer_id in answer_ids)
+            and (rubric_versions is None or r.rubric_version in rubric_versions)]
     groups: dict[tuple[int, str | None, str | None], list[machine_grades.RunMachineGrade]] = {}
     for r in rows:
         groups.setdefault((r.answer_id, r.grader_model, r.rubric_version), []).append(r)

@@ -188,14 +188,13 @@ _RUN_GRADE_COLUMNS = ("g.answer_id, g.grader_kind, g.grader_model, g.rubric_vers
                       "g.failure_label, q.question_id, q.category, a.method, a.budget")
 
 
-def judge_repeats(store: Store, run_id: int, model: str | None = None,
-                  rubric_version: str | None = None) -> list[RunMachineGrade]:
-    """The judge's grades of a run (of one model and rubric version when given), by answer and repeat."""
+def judge_repeats(store: Store, run_id: int, model: str | None = None) -> list[RunMachineGrade]:
+    """The judge's grades of a run (of one model when given), by answer and repeat."""
     rows = store._conn.execute(
         f"SELECT {_RUN_GRADE_COLUMNS} FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
         "JOIN questions q ON q.id = a.question_pk WHERE a.run_id = ? AND g.grader_kind = 'judge' "
-        + ("AND g.grader_model = ? " if model else "") + ("AND g.rubric_version = ? " if rubric_version else "")
-        + "ORDER BY g.answer_id, g.repeat_index", (run_id, *[v for v in (model, rubric_version) if v]))
+        + ("AND g.grader_model = ? " if model else "")
+        + "ORDER BY g.answer_id, g.repeat_index", (run_id, *([model] if model else [])))
     return [RunMachineGrade(*r) for r in rows]
 
 

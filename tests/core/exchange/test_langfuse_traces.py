@@ -17,34 +17,20 @@ from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.store.run_records import run_info
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
+from tests.fixtures.desk import rows
+from tests.fixtures.langfuse_export import trace, write_export
 
 TRACE = "a" * 32
 GEN = "b" * 16
 
 
-def trace(tid: str, gen: str, question: str, answer, retrieved) -> dict:
-    """A trace as GET /api/public/traces/{id} returns it, with its observations."""
-    return {"id": tid, "projectId": "proj-rag", "timestamp": "2026-11-20T10:00:00.000Z", "name": "rag",
-            "input": {"question": question}, "output": answer, "metadata": {"session": "s1"},
-            "observations": [
-                {"id": gen[::-1], "traceId": tid, "type": "RETRIEVER", "name": "retrieve",
-                 "startTime": "2026-11-20T10:00:00.100Z", "output": retrieved},
-                {"id": gen, "traceId": tid, "type": "GENERATION", "name": "llm", "model": "app-model",
-                 "startTime": "2026-11-20T10:00:00.200Z", "endTime": "2026-11-20T10:00:01.000Z",
-                 "input": [{"role": "system", "content": "Answer from context."},
-                           {"role": "user", "content": question}],
-                 "output": answer}]}
-
-
 @pytest.fixture
 def export(tmp_path):
-    path = tmp_path / "traces.json"
     docs = [{"id": "d1", "score": 0.8, "page_content": "def clear(): ...",
              "metadata": {"file_path": "app/cache.py", "start_line": 3, "end_line": 4}}]
-    path.write_text(json.dumps({"data": [
+    return write_export(tmp_path / "traces.json", [
         trace(TRACE, GEN, "Where is the cache cleared?", {"role": "assistant", "content": "In clear()."}, docs),
-        trace("c" * 32, "d" * 16, "Broken", None, docs)]}), encoding="utf-8")
-    return path
+        trace("c" * 32, "d" * 16, "Broken", None, docs)])
 
 
 class Recorder(BaseHTTPRequestHandler):
@@ -136,3 +122,79 @@ def test_push_to_langfuse_needs_its_keys_and_a_reachable_server(export, tmp_path
     code, _, err = cli(capsys, "export-scores", "--format", "langfuse", "--push", "http://127.0.0.1:9",
                        "--store", db)
     assert code == 2 and "LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY" in err and err.count("\n") == 1
+
+
+def variant(n: int, question: str, value: str | None, case: str) -> dict:
+    """Trace n of an app run in two variants: its metadata names the variant and the test case it answered."""
+    return trace(f"{n:032x}", f"{n:016x}", question, f"answer {n}", [{"id": "d1", "page_content": "def clear(): ..."}],
+                 {"case": case, **({"variant": value} if value else {})})
+
+
+SPLIT = "SELECT q.question_id, a.method, a.text, t.side, t.trace_id FROM answers a JOIN questions q " \
+        "ON q.id = a.question_pk JOIN answer_traces t ON t.answer_id = a.id ORDER BY q.id, a.method DESC"
+
+
+def test_a_langfuse_export_split_into_two_sides_by_its_metadata_and_paired_by_an_attribute(tmp_path, capsys):
+    db = tmp_path / "store.db"
+    export = write_export(tmp_path / "traces.json", [
+        variant(1, "Where is the cache cleared?", "rag-v2", "c1"),
+        variant(2, "Where is the cache cleared? (reworded)", "baseline", "c1"),
+        variant(3, "Only rag-v2 got this", "rag-v2", "c2")])
+    args = ("import-traces", "--langfuse", export, "--side-by", "variant", "--pair-by", "case", "--store", db)
+    code, out, err = cli(capsys, *args)
+    assert code == 0, err
+    assert out == "langfuse proj-rag by variant: baseline vs rag-v2: 3 new trace(s) as run 1 (2 new question(s), " \
+                  "1 paired)\n"
+    assert [tuple(r.values()) for r in rows(db, SPLIT)] == [
+        ("case=c1", "raw", "answer 2", "baseline", f"{2:032x}"),
+        ("case=c1", "bundle", "answer 1", "rag-v2", f"{1:032x}"),
+        ("case=c2", "bundle", "answer 3", "rag-v2", f"{3:032x}")]
+    with open_store(db) as store:
+        assert run_info(store, 1).label == "proj-rag by variant: baseline vs rag-v2"
+    # --limit counts per side, after the split: the oldest trace of each
+    code, out, err = cli(capsys, *args[:-1], tmp_path / "limited.db", "--limit", "1")
+    assert code == 0 and "2 new trace(s) as run 1 (1 new question(s), 1 paired)" in out, err
+
+    # again, with one new trace: only it is added, on its value's side, pairing the question rag-v2 had alone
+    write_export(export, [*json.loads(export.read_text())["data"], variant(4, "Only rag-v2 got this?", "baseline",
+                                                                           "c2")])
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and "1 new trace(s) added to run 1 (0 new question(s), 1 paired)" in out, err
+    assert [tuple(r.values())[:4] for r in rows(db, SPLIT)][2] == ("case=c2", "raw", "answer 4", "baseline")
+
+    # a third value later: refused in one line, nothing added
+    write_export(export, [*json.loads(export.read_text())["data"], variant(5, "New", "rag-v3", "c3")])
+    code, out, err = cli(capsys, *args)
+    assert (code, out) == (2, "")
+    assert err == "gradedesk: error: --side-by variant: 3 values (baseline, rag-v2, rag-v3), two sides take two; " \
+                  "nothing imported\n"
+    assert len(rows(db, SPLIT)) == 4
+
+
+@pytest.mark.parametrize("extra, error", [
+    (("--side-by", "variant"), "--side-by variant: 1 of 2 new trace(s) do not carry it (the first: langfuse trace "
+                               f"{2:032x}); nothing imported (--since leaves older traces out)"),
+    (("--side-b-project", "other"), "--side-b-project: Langfuse exports are read one at a time (one side); "
+                                    "--side-by splits one by a metadata attribute"),
+    (("--side-by", "variant", "--pair-by", "variant"), "--side-by and --pair-by: both 'variant'; the two sides' "
+                                                       "traces never share a side's value, so pair them by input or "
+                                                       "another attribute"),
+    (("--side-by", " "), "--side-by: empty; give the name of the attribute whose value names a trace's side"),
+])
+def test_side_by_refusals_are_one_line_and_store_nothing(tmp_path, capsys, extra, error):
+    db = tmp_path / "store.db"
+    export = write_export(tmp_path / "traces.json", [variant(1, "Tagged", "rag-v2", "c1"),
+                                                     variant(2, "Untagged", None, "c2")])
+    code, out, err = cli(capsys, "import-traces", "--langfuse", export, *extra, "--store", db)
+    assert (code, out, err) == (2, "", f"gradedesk: error: {error}\n")
+    assert not db.exists()
+
+
+def test_side_by_and_a_second_project_are_one_or_the_other(tmp_path, capsys):
+    db = tmp_path / "store.db"
+    code, out, err = cli(capsys, "import-traces", "--phoenix", "http://127.0.0.1:9", "--side-by", "variant",
+                         "--side-b-project", "other", "--store", db)
+    assert (code, out) == (2, "")
+    assert err == ("gradedesk: error: --side-by and --side-b-project: name the sides one way, by an attribute within "
+                   "--project or by a second project\n")
+    assert not db.exists()

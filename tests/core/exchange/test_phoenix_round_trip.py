@@ -3,6 +3,9 @@ through Phoenix's own client: one server for the module (tests/fixtures/phoenix_
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+
 import pytest
 
 from gradedesk.core.store.connection import open_store
@@ -111,6 +114,65 @@ def test_two_projects_pair_by_input_and_the_unpaired_trace_is_graded_alone(phoen
         ("How are tokens counted?", "raw", "side-a", a1.llm_span_id),
         ("How are tokens counted?", "bundle", "side-b", b1.llm_span_id),
         ("Only side A asked this", "raw", "side-a", a2.llm_span_id)]
+
+
+@pytest.mark.anyio
+async def test_one_project_split_into_two_sides_by_a_metadata_attribute(phoenix, tmp_path, capsys):
+    project = "variants"
+    b1 = send_trace(phoenix, project, "How are tokens counted?", "With tiktoken.", DOCS[:1], {"variant": "baseline"})
+    v1 = send_trace(phoenix, project, "How are tokens counted?", "By tiktoken, exactly.", DOCS[1:],
+                    {"variant": "rag-v2"})
+    b2 = send_trace(phoenix, project, "Only the baseline asked this", "Alone.", DOCS[1:], {"variant": "baseline"})
+    wait_for_spans(phoenix.url, project, [b1, v1, b2])
+    db = tmp_path / "store.db"
+    code, out, err = cli(capsys, "import-traces", "--phoenix", phoenix.url, "--project", project,
+                         "--side-by", "variant", "--store", db)
+    assert code == 0, err
+    assert f"phoenix {phoenix.url} {project} by variant: baseline vs rag-v2: 3 new trace(s) as run 1 " \
+           "(2 new question(s), 1 paired)" in out
+    stored = "SELECT q.question, a.method, t.side, t.project, t.span_id FROM answers a " \
+             "JOIN questions q ON q.id = a.question_pk JOIN answer_traces t ON t.answer_id = a.id ORDER BY q.id, a.method DESC"
+    assert [tuple(r.values()) for r in rows(db, stored)] == [
+        ("How are tokens counted?", "raw", "baseline", project, b1.llm_span_id),
+        ("How are tokens counted?", "bundle", "rag-v2", project, v1.llm_span_id),
+        ("Only the baseline asked this", "raw", "baseline", project, b2.llm_span_id)]
+
+    # the desk titles the panes by the attribute's values, where the two-project form shows the projects
+    async with running(db, run_id=1, size=(160, 50)) as (app, _):
+        assert {app.screen.pane_title(side) for side in ("left", "right")} == {
+            f"Answer {'A' if app.screen.item.left_method == 'raw' else 'B'} — baseline",
+            f"Answer {'B' if app.screen.item.left_method == 'raw' else 'A'} — rag-v2"}
+        shown = screen_text(app)
+        assert "— baseline" in shown and "— rag-v2" in shown
+
+    # importing again adds only the new trace, on the side its value named before: the baseline-only question pairs
+    v2 = send_trace(phoenix, project, "Only the baseline asked this", "Now rag-v2 too.", DOCS[:1],
+                    {"variant": "rag-v2"})
+    wait_for_spans(phoenix.url, project, [v2])
+    code, out, err = cli(capsys, "import-traces", "--phoenix", phoenix.url, "--project", project,
+                         "--side-by", "variant", "--store", db)
+    assert code == 0, err
+    assert "1 new trace(s) added to run 1 (0 new question(s), 1 paired)" in out
+    assert [tuple(r.values()) for r in rows(db, stored)][-1] == (
+        "Only the baseline asked this", "bundle", "rag-v2", project, v2.llm_span_id)
+
+    # a trace without the attribute, or a third value: one line, exit 2, nothing imported
+    bare = send_trace(phoenix, project, "Untagged", "No variant.", DOCS[1:])
+    after = datetime.now(UTC).isoformat()
+    time.sleep(0.05)
+    v3 = send_trace(phoenix, project, "And a third?", "Three.", DOCS[1:], {"variant": "rag-v3"})
+    wait_for_spans(phoenix.url, project, [bare, v3])
+    code, out, err = cli(capsys, "import-traces", "--phoenix", phoenix.url, "--project", project,
+                         "--side-by", "variant", "--store", db)
+    assert code == 2 and out == ""
+    assert err == (f"gradedesk: error: --side-by variant: 1 of 2 new trace(s) do not carry it (the first: phoenix "
+                   f"trace {bare.trace_id}); nothing imported (--since leaves older traces out)\n")
+    code, out, err = cli(capsys, "import-traces", "--phoenix", phoenix.url, "--project", project,
+                         "--side-by", "variant", "--since", after, "--store", db)
+    assert code == 2 and out == ""
+    assert err == ("gradedesk: error: --side-by variant: 3 values (baseline, rag-v2, rag-v3), two sides take two; "
+                   "nothing imported\n")
+    assert len(rows(db, stored)) == 4
 
 
 def test_a_server_that_is_down_or_refuses_is_one_line_and_nothing_is_stored(phoenix, tmp_path, capsys):
