@@ -3,7 +3,10 @@ and the win rate of bundled over raw (pairwise_win_rates.py), gathered in one `P
 of `agree --json`).
 
 The judge's verdicts are those of the newest pairwise judge and rubric of the run (core/grading/pairwise_verdicts.py:
-a verdict counts only when both orders agree). Its behaviour, before any person is asked:
+a verdict counts only when both orders agree); in a run read from traces, the pairs without a gold answer count under
+the reference-free rubric they were judged under, each pair once (`rubric_version` and `reference_free_version` name
+both, `reference_free_pairs` counts the latter), and the two sides are named by their labels (`sides`), as the desk's
+panes name them. Its behaviour, before any person is asked:
 - position bias: the share of its usable, non-tie replies that chose the answer shown first (fair: 0.5; a judge that
   always answers "1" has 1.0);
 - tie rate (ties among its usable replies) and inconsistency rate (pairs whose two orders disagree, among the pairs
@@ -37,6 +40,7 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.preferences import Preference, live_preferences
 from gradedesk.core.store.run_records import run_info
+from gradedesk.core.store.traces import side_labels
 
 CHOICES = ("raw", "bundle", "tie")
 NO_JUDGE = "the judge gave no pairwise verdict on this run (gradedesk judge --pairwise)"
@@ -83,6 +87,9 @@ class PairwiseFigures(Record):
     win_rates: list[WinRate]
     notes: list[str]
     flagged_items_excluded: int = 0  # flagged questions, left out of every figure here
+    reference_free_version: str | None = None  # the rubric of the pairs without a gold answer (a run from traces)
+    reference_free_pairs: int = 0  # pairs judged under it
+    sides: dict[str, str] = field(default_factory=dict)  # a run read from traces: {raw | bundle: its side's label}
 
 
 def judge_behaviour(verdicts: list[PairVerdict], s: Bootstrap) -> JudgeBehaviour:
@@ -142,7 +149,10 @@ def pairwise_figures(store: Store, run_id: int, s: Bootstrap) -> PairwiseFigures
         listed = ",".join(map(str, unjudged))
         notes.append(f"people's preferences at budget {listed} have no pairwise judge verdict to compare with "
                      f"(judge --pairwise --budgets {listed})")
-    first = verdicts[0] if verdicts else None
-    return PairwiseFigures(first.judge_model if first else None, first.rubric_version if first else None, primary,
+    free = [v for v in verdicts if v.reference_free]
+    sides = side_labels(store, run_id)  # named only when the run has both sides (a lone project has no pairs)
+    return PairwiseFigures(verdicts[0].judge_model if verdicts else None,
+                           next((v.rubric_version for v in verdicts if not v.reference_free), None), primary,
                            preferred_at, judge_behaviour(verdicts, s), _agreement(verdicts, people, primary, s),
-                           win_rates(store, run_id, verdicts, people, primary, flagged, s), notes, len(flagged))
+                           win_rates(store, run_id, verdicts, people, primary, flagged, s), notes, len(flagged),
+                           free[0].rubric_version if free else None, len(free), sides if len(sides) == 2 else {})

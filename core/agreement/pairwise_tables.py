@@ -1,5 +1,6 @@
 """The pairwise figures (core/agreement/pairwise.py) as plain tables: what `gradedesk agree` prints under "Which answer
-is better" and the desk's agreement screen shows in its section of that name."""
+is better" and the desk's agreement screen shows in its section of that name. A run read from traces names its two
+sides by their labels (the projects or attribute values the desk's panes show) instead of raw and bundled."""
 
 from __future__ import annotations
 
@@ -10,11 +11,23 @@ from gradedesk.core.agreement.tables import GROUP_MEASURES, Table, est_text
 from gradedesk.core.stats.measures import Estimate, texts_once
 
 
+def side(pw: PairwiseFigures, method: str) -> str:
+    """How the tables name an answer: its side's label in a run read from traces, else raw or bundle."""
+    return pw.sides.get(method, method)
+
+
+def judge_rubrics(pw: PairwiseFigures) -> str:
+    """The rubric (or two) the judge's verdicts were made under: with a gold answer, and reference-free without."""
+    free = (f"{pw.reference_free_pairs} pair(s) without a gold answer: {pw.reference_free_version}"
+            if pw.reference_free_version else None)
+    return "; ".join(v for v in (pw.rubric_version, free) if v)
+
+
 def judge_table(pw: PairwiseFigures, people_left: Estimate) -> Table:
     """The judge's position bias, ties, consistency and stability; people's left-side share beside its position
     bias."""
     b = pw.behaviour
-    who = f"{pw.judge_model} ({pw.rubric_version})" if pw.judge_model else "no pairwise judge yet"
+    who = f"{pw.judge_model} ({judge_rubrics(pw)})" if pw.judge_model else "no pairwise judge yet"
     rows: list[list[Any]] = [
         ["judge chose ANSWER 1 (position bias; fair 0.5)", est_text(b.first_position_wins)],
         ["people chose the left answer (fair 0.5)", est_text(people_left)],
@@ -34,14 +47,16 @@ def preference_agreement_table(pw: PairwiseFigures) -> Table:
     rows.append(["pairs", a.pairs, a.pairs_without_ties])
     rows += [[f"not compared: {why}", n, ""] for why, n in sorted(a.not_compared.items())]
     at = ", ".join(map(str, pw.preference_budgets)) or str(pw.primary_budget)
-    return Table(f"Judge vs people's preferences (bundle at budget {at}; consistent verdicts only)",
-                 ["measure", "raw, bundle, tie", "ties left out"], rows)
+    compared = (f"{side(pw, 'raw')} vs {side(pw, 'bundle')}" if pw.sides else f"bundle at budget {at}")
+    return Table(f"Judge vs people's preferences ({compared}; consistent verdicts only)",
+                 ["measure", ", ".join(side(pw, c) for c in CHOICES), "ties left out"], rows)
 
 
 def preference_confusion_table(pw: PairwiseFigures) -> Table:
     m = pw.agreement.matrix
-    rows: list[list[Any]] = [[f"person: {c}", *m[i], sum(m[i])] for i, c in enumerate(CHOICES)]
-    return Table("Preferences (rows: person, columns: judge)", ["", *CHOICES, "total"], rows)
+    names = [side(pw, c) for c in CHOICES]
+    rows: list[list[Any]] = [[f"person: {c}", *m[i], sum(m[i])] for i, c in enumerate(names)]
+    return Table("Preferences (rows: person, columns: judge)", ["", *names, "total"], rows)
 
 
 def win_rate_table(pw: PairwiseFigures) -> Table:
@@ -49,7 +64,8 @@ def win_rate_table(pw: PairwiseFigures) -> Table:
     texts = texts_once([e for w in rates for e in (w.people, w.judge, w.ppi)])
     rows: list[list[Any]] = [[w.budget, w.category or "all", w.pairs, *texts[3 * i:3 * i + 3]]
                              for i, w in enumerate(rates)]
-    return Table("Win rate of bundled over raw (a tie counts half; 95% bootstrap intervals)",
+    over = f"{side(pw, 'bundle')} over {side(pw, 'raw')}" if pw.sides else "bundled over raw"
+    return Table(f"Win rate of {over} (a tie counts half; 95% bootstrap intervals)",
                  ["budget", "category", "pairs", "people", "judge (consistent)", "prediction-powered"], rows)
 
 

@@ -37,7 +37,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
     p.add_argument("--rubric", default=None, metavar="FILE",
                    help="grade with this rubric: a file (see `gradedesk rubric show`), a stored version, or "
-                        "'builtin' (default); with --pairwise a pairwise rubric (`gradedesk rubric show --pairwise`)")
+                        "'builtin' (default); with --pairwise a pairwise rubric (`gradedesk rubric show --pairwise`) "
+                        "for the pairs with a gold answer")
+    p.add_argument("--reference-free-rubric", default=None, metavar="FILE",
+                   help="with --pairwise: the pairwise rubric for pairs without a gold answer (a run read from "
+                        "traces): a file, a stored version or 'builtin' (default: the built-in reference-free "
+                        "pairwise rubric, which compares the answers on the question and each one's evidence)")
     p.add_argument("--pairwise", action="store_true",
                    help="instead of grading each answer, ask which answer of each question is better, raw or "
                         "bundled, in both orders (a verdict counts only when both orders agree)")
@@ -57,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
         if args.repeat != 1 or args.no_scores:
             raise UserError("--pairwise: --repeat and --no-scores are for grades; the pairwise judge takes --repeats")
         return run_pairwise(args)
-    if args.budgets is not None or args.repeats != 1:
-        raise UserError("--budgets and --repeats are for --pairwise (grades repeat with --repeat)")
+    if args.budgets is not None or args.repeats != 1 or args.reference_free_rubric is not None:
+        raise UserError("--budgets, --repeats and --reference-free-rubric are for --pairwise (grades repeat with "
+                        "--repeat)")
     return run_grades(args)
 
 

@@ -1,6 +1,11 @@
 """`gradedesk judge --pairwise`: ask the judge which answer is better, raw or bundled, in both orders (see
 core/grading/pairwise_judge.py), and print what it did and how it behaved: its position bias, tie and inconsistency
-rates and, with --repeats, its stability."""
+rates and, with --repeats, its stability.
+
+Pairs without a gold answer (a run read from traces) are judged under the built-in reference-free pairwise rubric, or
+the one `--reference-free-rubric` names; `--rubric` is for pairs with a gold answer, so given on a run with no such
+pair it would judge nothing: that is refused (exit 2), naming `--reference-free-rubric`. A run read from traces names
+its two answers by their sides' labels, as the desk's panes do."""
 
 from __future__ import annotations
 
@@ -29,10 +34,10 @@ def run_pairwise(args: argparse.Namespace) -> int:
     from gradedesk.core.cli.judge_cmd import announcing
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
-    from gradedesk.core.grading.pairwise_judge import pairwise_plan, pairwise_run
+    from gradedesk.core.grading.pairwise_judge import free_rubric_of, pairwise_plan, pairwise_run
     from gradedesk.core.grading.pairwise_rubric import PAIRWISE
-    from gradedesk.core.grading.pairwise_verdicts import pair_verdicts
-    from gradedesk.core.grading.rubric_lookup import resolve_of_kind
+    from gradedesk.core.grading.pairwise_verdicts import PairJudge, pair_verdicts
+    from gradedesk.core.grading.rubric_lookup import BUILTIN, resolve_of_kind
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.run_records import resolve_run
 
@@ -45,26 +50,40 @@ def run_pairwise(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         rubric = resolve_of_kind(store, args.rubric, PAIRWISE)
-        calls, pairs = pairwise_plan(store, run_id, provider.model, budgets, args.repeats, rubric)
-        plan = (f"gradedesk: pairwise judge {provider.model}: {calls} call{'' if calls == 1 else 's'} for {pairs} "
-                f"pair{'' if pairs == 1 else 's'} (both orders, {args.repeats} repeat(s) each)")
-        if not calls:
+        own_free = args.reference_free_rubric not in (None, BUILTIN)  # 'builtin': the built-in reference-free one
+        free = free_rubric_of(resolve_of_kind(store, args.reference_free_rubric, PAIRWISE, "--reference-free-rubric")
+                              if own_free else None)
+        p = pairwise_plan(store, run_id, provider.model, budgets, args.repeats, rubric, free)
+        if args.rubric not in (None, BUILTIN) and args.reference_free_rubric is None and p.free_pairs and not p.gold_pairs:
+            raise UserError(f"--rubric: run {run_id} has no pair with a gold answer for {rubric.version} to judge "
+                            f"(its {p.free_pairs} pairs go under the reference-free rubric {free.version}); to judge "
+                            "them with yours, give it as --reference-free-rubric")
+        plan = (f"gradedesk: pairwise judge {provider.model}: {p.calls} call{'' if p.calls == 1 else 's'} for "
+                f"{p.pairs} pair{'' if p.pairs == 1 else 's'} (both orders, {args.repeats} repeat(s) each"
+                + (f"; {p.reference_free} without a gold answer, reference-free under {free.version}"
+                   if p.reference_free else "") + ")")
+        if not p.calls:
             info(plan)
         with progress_bars() as bar:
             report = pairwise_run(store, run_id, provider, budgets, args.repeats, progress=announcing(bar, plan),
-                                  rubric=rubric, max_tokens=args.max_tokens)
-        verdicts = pair_verdicts(store, run_id, report.model, report.rubric_version)
+                                  rubric=rubric, free_rubric=free, max_tokens=args.max_tokens)
+        verdicts = pair_verdicts(store, run_id, PairJudge(report.model, report.rubric_version, free.version))
         behaviour = judge_behaviour(verdicts, Settings())
     endpoint_warnings(provider)
     if args.json:
         print_json({"pairwise": asdict(report), "behaviour": behaviour.to_dict()})
     else:
-        print(f"run {run_id}: pairwise judge {report.model} ({report.rubric_version}), budgets "
-              f"{', '.join(map(str, report.budgets)) or 'none'}, {report.repeats} repeat(s) per order: "
-              f"{report.pairs} pairs, {report.replies_done} usable replies now, {report.unusable} unusable replies, "
+        sides = report.sides
+        compared = (f"{sides.get('raw', 'raw')} vs {sides.get('bundle', 'bundle')}" if sides else
+                    f"budgets {', '.join(map(str, report.budgets)) or 'none'}")
+        print(f"run {run_id}: pairwise judge {report.model} ({report.rubric_version}), {compared}, "
+              f"{report.repeats} repeat(s) per order: {report.pairs} pairs"
+              + (f" ({report.reference_free} without a gold answer, judged reference-free under "
+                 f"{report.reference_free_version})" if report.reference_free else "")
+              + f", {report.replies_done} usable replies now, {report.unusable} unusable replies, "
               f"{report.failed_calls} failed calls, {report.truncated} replies cut at --max-tokens {args.max_tokens}, "
-              f"{report.skipped_no_gold} questions without a gold answer and {report.skipped_unpaired} without both "
-              "answers skipped")
+              f"{report.skipped_no_gold} questions without a gold answer (not from traces) and "
+              f"{report.skipped_unpaired} without both answers skipped")
         b = behaviour
         print(f"verdicts: {b.consistent} consistent (both orders agree), {b.inconsistent} inconsistent, "
               f"{b.undecided} undecided, of {b.pairs} pairs")

@@ -10,7 +10,8 @@ A pairwise rubric file is plain text like a grade rubric (core/grading/rubric_fo
     [tie]                              when neither is better
 
 Its normal form, version (name plus 8 hex of the normal form's sha256) and storage (table rubrics, each version once)
-work as for grade rubrics; `gradedesk rubric show --pairwise` prints the built-in one (pairwise-rubric.rubric). The
+work as for grade rubrics; `gradedesk rubric show --pairwise` prints the built-in one (pairwise-rubric.rubric), and
+`gradedesk rubric show --pairwise pairwise-rubric-reference-free` its reference-free variant once a run used it. The
 reply format (JSON: winner "1", "2" or "tie", and reasoning) is gradedesk's, not the rubric's:
 core/grading/pairwise_judge.py parses it.
 """
@@ -27,6 +28,9 @@ from gradedesk.core.grading.rubric_format import rubric_header, rubric_lines, se
 from gradedesk.core.grading.rubric_lookup import RubricKind
 
 BUILTIN_FILE = "pairwise-rubric.rubric"  # package data: the built-in pairwise rubric, in its normal form
+# its variant for pairs without a gold answer (runs read from an application's traces): a rubric of its own, with its
+# own version, so the built-in rubric's version, and every verdict made under it, stays as it is
+REFERENCE_FREE_FILE = "pairwise-rubric-reference-free.rubric"
 SECTIONS = ("instructions", "better", "tie")
 
 FORMAT_GUIDE = """\
@@ -84,10 +88,11 @@ def parse_pairwise_rubric(text: str, source: str = "pairwise rubric") -> Pairwis
 
 
 @cache
-def builtin_pairwise_rubric() -> PairwiseRubric:
-    """The pairwise rubric gradedesk ships (core/grading/pairwise-rubric.rubric)."""
-    text = files(__package__).joinpath(BUILTIN_FILE).read_text(encoding="utf-8")
-    return parse_pairwise_rubric(text, BUILTIN_FILE)
+def builtin_pairwise_rubric(file: str = BUILTIN_FILE) -> PairwiseRubric:
+    """A pairwise rubric gradedesk ships: the built-in one (core/grading/pairwise-rubric.rubric), or its
+    reference-free variant (REFERENCE_FREE_FILE)."""
+    text = files(__package__).joinpath(file).read_text(encoding="utf-8")
+    return parse_pairwise_rubric(text, file)
 
 
 PAIRWISE: RubricKind[PairwiseRubric] = RubricKind("pairwise", parse_pairwise_rubric, builtin_pairwise_rubric)

@@ -8,6 +8,13 @@ judge followed the position, not the content) and has no verdict; when an order 
 is "undecided". Stability (with repeats) is how often the judge says the same thing again: per order, the share of its
 usable repeats that give that order's most common answer, averaged over the two orders (None: no order has two usable
 repeats). A reply that could not be used is an error, never a verdict.
+
+Whose verdicts count (`PairJudge`): one judge model, and for each pair the rubric its question calls for now: the
+rubric of the pairs with a gold answer, or, for a question without one (a run read from traces), the reference-free
+rubric it was judged under. So each pair counts once, under one rubric, and a pair judged reference-free is never
+read as if judged against a gold answer (a question given a gold answer later waits for a verdict under the rubric
+with gold). By default the figures read the newest judge: the newest reply's model, with its newest rubric of each
+kind.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ class PairVerdict:
     status: str  # consistent | inconsistent | undecided
     stability: float | None
     replies: tuple[PairwiseReply, ...]
+    reference_free: bool = False  # the question has no gold answer: judged under the reference-free rubric
 
     @property
     def verdict(self) -> str | None:
@@ -79,27 +87,48 @@ def verdicts_of(replies: list[RunReply]) -> list[PairVerdict]:
         out.append(PairVerdict(p.question_pk, first.question_id, first.benchmark, first.category, p.budget,
                                p.raw_answer_id, p.bundle_answer_id, p.judge_model, p.rubric_version,
                                by_order, status, _stability(answers),
-                               tuple(m.reply for m in members)))
+                               tuple(m.reply for m in members), not first.has_gold))
     return out
 
 
-def newest_judge(replies: list[RunReply]) -> tuple[str, str] | None:
-    """(judge model, rubric version) of the newest pairwise reply: whose verdicts the figures use."""
+@dataclass(frozen=True)
+class PairJudge:
+    """Whose pairwise verdicts a figure reads: a judge model, the rubric of the pairs with a gold answer and the
+    reference-free rubric of the pairs without one (None: no such rubric)."""
+
+    model: str
+    rubric_version: str | None
+    reference_free_version: str | None = None
+
+    def reads(self, r: RunReply) -> bool:
+        """The reply is this judge's, under the rubric its question calls for now."""
+        return r.reply.judge_model == self.model and r.reply.rubric_version == (
+            self.rubric_version if r.has_gold else self.reference_free_version)
+
+
+def newest_judge(replies: list[RunReply]) -> PairJudge | None:
+    """The judge of the newest pairwise reply, with its newest rubric for pairs with a gold answer and its newest
+    for pairs without: whose verdicts the figures use."""
     if not replies:
         return None
-    newest = max(replies, key=lambda r: r.reply.created_at)
-    return newest.reply.judge_model, newest.reply.rubric_version
+    model = max(replies, key=lambda r: r.reply.created_at).reply.judge_model
+
+    def newest(gold: bool) -> str | None:
+        mine = [r for r in replies if r.reply.judge_model == model and r.has_gold == gold]
+        return max(mine, key=lambda r: r.reply.created_at).reply.rubric_version if mine else None
+
+    return PairJudge(model, newest(True), newest(False))
 
 
-def pair_verdicts(store: Store, run_id: int, model: str | None = None, rubric_version: str | None = None, *,
+def pair_verdicts(store: Store, run_id: int, judge: PairJudge | None = None, *,
                   unflagged: bool = False) -> list[PairVerdict]:
-    """The run's pair verdicts by one judge and rubric (default: the newest pairwise judge's; of the items nobody
-    flagged, with `unflagged`: `agree`)."""
-    replies = run_replies(store, run_id, model, rubric_version, unflagged=unflagged)
-    judge = (model, rubric_version) if model and rubric_version else newest_judge(replies)
-    if judge is None:
+    """The run's pair verdicts by one judge (default: the newest pairwise judge's; of the items nobody flagged, with
+    `unflagged`: `agree`)."""
+    replies = run_replies(store, run_id, judge.model if judge else None, unflagged=unflagged)
+    chosen = judge or newest_judge(replies)
+    if chosen is None:
         return []
-    return verdicts_of([r for r in replies if (r.reply.judge_model, r.reply.rubric_version) == judge])
+    return verdicts_of([r for r in replies if chosen.reads(r)])
 
 
 def doubtful_questions(store: Store, run_id: int, budget: int) -> set[int]:

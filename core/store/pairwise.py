@@ -3,8 +3,9 @@ better", in one order and one repeat; or a failed call).
 
 What it gives: storing a reply in place of an earlier one for the same pair, order and repeat (`replace_reply`), which
 replies are already made (`done_replies`: failed calls are left out, so they are asked again), and a run's replies with
-where each pair stands (`run_replies`: question, category, budget; for the figures, the desk's routing and the score
-export; `unflagged=True` leaves out flagged items, as every reader behind `agree` does). What the replies add up to (consistent or not, stable or not) is core/grading/pairwise_verdicts.py's.
+where each pair stands (`run_replies`: question, category, budget, whether the question has a gold answer; for the
+figures, the desk's routing and the score export; `unflagged=True` leaves out flagged items, as every reader behind
+`agree` does). What the replies add up to (consistent or not, stable or not) is core/grading/pairwise_verdicts.py's.
 """
 
 from __future__ import annotations
@@ -71,18 +72,19 @@ class RunReply:
     question_id: str
     benchmark: str
     category: str
+    has_gold: bool  # the question has a gold answer now (else its pairs are judged reference-free)
 
 
-def run_replies(store: Store, run_id: int, model: str | None = None, rubric_version: str | None = None, *,
-                unflagged: bool = False) -> list[RunReply]:
-    """The run's pairwise replies (of one judge model and rubric version when given; of the items nobody flagged, with
-    `unflagged`), by pair, order and repeat."""
+def run_replies(store: Store, run_id: int, model: str | None = None, *, unflagged: bool = False) -> list[RunReply]:
+    """The run's pairwise replies (of one judge model when given; of the items nobody flagged, with `unflagged`), by
+    pair, order and repeat."""
     n = len(_FIELDS)
     rows = store._conn.execute(
-        f"SELECT {column_list('p', _FIELDS)}, q.question_id, q.benchmark, q.category FROM pairwise_verdicts p "
+        f"SELECT {column_list('p', _FIELDS)}, q.question_id, q.benchmark, q.category, "
+        "q.gold_answer FROM pairwise_verdicts p "
         "JOIN answers a ON a.id = p.bundle_answer_id JOIN questions q ON q.id = p.question_pk WHERE a.run_id = ? "
-        + ("AND p.judge_model = ? " if model else "") + ("AND p.rubric_version = ? " if rubric_version else "")
+        + ("AND p.judge_model = ? " if model else "")
         + (f"AND {unflagged_sql('a.run_id', 'p.question_pk')} " if unflagged else "")
         + "ORDER BY q.question_id, p.budget, p.judge_model, p.rubric_version, p.first_method DESC, p.repeat_index",
-        (run_id, *[v for v in (model, rubric_version) if v]))
-    return [RunReply(PairwiseReply(*r[:n]), *r[n:]) for r in rows]
+        (run_id, *([model] if model else [])))
+    return [RunReply(PairwiseReply(*r[:n]), r[n], r[n + 1], r[n + 2], bool((r[n + 3] or "").strip())) for r in rows]

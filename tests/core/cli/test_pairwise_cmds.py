@@ -55,7 +55,7 @@ def test_bad_pairwise_input_is_one_line_exit_2(store_path, chat_server, capsys, 
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     assert not chat_server.answer_requests
     code, _, err = cli(capsys, "judge", "--store", store_path, "--budgets", "500")
-    assert code == 2 and "--budgets and --repeats are for --pairwise" in err
+    assert code == 2 and "--budgets, --repeats and --reference-free-rubric are for --pairwise" in err
 
 
 def test_pairwise_rubric_is_an_editable_versioned_file(store_path, chat_server, capsys, tmp_path):
