@@ -31,7 +31,10 @@ def preference_text(item: Item, preferred: str, methods_visible: bool) -> str:
     if preferred == "tie":
         return "tie"
     side = "A" if preferred == item.left_method else "B"
-    return f"Answer {side} ({preferred})" if methods_visible else f"Answer {side}"
+    answer = item.answers.get(preferred)
+    # read from an application's traces: the side's label, as the pane's title names it
+    name = answer.origin.side if answer is not None and answer.origin is not None else preferred
+    return f"Answer {side} ({name})" if methods_visible else f"Answer {side}"
 
 
 def question_text(item: Item | None, methods_visible: bool, order: QuestionOrder | None) -> Text:
