@@ -91,6 +91,7 @@ async def test_label_scores_note_and_preference(fixture_store):
         left = left_method(7, pk)
         assert pref["preferred"] == ("bundle" if left == "raw" else "raw") and pref["left_method"] == left
         assert app.screen.item.preference == pref["preferred"]
+        assert app.last_status == f"preference saved: Answer B ({pref['preferred']})"
 
 
 async def test_switching_answers_grades_the_other_one(fixture_store):

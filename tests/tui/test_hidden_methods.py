@@ -37,6 +37,8 @@ async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
         assert tells(screen_text(app)) == [] and "shown once both answers are graded" in screen_text(app)
         await keys(pilot, "escape", "1")
         assert tells(screen_text(app)) == []  # one graded: still hidden
+        await keys(pilot, "right_square_bracket")
+        assert app.last_status == "preference saved: Answer B"  # the side, not its method
         await keys(pilot, "tab", "2")
         shown = screen_text(app)
         assert "raw top-k" in shown and "bundle @ 2,000 tokens" in shown and "coverage" in shown

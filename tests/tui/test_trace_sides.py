@@ -24,3 +24,4 @@ async def test_a_preference_on_a_trace_run_names_the_chosen_side_by_its_label(tm
         shown = rendered_text(app.screen.query_one("#question", Static).content)
         assert f"preferred: Answer B ({label})" in shown
         assert f"Answer B — {label}" in app.screen.pane_title("right")
+        assert app.last_status == f"preference saved: Answer B ({label})"  # not "right", the key's own word

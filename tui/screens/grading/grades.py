@@ -22,7 +22,7 @@ from gradedesk.core.review import adjudication, session
 from gradedesk.core.review.item import other_method
 from gradedesk.core.store.connection import Store
 
-from gradedesk.tui.screens.grading import moves
+from gradedesk.tui.screens.grading import moves, view
 from gradedesk.tui.screens.modals import LabelModal, ScoresModal, TextModal
 
 if TYPE_CHECKING:
@@ -95,15 +95,16 @@ def prefer(screen: GradingScreen, which: str) -> None:
     grader, pk, left = screen.desk.config.grader, item.question_pk, item.left_method
     visible, (selection, probability) = screen.blindness.machines(item), screen.reached
     adjudicating = screen.adjudicating
+    shown = view.preference_text(item, preferred, screen.methods_visible())  # as the header names it: no method when hidden
 
     def save(store: Store) -> tuple[int, str]:
         if adjudicating:
             adjudication.decide_preference(store, run, pk, grader, preferred, judge_visible=visible)
-            return pk, f"decided: {which}"
+            return pk, f"decided: {shown}"
         human_grades.record_preference(store, run.id, pk, grader, preferred, left, judge_visible=visible,
                                        selection=selection, selection_probability=probability,
                                        budget=run.bundle_budget)
-        return pk, f"preference saved: {which}"
+        return pk, f"preference saved: {shown}"
     screen.load(save, empty="the item vanished from the store")
 
 
