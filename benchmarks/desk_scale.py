@@ -11,7 +11,8 @@ ahead). The grader resumes in the middle of the graded part; a store too small f
 DeskApp with `run_test()`, and reports:
   open       importing the desk → first item shown (store checks, Textual start, desk_state resume, first item)
   next       key `j` pressed → next item shown (store thread query + item load + widgets updated), p50/p95,
-             and → the screen's next compositor refresh after that (what the terminal gets)
+             and → the screen's compositor refresh that draws both answers' panes of that item (what the terminal
+             gets; a refresh of the status line alone, in between, does not count)
   ungraded   key `n` (next ungraded) likewise
   peak RSS   of the measuring process (ru_maxrss), before the type-ahead phase
   type-ahead 200 keys (j k 1-4 tab, seeded) sent at 20 a second to a desk whose store thread waits 50 ms before every
@@ -195,22 +196,41 @@ async def measure(path: Path, steps: int) -> dict:
 
     with open_store(path, create=False) as store:  # what run_desk checks before the screen opens
         run_id = resolve_run(store, "latest")
+    from gradedesk.tui.widgets.answer_pane import AnswerPane
+
     shown: list[float] = []
     drawn: list[int | None] = []
     original = GradingScreen._draw
+    # the sides whose pane has drawn lines of content (not its cached lines) since the last item was drawn; None once
+    # that item's paint is counted
+    panes_drawn: set[str] | None = None
 
     def timed_draw(self):  # the item is on screen (drawn; painted at the next refresh)
+        nonlocal panes_drawn
         original(self)
         shown.append(time.perf_counter())
         drawn.append(self.item.question_pk if self.item else None)
+        panes_drawn = set()
 
     GradingScreen._draw = timed_draw
+    original_line = AnswerPane.render_line
+
+    def timed_line(self, y):  # called by a repaint only for a pane whose content changed
+        if panes_drawn is not None:
+            panes_drawn.add(self.side)
+        return original_line(self, y)
+
+    AnswerPane.render_line = timed_line
     painted: list[float] = []
     original_refresh = GradingScreen._compositor_refresh
 
-    def timed_refresh(self):
+    def timed_refresh(self):  # the item is painted when the repaint has drawn both panes' new content: a repaint of
+        # the status line alone (a key's message), between the item drawn and its panes reaching the screen, is not it
+        nonlocal panes_drawn
         original_refresh(self)
-        painted.append(time.perf_counter())
+        if panes_drawn is not None and len(panes_drawn) == 2:
+            painted.append(time.perf_counter())
+            panes_drawn = None
 
     GradingScreen._compositor_refresh = timed_refresh
     app = DeskApp(DeskConfig(path, run_id, "bench", cursor_blink=False))

@@ -33,6 +33,29 @@ async def test_a_message_goes_with_the_next_key(fixture_store):
         assert app.screen.item.question_id == "q-validate" and "zz99" not in status(app)
 
 
+async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_again(fixture_store):
+    """Each key clears the last message: with none shown, the line is not drawn again. Its repaint alone, landing
+    just before the new item's panes were ready, put their paint off to the next frame (benchmarks/desk_scale.py)."""
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        line = app.screen.query_one("#progress")
+        render = line.render
+        before = render().plain
+        drawn = []
+
+        def counted():  # what Textual calls to draw the line again
+            drawn.append(1)
+            return render()
+
+        line.render = counted
+        await keys(pilot, "j")
+        assert app.screen.item.question_pk == fixture_store.question_pks[1]
+        assert render().plain == before and not drawn
+        await jump(pilot, "zz99")  # a message is drawn, and the next key clears it
+        assert "zz99" in render().plain and drawn
+        await keys(pilot, "j")
+        assert render().plain == before
+
+
 async def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(fixture_store):
     async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
         await keys(pilot, "4")  # wrong, where the machine said otherwise: q-store-open disagrees

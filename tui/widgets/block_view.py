@@ -24,6 +24,7 @@ class BlockView(ScrollView, can_focus=True):
         self._next_block = 0
         self._width = 0
         self._style = Style()
+        self._paint_width = 0
 
     def set_blocks(self, blocks: list[RenderableType], *, keep_scroll: bool = False) -> None:
         self._blocks = list(blocks)
@@ -72,7 +73,9 @@ class BlockView(ScrollView, can_focus=True):
             self._reset()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._style = self.rich_style  # once per paint, not per line (it is computed from the CSS each time)
+        # once per paint, not per line: the style is computed from the CSS each time, the width from the geometry
+        self._style = self.rich_style
+        self._paint_width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -81,7 +84,7 @@ class BlockView(ScrollView, can_focus=True):
         if index >= len(self._lines):
             self._render_until(index + self.size.height)
         style = self._style
-        width = self.scrollable_content_region.width
+        width = self._paint_width
         if index >= len(self._lines):
             return Strip.blank(width, style)
         return self._lines[index].apply_style(style).crop_extend(scroll_x, scroll_x + width, style)

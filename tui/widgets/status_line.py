@@ -15,6 +15,7 @@ class StatusLine(Static):
         self.progress = text
         self.flag = ""  # the person's flag on the item on screen ("" when none)
         self._message: Text | None = None
+        self._shown: Text | None = None  # the line last given to update()
 
     def _line(self) -> Text:
         line = Text(self.progress, style="bold")
@@ -26,18 +27,25 @@ class StatusLine(Static):
             line.append_text(self._message)
         return line
 
+    def _show(self) -> None:
+        """Update the line only if it changed: the grading screen clears the message on every key, and a repaint of
+        this line alone just before an item's panes are drawn put their paint off to the next frame."""
+        line = self._line()
+        if line != self._shown:
+            self._shown = line
+            self.update(line)
+
     def show_progress(self, text: str) -> None:
         """New progress figures; the message shown beside the old ones goes."""
         self.progress = text
         self._message = None
-        self.update(self._line())
+        self._show()
 
     def show_flag(self, text: str) -> None:
         """The flag of the item now on screen ("" for none); the message stays."""
-        if text != self.flag:
-            self.flag = text
-            self.update(self._line())
+        self.flag = text
+        self._show()
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self._message = literal(text, "bold red" if error else "italic")
-        self.update(self._line())
+        self._show()
