@@ -15,7 +15,7 @@ from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.claim_marks import ClaimFigures, figures, live_marks
 from gradedesk.core.grading.claim_store import MethodClaimCounts, claim_counts, load_claims
 from gradedesk.core.grading.claims import Claim, split_claims
-from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.grading.retrieval_evals import MethodLabel, method_label
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store import answers, machine_grades
 from gradedesk.core.store.connection import Store
@@ -42,13 +42,14 @@ def _claims(store: Store, answer_id: int) -> list[Claim]:
     return split_claims(answer["text"], answer_evidence(store, answer))
 
 
-def marked_answers(store: Store, run_id: int) -> list[MarkedAnswer]:
-    """Every (answer, person) of the run with at least one current claim mark, in answer order."""
+def marked_answers(store: Store, run_id: int, label: MethodLabel = method_label) -> list[MarkedAnswer]:
+    """Every (answer, person) of the run with at least one current claim mark, in answer order; `label` names each
+    answer's method (a run's own names: core/runs/headline.MethodNames)."""
     by_pair: dict[tuple[int, str], dict[int, ClaimMark]] = defaultdict(dict)
     where: dict[int, tuple[str, int]] = {}
     for r in run_marks(store, run_id):
         by_pair[(r.mark.answer_id, r.mark.grader)][r.mark.claim_index] = r.mark
-        where[r.mark.answer_id] = (method_label(r.method, r.budget), r.question_pk)
+        where[r.mark.answer_id] = (label(r.method, r.budget), r.question_pk)
     claims = {aid: _claims(store, aid) for aid in where}
     out = []
     for (aid, grader), marks in by_pair.items():
@@ -136,7 +137,8 @@ class MethodClaims(Record):
     people: HumanClaimFigures = field(metadata=FLAT)
 
 
-def claim_summary(store: Store, run_id: int) -> list[MethodClaims]:
-    """Per answer method: the claim and citation counts (claim_store.claim_counts) and what people's marks add up to."""
-    human = human_by_method(marked_answers(store, run_id))
-    return [MethodClaims(c, human.get(c.method, NO_MARKS)) for c in claim_counts(store, run_id)]
+def claim_summary(store: Store, run_id: int, label: MethodLabel = method_label) -> list[MethodClaims]:
+    """Per answer method (named by `label`): the claim and citation counts (claim_store.claim_counts) and what
+    people's marks add up to."""
+    human = human_by_method(marked_answers(store, run_id, label))
+    return [MethodClaims(c, human.get(c.method, NO_MARKS)) for c in claim_counts(store, run_id, label)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.claims import SPLITTER, Claim, split_claims
-from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.grading.retrieval_evals import MethodLabel, method_label
 from gradedesk.core.progress import Progress
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
@@ -82,9 +82,9 @@ class MethodClaimCounts(Record):
     answers_with_invalid: int  # answers with at least one invalid citation
 
 
-def claim_counts(store: Store, run_id: int) -> list[MethodClaimCounts]:
+def claim_counts(store: Store, run_id: int, label: MethodLabel = method_label) -> list[MethodClaimCounts]:
     """Per answer method (raw, bundle@budget): claims, cited claims, citations and invalid citations of the answered
     answers, how many answers have an invalid citation, and how many have no claims computed yet."""
-    return [MethodClaimCounts(method_label(r.method, r.budget), r.answers, r.answers - r.computed, r.claims, r.cited,
+    return [MethodClaimCounts(label(r.method, r.budget), r.answers, r.answers - r.computed, r.claims, r.cited,
                               r.citations, r.invalid, r.answers_with_invalid)
             for r in machine_grades.claim_counts_by_method(store, run_id, SPLITTER)]

@@ -22,6 +22,7 @@ in answer_scores with method "id-based".
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
@@ -39,6 +40,9 @@ def symbol_matches(found: str | None, expected: str) -> bool:
     if not found:
         return False
     return found == expected or found.endswith("." + expected)
+
+
+MethodLabel = Callable[[str, int], str]  # (answer method, budget) -> its name in a table
 
 
 def method_label(method: str, budget: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR
-from gradedesk.core.runs.headline import grade_counts, grader_label, method_order
+from gradedesk.core.runs.headline import MethodNames, grade_counts, grader_label, method_order
 from gradedesk.core.runs.summary import GraderKey, answer_figures, grader_key, score_means
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.answers import answer_outcomes
@@ -139,8 +139,9 @@ def _method_deltas(store: Store, a: int, b: int,
         per_method: dict[str, list[RunMachineGrade]] = defaultdict(list)
         for (_, label), r in grades[run_id].items():
             per_method[label].append(r)
-        precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",))}
-        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_outcomes(store, run_id))}
+        plain = MethodNames()  # runs are compared method by method: raw and bundle@<budget>, whatever their sides
+        precision = {x.method: x.mean for x in score_means(store, run_id, ("context_precision",), plain)}
+        tokens = {x.method: x.mean_tokens_in for x in answer_figures(answer_outcomes(store, run_id), plain)}
         sides[run_id] = {
             label: (grade_counts(per_method[label]).pass_rate if label in per_method else None,
                     precision.get(label), tokens.get(label))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gradedesk.core.grading.retrieval_evals import METHOD as RETRIEVAL_SCORER
-from gradedesk.core.grading.retrieval_evals import method_label
+from gradedesk.core.grading.retrieval_evals import MethodLabel, method_label
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.stats.measures import Estimate, proportion, texts_once
 from gradedesk.core.stats.numeric import mean_estimate
@@ -27,15 +27,42 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
 from gradedesk.core.store.machine_grades import RunMachineGrade, machine_grade_rows, run_scores
 from gradedesk.core.store.grades import PersonGradeRow, person_grade_rows
+from gradedesk.core.store.run_records import run_row
+from gradedesk.core.store.traces import side_labels
 
 RECALLS = ("file_recall", "symbol_recall")
 QUALITY_KINDS = frozenset({"judge", "imported"})  # graders whose grades say something about answer quality
 QUALITY_NOTE = ("answer quality needs a model: `gradedesk run --base-url URL --model M`, "
                 "then `gradedesk judge --base-url URL --model M`")
+RAW_VS_BUNDLES = "Raw vs bundles"
+IMPORTED_QUALITY_NOTE = "answer quality needs a judge: `gradedesk judge --base-url URL --model M`"  # answers are in
 
 
 def method_order(label: str) -> tuple[int, int]:
     return (0, 0) if label == "raw" else (1, int(label.split("@", 1)[1]))
+
+
+@dataclass(frozen=True)
+class MethodNames:
+    """How a run's tables name its answer methods: raw and bundle@<budget>, or, for a run read from two-sided traces,
+    each side's label (the desk's pane titles: a project or an attribute's value), side A first."""
+
+    sides: dict[str, str] = field(default_factory=dict)  # answer method (raw, bundle) -> side label
+
+    def label(self, method: str, budget: int) -> str:
+        return self.sides.get(method) or method_label(method, budget)
+
+    def order(self, label: str) -> tuple[int, int]:
+        side = [m for m in ("raw", "bundle") if self.sides.get(m) == label]
+        return (0 if side == ["raw"] else 1, 0) if side else method_order(label)
+
+    @property
+    def title(self) -> str:
+        return f"{self.sides['raw']} vs {self.sides['bundle']}" if len(self.sides) == 2 else RAW_VS_BUNDLES
+
+
+def method_names(store: Store, run_id: int) -> MethodNames:
+    return MethodNames(side_labels(store, run_id))
 
 
 def grader_label(kind: str, model: str | None, rubric: str | None) -> str:
@@ -81,7 +108,7 @@ class PassRate(Record):
 class MethodHeadline(Record):
     """One answer method: recall of its evidence, its prompt tokens and each grader's pass rate, with intervals."""
 
-    method: str  # raw | bundle@<budget>
+    method: str  # raw | bundle@<budget> (a two-sided trace run: the side's label)
     answers: int  # answered (status ok)
     file_recall: Estimate
     symbol_recall: Estimate
@@ -94,6 +121,7 @@ class Headline(Record):
     methods: list[MethodHeadline]
     graders: list[str]  # every grader with a pass rate, in column order
     quality_note: str | None  # None: an LLM judge or imported grades say something about answer quality
+    title: str = RAW_VS_BUNDLES  # what the rows compare: a run read from two-sided traces names its sides
 
 
 def grader_order(kind: str, model: str | None, rubric: str | None) -> tuple[int, str, str]:
@@ -101,15 +129,15 @@ def grader_order(kind: str, model: str | None, rubric: str | None) -> tuple[int,
     return {"judge": 0, "imported": 1}.get(kind, 2), str(model), str(rubric)
 
 
-def _grader_counts(machine: list[RunMachineGrade], people: list[PersonGradeRow]) -> dict[str, dict[str, GradeCounts]]:
+def _grader_counts(machine: list[RunMachineGrade], people: list[PersonGradeRow],
+                   label: MethodLabel) -> dict[str, dict[str, GradeCounts]]:
     """grader name -> method -> counts: machine graders first (their first repeat), then people."""
     by_machine: dict[str, dict[str, list[RunMachineGrade]]] = defaultdict(lambda: defaultdict(list))
     for m in sorted(machine, key=lambda r: grader_order(r.grader_kind, r.grader_model, r.rubric_version)):
-        by_machine[grader_label(m.grader_kind, m.grader_model, m.rubric_version)][
-            method_label(m.method, m.budget)].append(m)
+        by_machine[grader_label(m.grader_kind, m.grader_model, m.rubric_version)][label(m.method, m.budget)].append(m)
     by_person: dict[str, dict[str, list[PersonGradeRow]]] = defaultdict(lambda: defaultdict(list))
     for p in people:
-        by_person[f"person {p.grader}"][method_label(p.method, p.budget)].append(p)
+        by_person[f"person {p.grader}"][label(p.method, p.budget)].append(p)
     out = {g: {method: grade_counts(rows) for method, rows in methods.items()} for g, methods in by_machine.items()}
     out.update({g: {method: grade_counts(rows) for method, rows in methods.items()} for g, methods in by_person.items()})
     return out
@@ -117,34 +145,37 @@ def _grader_counts(machine: list[RunMachineGrade], people: list[PersonGradeRow])
 
 def headline(store: Store, run_id: int, answers: Sequence[AnswerOutcome] | None = None,
              machine: list[RunMachineGrade] | None = None) -> Headline:
-    """The run's headline (`answers` and `machine`: the run's rows when the caller has read them already)."""
+    """The run's headline (`answers` and `machine`: the run's rows when the caller has read them already). A run read
+    from two-sided traces names each row by its side's label (the desk's pane titles), not raw or bundle@0."""
     answers = answer_outcomes(store, run_id) if answers is None else answers
     machine = machine_grade_rows(store, run_id) if machine is None else machine
+    names = method_names(store, run_id)
     tokens: dict[str, list[float]] = defaultdict(list)
     answered: Counter[str] = Counter()
     for a in answers:
         if a.status == "ok":
-            label = method_label(a.method, a.budget)
-            answered[label] += 1
+            name = names.label(a.method, a.budget)
+            answered[name] += 1
             if a.tokens_in is not None:
-                tokens[label].append(a.tokens_in)
+                tokens[name].append(a.tokens_in)
     recalls: dict[tuple[str, str], list[float]] = defaultdict(list)
     for s in run_scores(store, run_id, RECALLS):
         if s["method"] == RETRIEVAL_SCORER and s["value"] is not None:
-            recalls[(method_label(s["answer_method"], s["budget"]), s["metric"])].append(s["value"])
-    counts = _grader_counts(machine, person_grade_rows(store, run_id))
+            recalls[(names.label(s["answer_method"], s["budget"]), s["metric"])].append(s["value"])
+    counts = _grader_counts(machine, person_grade_rows(store, run_id), names.label)
     rows = []
-    for label in sorted(answered, key=method_order):
-        rates = [PassRate(g, proportion(c[label].passed, c[label].usable, "no usable grade")
-                          if label in c else Estimate(None, 0, reason="not graded"))
+    for name in sorted(answered, key=names.order):
+        rates = [PassRate(g, proportion(c[name].passed, c[name].usable, "no usable grade")
+                          if name in c else Estimate(None, 0, reason="not graded"))
                  for g, c in counts.items()]
         rows.append(MethodHeadline(
-            label, answered[label],
-            mean_estimate(recalls[(label, "file_recall")], "no expected files"),
-            mean_estimate(recalls[(label, "symbol_recall")], "no expected symbols"),
-            mean_estimate(tokens[label], "no prompt token count"), rates))
+            name, answered[name],
+            mean_estimate(recalls[(name, "file_recall")], "no expected files"),
+            mean_estimate(recalls[(name, "symbol_recall")], "no expected symbols"),
+            mean_estimate(tokens[name], "no prompt token count"), rates))
     quality = any(m.grader_kind in QUALITY_KINDS for m in machine)
-    return Headline(rows, list(counts), None if quality else QUALITY_NOTE)
+    note = None if quality else IMPORTED_QUALITY_NOTE if run_row(store, run_id).source == "import" else QUALITY_NOTE
+    return Headline(rows, list(counts), note, names.title)
 
 
 def headline_table(h: Headline) -> tuple[list[str], list[list[str]]]:

@@ -24,11 +24,10 @@ from gradedesk.core.grading.budget_figures import PeopleByBudget, people_by_budg
 from gradedesk.core.grading.claim_figures import MethodClaims, claim_summary
 from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
-from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.runs.headline import (
-    GradeCounts, Headline, grade_counts, grader_label, grader_order, headline, method_order,
+    GradeCounts, Headline, MethodNames, grade_counts, grader_label, grader_order, headline, method_names,
 )
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.answers import AnswerOutcome, answer_outcomes
@@ -88,12 +87,12 @@ class AnswerFigures(Record):
     mean_latency_ms: float | None
 
 
-def answer_figures(answers: list[AnswerOutcome]) -> list[AnswerFigures]:
+def answer_figures(answers: list[AnswerOutcome], names: MethodNames) -> list[AnswerFigures]:
     groups: dict[str, list[AnswerOutcome]] = defaultdict(list)
     for a in answers:
-        groups[method_label(a.method, a.budget)].append(a)
+        groups[names.label(a.method, a.budget)].append(a)
     out = []
-    for label in sorted(groups, key=method_order):
+    for label in sorted(groups, key=names.order):
         rows = groups[label]
         ok = [a for a in rows if a.status == "ok"]
         costs = [a.cost_usd for a in ok if a.cost_usd is not None]
@@ -120,14 +119,14 @@ class ScoreMean(Record):
     undefined: int
 
 
-def score_means(store: Store, run_id: int, metrics: tuple[str, ...]) -> list[ScoreMean]:
+def score_means(store: Store, run_id: int, metrics: tuple[str, ...], names: MethodNames) -> list[ScoreMean]:
     """Mean of each metric per answer method and scorer method; unlabelled / undefined / errors counted apart."""
     rows = run_scores(store, run_id, metrics)
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        groups[(method_label(r["answer_method"], r["budget"]), r["method"], r["metric"])].append(r)
+        groups[(names.label(r["answer_method"], r["budget"]), r["method"], r["metric"])].append(r)
     out = []
-    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (method_order(kv[0][0]), kv[0][1],
+    for (label, scorer, metric), rs in sorted(groups.items(), key=lambda kv: (names.order(kv[0][0]), kv[0][1],
                                                                               metrics.index(kv[0][2]))):
         details = [json.loads(r["detail"] or "{}") for r in rs]
         values = [r["value"] for r in rs if r["value"] is not None]
@@ -227,14 +226,14 @@ class RunSummary(Record):
     by_budget: PeopleByBudget  # people's grades and preferences per budget of the bundled answer
 
 
-def people_grades(store: Store, run_id: int, answered: dict[str, int]) -> list[GradeRow]:
+def people_grades(store: Store, run_id: int, answered: dict[str, int], names: MethodNames) -> list[GradeRow]:
     """Each person's current grades per method, counted as the machine graders' are (a person makes no grading
     errors: that column stays 0); ungraded = answered answers this person has not graded."""
     groups: dict[tuple[str, str], list[PersonGradeRow]] = defaultdict(list)
     for r in person_grade_rows(store, run_id):
-        groups[(r.grader, method_label(r.method, r.budget))].append(r)
+        groups[(r.grader, names.label(r.method, r.budget))].append(r)
     out = []
-    for grader, label in sorted(groups, key=lambda k: (k[0], method_order(k[1]))):
+    for grader, label in sorted(groups, key=lambda k: (k[0], names.order(k[1]))):
         counts = grade_counts(groups[(grader, label)])
         out.append(GradeRow(f"person {grader}", label, counts, max(0, answered.get(label, 0) - counts.n)))
     return out
@@ -244,7 +243,8 @@ def summarize(store: Store, run: str | int) -> RunSummary:
     run_id = resolve_run(store, str(run))
     info = run_row(store, run_id)
     answers = answer_outcomes(store, run_id)
-    answer_table = answer_figures(answers)
+    names = method_names(store, run_id)
+    answer_table = answer_figures(answers, names)
     answered = {a.method: a.ok for a in answer_table}
     machine = machine_grade_rows(store, run_id)
     by_grader: dict[GraderKey, list[RunMachineGrade]] = defaultdict(list)
@@ -263,19 +263,19 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         per_method: dict[str, list[RunMachineGrade]] = defaultdict(list)
         per_cat: dict[tuple[str, str], list[RunMachineGrade]] = defaultdict(list)
         for r in rows:
-            label = method_label(r.method, r.budget)
+            label = names.label(r.method, r.budget)
             per_method[label].append(r)
             per_cat[(r.category, label)].append(r)
             if r.failure_label:
                 label_table.append((name, label, r.failure_label))
-        for label in sorted(per_method, key=method_order):
+        for label in sorted(per_method, key=names.order):
             counts = grade_counts(per_method[label])
             grade_table.append(GradeRow(name, label, counts, max(0, answered.get(label, 0) - counts.n)))
-        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], method_order(k[1]))):
+        for (cat, label) in sorted(per_cat, key=lambda k: (k[0], names.order(k[1]))):
             category_table.append(CategoryRow(name, cat, label, grade_counts(per_cat[(cat, label)])))
     labels = Counter(label_table)
     failure_table = [FailureCount(g, m, lab, n)
-                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], method_order(kv[0][1]),
+                     for (g, m, lab), n in sorted(labels.items(), key=lambda kv: (kv[0][0], names.order(kv[0][1]),
                                                                                    -kv[1], kv[0][2]))]
     answering_costs = [a.cost_usd for a in answer_table if a.cost_usd is not None]
     answering = AnsweringCost(sum(a.tokens_in + a.tokens_out for a in answer_table),
@@ -284,16 +284,16 @@ def summarize(store: Store, run: str | int) -> RunSummary:
     consistency = judge_consistency(store, run_id)
     stale = stale_grade_counts(store, run_id)
     warnings = _warnings(graders, grade_table, answer_table, consistency, stale)
-    claims = claim_summary(store, run_id)
+    claims = claim_summary(store, run_id, names.label)
     missing = sum(c.counts.not_computed for c in claims)
     if missing:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
     return RunSummary(
         run=RunHeader.of(info), headline=headline(store, run_id, answers, machine), answers=answer_table,
-        graders=graders, grades=grade_table, people=people_grades(store, run_id, answered), by_category=category_table,
-        failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS),
-        answer_scores=score_means(store, run_id, SCORE_METRICS), claims=claims,
+        graders=graders, grades=grade_table, people=people_grades(store, run_id, answered, names), by_category=category_table,
+        failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS, names),
+        answer_scores=score_means(store, run_id, SCORE_METRICS, names), claims=claims,
         cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)
                   if grading.cost_usd is not None and answering.cost_usd else None),
         consistency=consistency if consistency.answers_repeated else None,

@@ -106,7 +106,7 @@ def headline_group(head: Headline) -> Group:
     interval goes under its value, so the table reads at 80 columns."""
     headers, rows = headline_table(head)
     cells: list[list[Any]] = [[c.replace(" [", "\n[", 1) for c in row] for row in rows]
-    table = rich_table(Table("Raw vs bundles (means and pass rates, 95% bootstrap intervals)", headers, cells))
+    table = rich_table(Table(f"{head.title} (means and pass rates, 95% bootstrap intervals)", headers, cells))
     return Group(table, literal(head.quality_note, "dim")) if head.quality_note else table
 
 
