@@ -33,6 +33,14 @@ async def test_a_message_goes_with_the_next_key(fixture_store):
         assert app.screen.item.question_id == "q-validate" and "zz99" not in status(app)
 
 
+async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(fixture_store):
+    """The message answers the key just pressed: it comes first, so a long progress line cannot push it off screen."""
+    async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
+        await keys(pilot, "3", "right_square_bracket")
+        line = screen_text(app).splitlines()[-2].strip()
+        assert line.startswith("preference saved: Answer B") and "graded 1 of" in line
+
+
 async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_again(fixture_store):
     """Each key clears the last message: with none shown, the line is not drawn again. Its repaint alone, landing
     just before the new item's panes were ready, put their paint off to the next frame (benchmarks/desk_scale.py)."""

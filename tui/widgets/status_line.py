@@ -1,5 +1,5 @@
-"""The status line under the answers: the grader's progress, the person's flag on the item on screen, then the last
-message or error (untrusted text: literal)."""
+"""The status line under the answers: the last message or error (untrusted text: literal), the person's flag on the
+item on screen, then the grader's progress."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ class StatusLine(Static):
         self._shown: Text | None = None  # the line last given to update()
 
     def _line(self) -> Text:
-        line = Text(self.progress, style="bold")
+        """The message first (it answers the key just pressed, and a long progress line would push it past the edge
+        of an 80-column terminal), then the flag, then the progress figures."""
+        parts = [self._message] if self._message is not None else []
         if self.flag:
-            line.append("  │  ")
-            line.append_text(literal(f"⚑ {self.flag}", "bold yellow"))
-        if self._message is not None:
-            line.append("  │  ")
-            line.append_text(self._message)
-        return line
+            parts.append(literal(f"⚑ {self.flag}", "bold yellow"))
+        if self.progress or not parts:
+            parts.append(Text(self.progress, style="bold"))
+        return Text("  │  ").join(parts)
 
     def _show(self) -> None:
         """Update the line only if it changed: the grading screen clears the message on every key, and a repaint of
