@@ -121,7 +121,10 @@ async def test_blind_first_in_the_grading_pane_until_every_claim_is_marked(claim
         await keys(pilot, "s", "s", "x", "w", "s", "escape")  # five of six
         assert "hidden until you mark the claims" in pane_text(app, side)
         assert "claims 6 · 1 invalid citation · you marked 5 of 6" in pane_text(app, side)
-        await keys(pilot, "c", "n", "escape")  # claim mode opens on the first unmarked claim
+        await keys(pilot, "c", "n")  # claim mode opens on the first unmarked claim
+        said = app.screen.query_one("#claims-status").render().plain
+        assert said.startswith("every claim marked: the machine faithfulness verdicts are shown")  # not cleared at once
+        await keys(pilot, "escape")
         after = pane_text(app, side)
         assert "faithfulness 0.60 (llm:gpt-4o-mini)" in after and "faithfulness 0.80 (offline-rapidfuzz)" in after
         assert "you marked 6 of 6: faithfulness 0.80, citation precision 0.50" in after

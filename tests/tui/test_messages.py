@@ -41,6 +41,18 @@ async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(
         assert line.startswith("preference saved: Answer B") and "graded 1 of" in line
 
 
+async def test_a_message_stays_beside_the_figures_its_key_changed(fixture_store):
+    """u takes a grade back and the figures are counted again: the undo's message stays beside the new figures."""
+    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        await keys(pilot, "3")
+        assert "graded 1 of" in status(app)
+        await keys(pilot, "u")
+        line = status(app)
+        assert line.startswith("undone: unsupported") and "graded 0 of" in line
+        await keys(pilot, "j")
+        assert not status(app).startswith("undone")  # the next key takes it away
+
+
 async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_again(fixture_store):
     """Each key clears the last message: with none shown, the line is not drawn again. Its repaint alone, landing
     just before the new item's panes were ready, put their paint off to the next frame (benchmarks/desk_scale.py)."""

@@ -156,6 +156,7 @@ class ClaimScreen(Screen):
     # Actions ---------------------------------------------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
+        self.query_one(StatusLine).clear_message()  # this key's message, or none: never an older one's
         options, index = self.query_one(OptionList), self.current
         if self.sheet is None or index is None:
             return
@@ -166,6 +167,7 @@ class ClaimScreen(Screen):
             self.desk.report("last claim" if step > 0 else "first claim")
 
     def action_mark(self, what: str) -> None:
+        self.query_one(StatusLine).clear_message()  # this key's message, or none: never an older one's
         sheet, index = self.sheet, self.current
         if sheet is None or index is None:
             return
@@ -179,6 +181,7 @@ class ClaimScreen(Screen):
             self.query_one(OptionList).highlighted = index + 1
 
     def action_undo(self) -> None:
+        self.query_one(StatusLine).clear_message()  # this key's message, or none: never an older one's
         sheet = self.sheet
         if sheet is None:
             return

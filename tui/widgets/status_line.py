@@ -36,8 +36,12 @@ class StatusLine(Static):
             self.update(line)
 
     def show_progress(self, text: str) -> None:
-        """New progress figures; the message shown beside the old ones goes."""
+        """New progress figures; the message stays (it is what the key that changed them had to say)."""
         self.progress = text
+        self._show()
+
+    def clear_message(self) -> None:
+        """A key was pressed: the last message goes, so what is shown is what this key (or a later one) had to say."""
         self._message = None
         self._show()
 

@@ -22,17 +22,11 @@ def flag(screen: GradingScreen) -> None:
         return
     grader, pk = screen.desk.config.grader, item.question_pk
     visible = any(screen.judge_visible(a) for a in item.answers.values())  # what the flag event records
-    said: list[str] = []  # the job's message, kept beside the progress counted after it
-
-    def after() -> None:
-        screen.refresh_progress(said[-1] if said else None)
-
     if item.flag is not None:
         def take_back(store: Store) -> tuple[int, str]:
             undone = flags.unflag_item(store, run.id, pk, grader, judge_visible=visible)
-            said.append("flag taken back (a new undo event; nothing was deleted)" if undone else "no flag to take back")
-            return pk, said[-1]
-        screen.load(take_back, empty="the item vanished from the store", after=after)
+            return pk, "flag taken back (a new undo event; nothing was deleted)" if undone else "no flag to take back"
+        screen.load(take_back, empty="the item vanished from the store", after=screen.refresh_progress)
         return
 
     def chosen(value: tuple[str, str | None] | None) -> None:
@@ -42,7 +36,6 @@ def flag(screen: GradingScreen) -> None:
 
         def save(store: Store) -> tuple[int, str]:
             flags.flag_item(store, run.id, pk, grader, reason, note, judge_visible=visible)
-            said.append("flag saved: left out of agree; ! again takes it back")
-            return pk, said[-1]
-        screen.load(save, empty="the item vanished from the store", after=after)
+            return pk, "flag saved: left out of agree; ! again takes it back"
+        screen.load(save, empty="the item vanished from the store", after=screen.refresh_progress)
     screen.app.push_screen(FlagModal(blink=screen.desk.config.cursor_blink), chosen)

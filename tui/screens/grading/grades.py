@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from gradedesk.core.grading import human_grades
 from gradedesk.core.grading.human_grades import GradeChange
-from gradedesk.core.grading.vocabulary import DIMENSIONS
+from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
 from gradedesk.core.review import adjudication, session
 from gradedesk.core.review.item import other_method
 from gradedesk.core.store.connection import Store
@@ -42,14 +42,14 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
     def decide(store: Store) -> tuple[int, str]:
         decided = adjudication.decide_grade(store, run, pk, method, budget, grader, grade_change,
                                             judge_visible=visible)
-        return pk, f"decided: {decided.grade or 'label and note (no grade decided yet)'}"
+        return pk, f"decided: {GRADE_LABELS.get(decided.grade or '') or 'label and note (no grade decided yet)'}"
 
     def save(store: Store) -> tuple[int, str]:
         saved = human_grades.record_grade(store, answer_id, grader, grade_change, mode=mode, judge_visible=visible,
                                           rubric_version=run.rubric_version, machine=machine,
                                           selection=selection, selection_probability=probability,
                                           budget=run.bundle_budget)
-        what = saved.grade or "label, scores and note (not graded yet: the machine grade stays hidden)"
+        what = GRADE_LABELS.get(saved.grade or "") or "label, scores and note (not graded yet: the machine grade stays hidden)"
         return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
     screen.load(decide if screen.adjudicating else save, empty="the item vanished from the store",
                 after=screen.refresh_progress)

@@ -205,24 +205,20 @@ class GradingScreen(Screen):
         if self.item is not None and self.item.question_pk == message.question_pk:
             self._render_panes(new_item=False)
 
-    def refresh_progress(self, note: str | None = None) -> None:
-        """Count the progress figures again; `note`, a message already reported, stays beside the new figures."""
-        status = self.query_one(StatusLine)
-        status.show_progress(status.progress)
+    def refresh_progress(self) -> None:
+        """Count the progress figures again (the message beside them stays)."""
         if self.run is None or self.total is None:
             return
         run, grader, total = self.run, self.desk.config.grader, self.total
         named = view.status_budget(run, self.hide_methods)  # the figures are counted at the run's budget as shown now
         self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total),
-                         lambda p: self._progressed(p.describe(named), note), background=True)
+                         lambda p: self._progressed(p.describe(named)), background=True)
 
-    def _progressed(self, figures: str, note: str | None = None) -> None:
+    def _progressed(self, figures: str) -> None:
         # a recheck pass shows no agreement: it would hint at the earlier grades
         self.query_one(StatusLine).show_progress(
             f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
             if self.recheck else figures)
-        if note:
-            self.desk.report(note)
 
     def show_item(self, item: Item | None) -> None:
         moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
@@ -359,8 +355,7 @@ class GradingScreen(Screen):
     def action_key(self, key_id: str) -> None:
         """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
         what is shown is what this key (or a later one) had to say, never an older action's."""
-        status = self.query_one(StatusLine)
-        status.show_progress(status.progress)
+        self.query_one(StatusLine).clear_message()
         key = keys.BY_ID[key_id]
         answer = self.answer_at(self.side)
         log_key(self.desk.config.grader, key_id, self.item.question_pk if self.item else None,
