@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                         "by --pair-by; the desk shows the project names instead of raw/bundled")
     p.add_argument("--side-by", default=None, metavar="ATTR",
                    help="two sides within one project (or Langfuse export): a trace's side is the value of its "
-                        "metadata attribute ATTR (e.g. variant = baseline or rag-v2), paired by --pair-by; the desk "
-                        "shows the values instead of raw/bundled. More than two values, or a new trace without the "
+                        "metadata attribute ATTR (e.g. variant = baseline or rag-v2; side A is the value first in sorted "
+                        "order), paired by --pair-by; the desk shows the values instead of raw/bundled. More than two values, or a new trace without the "
                         "attribute, is refused and nothing is imported (--since leaves older traces out)")
     p.add_argument("--pair-by", default="input", metavar="KEY",
                    help="with two sides, what pairs a trace of side A with one of side B: input (the input text, "
