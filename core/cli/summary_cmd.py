@@ -57,7 +57,7 @@ def budget_section(s: RunSummary) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.runs.headline import Headline, headline_table
+    from gradedesk.core.runs.headline import RAW_VS_BUNDLES, headline_table
     from gradedesk.core.runs.summary import summarize
     from gradedesk.core.cli.output import print_json, print_table
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     r = s.run
     print(f"run {r.id} ({r.source}, {r.created_at}): {r.provider} {r.model or ''}".rstrip()
           + (f", label {r.label}" if r.label else ""))
-    title = "raw vs bundles" if s.headline.title == Headline.title else s.headline.title
+    title = s.headline.title.lower() if s.headline.title == RAW_VS_BUNDLES else s.headline.title
     section(f"headline: {title}, recall of the evidence against the expected files and symbols, prompt tokens, "
             "pass rates (means with 95% bootstrap intervals)")
     print_table(*headline_table(s.headline))

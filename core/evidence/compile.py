@@ -36,9 +36,9 @@ SNIPPET_FLOOR = 100
 SNIPPET_SHARE = 16  # above 2k a snippet may take a sixteenth of the budget: 250 tokens at 4k
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 PER_FILE = 1  # snippets of one file before the other files' hits get their turn (1: measured best, --natural)
-# ...except the best hits: a file's second hit that fuses 1st or 2nd is evidence on its own merits (the module a question
-# is about, behind its own graph callee). File recall at 1k and 4k unchanged, symbol recall at 1k up on both sets
-# (reflex 0.218 -> 0.234, streamlink 0.317 -> 0.341; kept aside too); 3 cost recall at 2k (--natural).
+# ...except the best hits: a file's second hit that fuses 1st or 2nd is evidence on its own merits (the module a
+# question is about, behind its own graph callee). File recall at 1k and 4k unchanged, symbol recall at 1k up on both
+# sets (reflex 0.218 -> 0.234, streamlink 0.317 -> 0.341; kept aside too); 3 cost recall at 2k (--natural).
 NEVER_WAITS = 2
 
 

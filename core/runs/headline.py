@@ -58,7 +58,8 @@ class MethodNames:
 
     @property
     def title(self) -> str:
-        return f"{self.sides['raw']} vs {self.sides['bundle']}" if len(self.sides) == 2 else RAW_VS_BUNDLES
+        """What the rows compare: 'baseline vs rag-v2' (one side's label for a one-sided trace run)."""
+        return " vs ".join(self.sides[m] for m in ("raw", "bundle") if m in self.sides) or RAW_VS_BUNDLES
 
 
 def method_names(store: Store, run_id: int) -> MethodNames:
@@ -144,12 +145,12 @@ def _grader_counts(machine: list[RunMachineGrade], people: list[PersonGradeRow],
 
 
 def headline(store: Store, run_id: int, answers: Sequence[AnswerOutcome] | None = None,
-             machine: list[RunMachineGrade] | None = None) -> Headline:
-    """The run's headline (`answers` and `machine`: the run's rows when the caller has read them already). A run read
-    from two-sided traces names each row by its side's label (the desk's pane titles), not raw or bundle@0."""
+             machine: list[RunMachineGrade] | None = None, names: MethodNames | None = None) -> Headline:
+    """The run's headline (`answers`, `machine`, `names`: what the caller has read already). A run read from traces
+    names each row by its side's label (the desk's pane titles), not raw or bundle@0."""
     answers = answer_outcomes(store, run_id) if answers is None else answers
     machine = machine_grade_rows(store, run_id) if machine is None else machine
-    names = method_names(store, run_id)
+    names = method_names(store, run_id) if names is None else names
     tokens: dict[str, list[float]] = defaultdict(list)
     answered: Counter[str] = Counter()
     for a in answers:

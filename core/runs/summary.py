@@ -290,8 +290,9 @@ def summarize(store: Store, run: str | int) -> RunSummary:
         warnings.append(f"the claims of {missing} answer(s) are not computed yet: `gradedesk grade-offline {run_id}` "
                         "computes them (the desk does too, answer by answer)")
     return RunSummary(
-        run=RunHeader.of(info), headline=headline(store, run_id, answers, machine), answers=answer_table,
-        graders=graders, grades=grade_table, people=people_grades(store, run_id, answered, names), by_category=category_table,
+        run=RunHeader.of(info), headline=headline(store, run_id, answers, machine, names), answers=answer_table,
+        graders=graders, grades=grade_table, people=people_grades(store, run_id, answered, names),
+        by_category=category_table,
         failure_labels=failure_table, retrieval=score_means(store, run_id, RETRIEVAL_METRICS, names),
         answer_scores=score_means(store, run_id, SCORE_METRICS, names), claims=claims,
         cost=Cost(answering, grading, (grading.cost_usd / answering.cost_usd)

@@ -49,7 +49,8 @@ def change(screen: GradingScreen, grade_change: GradeChange) -> None:
                                           rubric_version=run.rubric_version, machine=machine,
                                           selection=selection, selection_probability=probability,
                                           budget=run.bundle_budget)
-        what = GRADE_LABELS.get(saved.grade or "") or "label, scores and note (not graded yet: the machine grade stays hidden)"
+        what = (GRADE_LABELS.get(saved.grade or "")
+                or "label, scores and note (not graded yet: the machine grade stays hidden)")
         return pk, f"saved: {what}" + (" (revision after reveal)" if saved.is_revision else "")
     screen.load(decide if screen.adjudicating else save, empty="the item vanished from the store",
                 after=screen.refresh_progress)
@@ -95,7 +96,7 @@ def prefer(screen: GradingScreen, which: str) -> None:
     grader, pk, left = screen.desk.config.grader, item.question_pk, item.left_method
     visible, (selection, probability) = screen.blindness.machines(item), screen.reached
     adjudicating = screen.adjudicating
-    shown = view.preference_text(item, preferred, screen.methods_visible())  # as the header names it: no method when hidden
+    shown = view.preference_text(item, preferred, screen.methods_visible())  # as the header names it (blind: no method)
 
     def save(store: Store) -> tuple[int, str]:
         if adjudicating:
