@@ -29,6 +29,7 @@ BM25`) in the header's brackets: about 5 tokens where the full line took about 6
 bundle show ten files. `bundle_block` writes a bundle's block either way; a reason not in the full form (another
 pipeline's) is carried whole on its line.
 
+`context_blocks` reads a context back into its blocks (header and text), for measures of what a prompt showed.
 Two header readers, on purpose: `read_block_start` is lenient (a prompt's block starts at any line opening with a
 label and a path, whatever follows), `parse_header` is strict (a whole line that is a bundle header and nothing else,
 as a model copies one into an answer). Paths and symbols are single words here: the layout cannot carry whitespace
@@ -272,6 +273,23 @@ def read_block_start(line: str) -> Header | None:
     if f := _BLOCK_FILE_RE.match(line):
         return Header(None, f.group(1), _int(f.group(2)), _int(f.group(3)))
     return None
+
+
+def context_blocks(context: str) -> list[tuple[Header, str]]:
+    """A prompt's context read back as its blocks: each block's header (label, path, lines) and the text under it,
+    without its `Reason included:` line. A part between separators that does not open with a block's first line is
+    the previous block's text (a markdown file's own `---` line), and text before the first block is no block's."""
+    blocks: list[tuple[Header, str]] = []
+    for part in context.split(SNIPPET_SEPARATOR):
+        first, _, rest = part.partition("\n")
+        header = read_block_start(first)
+        if header is None:
+            if blocks:
+                blocks[-1] = (blocks[-1][0], blocks[-1][1] + SNIPPET_SEPARATOR + part)
+            continue
+        reason, _, after = rest.partition("\n")
+        blocks.append((header, after if parse_reason(reason) is not None else rest))
+    return blocks
 
 
 def parse_header(line: str) -> Header | None:
