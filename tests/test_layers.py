@@ -100,11 +100,11 @@ def test_each_rule_of_the_contract_breaks_on_a_copy_that_violates_it(tmp_path, m
 
 def test_the_top_level_holds_only_what_the_layout_names():
     """pyproject.toml, tui/, core/, store.db-schema.sql, benchmark-questions.jsonl, tests/, plus README.md, .ci/,
-    benchmarks/ and packaging (setup.py, .gitignore): a file a command wrote into the working tree (an align run's
+    benchmarks/, packaging (setup.py, .gitignore) and the documentation site (docs/, mkdocs.yml): a file a command wrote into the working tree (an align run's
     rubric) must not be committed beside them."""
     if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
     top = {line.split("/", 1)[0] for line in listed.splitlines() if line}
     assert top <= {"pyproject.toml", "tui", "core", "store.db-schema.sql", "benchmark-questions.jsonl", "tests",
-                   "README.md", ".ci", "benchmarks", "setup.py", ".gitignore"}
+                   "README.md", ".ci", "benchmarks", "setup.py", ".gitignore", "docs", "mkdocs.yml"}

@@ -120,7 +120,7 @@ class Violation:
 
 
 # Every field of a bundle file, required or optional, and the JSON it must hold: the one table the schema check reads
-# (README "Evidence bundle fields" states it; a test keeps the two in step). A contract rule may still ask more of an
+# (docs/repository-and-model.md's "Evidence bundle fields" states it; a test keeps the two in step). A contract rule may still ask more of an
 # optional field: selection_reason and evidence_role may be absent from the schema's view, but the contract flags them.
 BUNDLE_FIELDS: dict[str, tuple[bool, str]] = {
     "question": (True, "str"), "question_type": (True, "str"), "snippets": (True, "list"),
