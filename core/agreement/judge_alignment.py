@@ -41,6 +41,7 @@ from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.rubric_format import Rubric, shown
 from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
+from gradedesk.core.outputs import check_outputs, write_texts
 from gradedesk.core.progress import Progress
 from gradedesk.core.stats import measures as stats
 from gradedesk.core.stats.measures import Estimate
@@ -277,10 +278,8 @@ def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: Alig
         raise RuntimeError("align: an example belongs to a test question: " + "; ".join(found[:3]))
     out = s.out / f"{new.version.replace('/', '-')}.rubric" if s.out is not None and s.out.is_dir() else s.out
     if out is not None:
-        try:
-            out.write_text(shown(new), encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--out: {out}: cannot write ({exc.strerror})") from None
+        check_outputs({"--out": out}, store=store.path)  # a folder given: the file's name is known only now
+        write_texts([(str(out), shown(new))])
     new_version = store_rubric(store, new)
     reports.append(judge(new, test_ids, s.repeat, "new rubric, test"))
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from gradedesk.core import __version__
+from gradedesk.core.cli.output import check_files
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.text.redact import redact
 from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key, read_store_path, store_path
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()
                 print(f"gradedesk: no --store, $GRADEDESK_STORE or ./{store_path()}: reading ./{args.store}, "
                       "the demo's store", file=sys.stderr)
     try:
+        check_files(args)  # before anything is read or written: no output may be the store or an input
         return int(args.handler(args) or 0)
     except InputError as exc:
         for problem in exc.problems:

@@ -8,6 +8,7 @@ import argparse
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
 from gradedesk.core.config import VERDICT_MAX_TOKENS
+from gradedesk.core.cli.output import input_file, output_file
 
 ORDER = 48
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "(percent, Cohen's kappa, AC1, TPR/TNR) and new - base, with paired bootstrap intervals; the "
                     "80% agreement target; grade inflation and verbosity probes; calls and cost.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
-    p.add_argument("--rubric", default=None, metavar="BASE",
+    input_file(p, "--rubric", default=None, metavar="BASE",
                    help="the rubric to start from: a file, a stored version, or 'builtin' (default)")
     add_endpoint_arguments(p, "judge model (required; use a different model from the one that answered)",
                            max_tokens=VERDICT_MAX_TOKENS, max_tokens_what="a verdict reply")
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--seed", type=int, default=None, help="seed of the split, the examples and the intervals")
     p.add_argument("--grader", default=None, metavar="NAME",
                    help="use this person's grades (default: every person's, where they agree)")
-    p.add_argument("--out", default=None, metavar="NEW_RUBRIC",
+    output_file(p, "--out", default=None, metavar="NEW_RUBRIC",
                    help="file (or folder) for the new rubric (default: ./NAME-HASH.rubric, after its version)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="judge each test answer N times with both rubrics and report consistency (default 1)")

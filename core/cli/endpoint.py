@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.config import DEFAULT_API_KEY_ENV
+from gradedesk.core.cli.output import input_file
 
 
 def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str, *, max_tokens: int,
@@ -24,7 +25,7 @@ def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str, *, max_t
                    help="where the instructions (and a judge's rubric) go: a system message (default), or the start "
                         "of the user message, for servers whose chat template drops system messages (e.g. "
                         "llama-cpp-python's gemma chat format; gradedesk warns when a server's prompt count shows it)")
-    p.add_argument("--prices", default=None, metavar="FILE.json",
+    input_file(p, "--prices", default=None, metavar="FILE.json",
                    help='price table override: {"model": {"input": USD per 1M, "output": USD per 1M}}')
     p.add_argument("--price", default=None, metavar="IN,OUT",
                    help="price of --model in USD per 1M input and output tokens, e.g. 0.15,0.60")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.exchange.formats import EXPORT_FORMATS
+from gradedesk.core.cli.output import output_file
 
 ORDER = 60
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("run", metavar="RUN", nargs="?", default="latest", help="run id or 'latest' (default)")
     p.add_argument("--format", default="gradedesk", choices=EXPORT_FORMATS, help="what to write (default: gradedesk)")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (every format is; accepted for clarity)")
-    p.add_argument("-o", "--output", default="-", metavar="FILE", help="write here instead of stdout")
+    output_file(p, "-o", "--output", default="-", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(handler=run)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.exchange.formats import RUNLOG_SHAPES
+from gradedesk.core.cli.output import input_file
 
 ORDER = 62
 
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "a person's grades); harness logs, one answer a line (a graded one names its judge_model and "
                     "carries the retrieval grader's metrics); RAGAS rows (user_input, retrieved_contexts, response, "
                     "reference). Any bad line stops the import (nothing stored) unless --skip-invalid.")
-    p.add_argument("file", metavar="FILE.jsonl")
+    input_file(p, "file", metavar="FILE.jsonl")
     p.add_argument("--format", dest="shape", choices=tuple(RUNLOG_SHAPES), default=None,
                    help="read every line as this shape instead of telling it by its fields")
     p.add_argument("--grader", default=None, metavar="NAME",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments
 from gradedesk.core.config import VERDICT_MAX_TOKENS
+from gradedesk.core.cli.output import input_file
 
 if TYPE_CHECKING:
     from gradedesk.core.grading.judge import JudgePlan
@@ -35,11 +36,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="grade each answer N times and report the judge's consistency (default 1)")
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
-    p.add_argument("--rubric", default=None, metavar="FILE",
+    input_file(p, "--rubric", default=None, metavar="FILE",
                    help="grade with this rubric: a file (see `gradedesk rubric show`), a stored version, or "
                         "'builtin' (default); with --pairwise a pairwise rubric (`gradedesk rubric show --pairwise`) "
                         "for the pairs with a gold answer")
-    p.add_argument("--reference-free-rubric", default=None, metavar="FILE",
+    input_file(p, "--reference-free-rubric", default=None, metavar="FILE",
                    help="with --pairwise: the pairwise rubric for pairs without a gold answer (a run read from "
                         "traces): a file, a stored version or 'builtin' (default: the built-in reference-free "
                         "pairwise rubric, which compares the answers on the question and each one's evidence)")

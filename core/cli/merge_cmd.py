@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.output import input_file
+
 ORDER = 46
 
 
@@ -15,7 +17,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "figures of `agree` count) and item flags of OTHER.db that this store does not have yet (by uuid, so merging "
                     "twice adds nothing). Answers are matched by run configuration, question, method, budget and "
                     "answer text; what cannot be matched is counted by reason. OTHER.db is only read.")
-    p.add_argument("other", metavar="OTHER.db")
+    input_file(p, "other", metavar="OTHER.db")
     p.add_argument("--dry-run", action="store_true", help="report what would be merged; write nothing")
     p.set_defaults(handler=run)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+
+from gradedesk.core.outputs import check_outputs, write_texts
 
 # What each phase of long work is called on the progress bar (runs, the demo, offline grading, the judge).
 PHASE_LABELS = {
@@ -39,26 +41,43 @@ def _cell(value: Any) -> str:
 
 
 def write_lines(records: Iterable[Any], path: str) -> int:
-    """Records as JSON lines to stdout (path '-') or to a file that appears whole or not at all; returns how many.
-
-    Everything is serialised before anything is written, so a failure midway leaves no half-written output."""
-    from gradedesk.core.errors import UserError
-
-    lines = [json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records]
-    text = "".join(lines)
-    if path == "-":
-        sys.stdout.write(text)
-        return len(lines)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)  # a reader never sees half a file
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise UserError(f"{path}: cannot write ({exc.strerror})") from None
+    """Records as JSON lines to stdout (path '-') or to a file that appears whole or not at all; returns how many."""
+    lines = jsonl_text(records)
+    write_texts([(path, "".join(lines))])
     return len(lines)
+
+
+def jsonl_text(records: Iterable[Any]) -> list[str]:
+    """Each record as one JSON line, serialised before anything is written (a failure midway writes nothing)."""
+    return [json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records]
+
+
+def output_file(p: argparse.ArgumentParser, *flags: str, **kw: Any) -> argparse.Action:
+    """An option naming a file the command writes: main() refuses it when it is the store (or a sidecar), a file the
+    command reads or another output, before the command runs (core/outputs.py)."""
+    return _file_argument(p, "_output_files", flags, kw)
+
+
+def input_file(p: argparse.ArgumentParser, *flags: str, **kw: Any) -> argparse.Action:
+    """An argument naming a file the command reads: no output of the command, nor the store, may be it."""
+    return _file_argument(p, "_input_files", flags, kw)
+
+
+def _file_argument(p: argparse.ArgumentParser, key: str, flags: Sequence[str], kw: dict[str, Any]) -> argparse.Action:
+    action = p.add_argument(*flags, **kw)
+    flag = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
+    p.set_defaults(**{key: (*(p.get_default(key) or ()), (flag, action.dest))})
+    return action
+
+
+def check_files(args: argparse.Namespace) -> None:
+    """The command's outputs are not the store, its inputs or each other; the store is not one of its inputs."""
+    outputs = {flag: getattr(args, dest) for flag, dest in getattr(args, "_output_files", ())}
+    reads = [getattr(args, dest) for _, dest in getattr(args, "_input_files", ())]
+    store = getattr(args, "store", None)
+    check_outputs(outputs, store=store, reads=reads)
+    if store is not None:
+        check_outputs({"--store": store}, reads=reads)
 
 
 def info(message: str) -> None:

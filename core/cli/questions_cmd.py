@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.output import input_file
+
 ORDER = 70
 
 
@@ -14,7 +16,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     for name, helptext in (("check", "validate a benchmark JSONL file; store nothing"),
                            ("load", "validate and store the questions (all or nothing)")):
         q = qsub.add_parser(name, parents=[common], help=helptext, description=helptext)
-        q.add_argument("file", metavar="FILE.jsonl")
+        input_file(q, "file", metavar="FILE.jsonl")
         q.add_argument("--benchmark", help="benchmark name to store under (default: the file's stem)")
         q.set_defaults(handler=run)
     helptext = "list the questions people flagged at the desk (bad gold answer, ambiguous question, other), to fix"

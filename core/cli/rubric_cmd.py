@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.output import input_file
+
 ORDER = 44
 
 
@@ -17,7 +19,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "for the newest, or enough of the version), or a rubric FILE (checked: every problem as "
                     "file:line, exit 2). Edit it and grade with `gradedesk judge --rubric FILE`. The version (name "
                     "and a hash of the text) goes to stderr.")
-    show.add_argument("rubric", nargs="?", default=None, metavar="VERSION|FILE",
+    input_file(show, "rubric", nargs="?", default=None, metavar="VERSION|FILE",
                       help="'builtin' (default), a stored version or a rubric file")
     show.add_argument("--pairwise", action="store_true",
                       help="the pairwise rubric (which of two answers is better: `gradedesk judge --pairwise`) "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gradedesk.core.cli.endpoint import add_embeddings_arguments, add_endpoint_arguments
 from gradedesk.core.config import ANSWER_MAX_TOKENS, DEFAULT_BUDGETS
+from gradedesk.core.cli.output import input_file
 
 ORDER = 30
 DEFAULT_QUESTIONS = "benchmark-questions.jsonl"
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         description="Answer every question from the raw top-10 hits and from an evidence bundle per token budget. "
                     "Without --model/--base-url the offline extractive answerer is used. Running the same command "
                     "again resumes the run: answered questions are skipped, failed calls are retried.")
-    p.add_argument("--questions", default=None, metavar="FILE.jsonl",
+    input_file(p, "--questions", default=None, metavar="FILE.jsonl",
                    help=f"benchmark questions (default: ./{DEFAULT_QUESTIONS}; else gradedesk's own, which only "
                         f"fits a store that indexed gradedesk, like the demo's)")
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")

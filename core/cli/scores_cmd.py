@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.exchange.formats import SCORE_FORMATS
+from gradedesk.core.cli.output import output_file
 
 ORDER = 47
 
@@ -29,13 +30,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--format", default="gradedesk", choices=SCORE_FORMATS, help="which records (default: gradedesk)")
-    p.add_argument("--out", metavar="FILE.jsonl", help="write here instead of stdout")
-    p.add_argument("--configs", metavar="FILE.jsonl",
+    output_file(p, "--out", metavar="FILE.jsonl", help="write here instead of stdout")
+    output_file(p, "--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
                         "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark and flag "
                         "CATEGORICAL, faithfulness, citation_precision, answer_relevance and the retrieval evals "
                         "NUMERIC 0-1)")
-    p.add_argument("--withdrawn", metavar="FILE.jsonl",
+    output_file(p, "--withdrawn", metavar="FILE.jsonl",
                    help="also write the scores an earlier export may have carried that the store no longer has (a "
                         "grade undone, a dimension or failure label cleared, a claim mark or a flag taken back), as "
                         "the format names them: Langfuse score ids to delete, Phoenix (span_id, name, identifier), "
@@ -51,7 +52,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.cli.output import info, write_lines
+    from gradedesk.core.cli.output import info, jsonl_text
+    from gradedesk.core.outputs import write_texts
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.scores import gradedesk_records
     from gradedesk.core.exchange.scores_langfuse import langfuse_scores, score_configs
@@ -71,11 +73,16 @@ def run(args: argparse.Namespace) -> int:
         run_id = resolve_run(store, args.run)
         records = list(records_of[args.format](store, run_id))
         gone = list(withdrawn_records(store, run_id, args.format)) if args.withdrawn else []
+    configs = jsonl_text(score_configs()) if args.configs else []
+    withdrawn = jsonl_text(gone)
+    lines = jsonl_text(records)
+    # every file at once: a failure leaves the others as they were too
+    write_texts([*([(args.configs, "".join(configs))] if args.configs else []),
+                 *([(args.withdrawn, "".join(withdrawn))] if args.withdrawn else []),
+                 (args.out or "-", "".join(lines))])
     if args.configs:
-        configs = write_lines(score_configs(), args.configs)
-        info(f"{configs} score config(s) written to {args.configs}")
+        info(f"{len(configs)} score config(s) written to {args.configs}")
     if args.withdrawn:
-        info(f"{write_lines(gone, args.withdrawn)} withdrawn score(s) written to {args.withdrawn}")
-    count = write_lines(records, args.out or "-")
-    info(f"{count} score record(s) of run {run_id}" + (f" written to {args.out}" if args.out else ""))
+        info(f"{len(withdrawn)} withdrawn score(s) written to {args.withdrawn}")
+    info(f"{len(lines)} score record(s) of run {run_id}" + (f" written to {args.out}" if args.out else ""))
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.output import input_file
+
 ORDER = 63
 
 
@@ -19,7 +21,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "trace that cannot be read is skipped with one line.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--phoenix", metavar="URL", help="read from the Phoenix server at URL (needs gradedesk[phoenix])")
-    src.add_argument("--langfuse", metavar="FILE.json",
+    input_file(src, "--langfuse", metavar="FILE.json",
                      help="read a Langfuse trace export: the public API's traces with their observations (JSON)")
     p.add_argument("--project", default="default", metavar="NAME",
                    help="the Phoenix project to read, side A when two sides are read (default: default)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from gradedesk.core.cli.output import input_file
+
 ORDER = 80
 VALIDATE_FORMATS = ("bundle", "context-pack")  # what a file can be checked as
 
@@ -15,7 +17,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                                    "evidence_count, blocks) and print every violation of its contract; exit 1 when "
                                    "there are any. A bundle's coverage_notes may be one string; a bundle that names "
                                    "no tokenizer is counted with the default one (the output names it).")
-    p.add_argument("file", metavar="FILE.json")
+    input_file(p, "file", metavar="FILE.json")
     p.add_argument("--format", choices=VALIDATE_FORMATS, default=None,
                    help="check the file as this instead of telling it by its fields")
     p.set_defaults(handler=run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gradedesk.core.cli.endpoint import add_embeddings_arguments
+from gradedesk.core.cli.output import output_file
 
 ORDER = 23
 
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("question", nargs="?", default="", help="the question to ask first (default: type one)")
     p.add_argument("--repo", help="repository name (default: the only one in the store)")
     p.add_argument("--budget", type=int, default=2000, help="token budget of the first bundle (default 2000)")
-    p.add_argument("--questions", metavar="FILE.jsonl",
+    output_file(p, "--questions", metavar="FILE.jsonl",
                    help="benchmark questions file that s appends to (made when missing; never rewritten)")
     add_embeddings_arguments(p)
     p.set_defaults(handler=run)
