@@ -1,10 +1,16 @@
-"""Reading JSONL input files that come from outside: every problem is `file:line: field: problem`."""
+"""Reading JSON and JSONL that come from outside: every problem is `file:line: field: problem`.
+
+`loads` is the one parser of outside JSON (files, stdin, servers' and models' replies): it bounds nesting, so a line of
+100,000 `[` is a bad line, not a RecursionError in the parser or in whatever walks the value afterwards.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from gradedesk.core.errors import InputError, UserError
 
@@ -36,6 +42,32 @@ def json_lines(lines: list[str], source: str, problems: list[str]) -> Iterator[t
         if not text.strip():
             continue
         try:
-            yield lineno, json.loads(text)
+            yield lineno, loads(text)
+        except TooDeep:
+            problems.append(f"{source}:{lineno}: (json): nested too deeply (over {MAX_DEPTH} levels)")
         except json.JSONDecodeError as exc:
             problems.append(f"{source}:{lineno}: (json): malformed JSON: {exc.msg} at column {exc.colno}")
+
+
+# Far deeper than any run log, trace, bundle or verdict nests (they stop at about 6), far below Python's recursion limit.
+MAX_DEPTH = 64
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a JSON string (skipped whole) or a bracket
+
+
+class TooDeep(json.JSONDecodeError):
+    """JSON nested deeper than MAX_DEPTH; a JSONDecodeError, so every reader that refuses bad JSON refuses it."""
+
+
+def loads(text: str) -> Any:
+    """json.loads, refusing (TooDeep) text nested deeper than MAX_DEPTH."""
+    if text.count("[") + text.count("{") > MAX_DEPTH:  # cheap: only text with that many brackets is walked
+        depth = 0
+        for m in _TOKEN.finditer(text):
+            c = m.group()
+            if c in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise TooDeep(f"nested too deeply (over {MAX_DEPTH} levels)", text, m.start())
+            elif c in "]}":
+                depth -= 1
+    return json.loads(text)

@@ -35,13 +35,14 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.evidence.policy import ContextPackPolicy, build_budgeted_pack, pack_items_from_retrieval
     from gradedesk.core.cli.output import print_json
+    from gradedesk.core.jsonl import loads
 
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     if not raw.strip():
         raise UserError("stdin: context-pack build requires retrieval JSON on stdin "
                         "(gradedesk retrieve \"question\" --json | gradedesk context-pack build)")
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except json.JSONDecodeError as exc:
         raise UserError(f"stdin:{exc.lineno}: (json): malformed JSON: {exc.msg} at column {exc.colno}") from None
     try:

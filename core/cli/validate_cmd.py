@@ -38,14 +38,17 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.evidence.bundle import read_bundle, validate
     from gradedesk.core.evidence.pack_check import check_pack, is_pack
+    from gradedesk.core.jsonl import loads
     from gradedesk.core.limits import too_long
 
     try:
         with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = loads(fh.read())
     except OSError as exc:
         raise UserError(f"{args.file}: cannot read ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{args.file}:{exc.lineno}: not a JSON file ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
         raise UserError(f"{args.file}: not a JSON file ({exc})") from None
     for part in ("snippets", "blocks"):
         items = data.get(part) if isinstance(data, dict) else None

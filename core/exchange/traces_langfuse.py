@@ -20,6 +20,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc, TraceRead, doc_score
 from gradedesk.core.exchange.traces_phoenix import END_KEYS, FILE_KEYS, START_KEYS, parse_since
+from gradedesk.core.jsonl import loads
 
 QUESTION_KEYS = ("question", "query", "input")
 CONTENT_KEYS = ("content", "page_content", "text")
@@ -31,12 +32,15 @@ def _traces(path: Path) -> list[Any]:
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError:
-        try:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+        records, lines = [], text.split("\n")
+        for lineno, line in enumerate(lines, start=1):
+            try:
+                records += [loads(line)] if line.strip() else []
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        return records
     if isinstance(data, dict):
         data = data["data"] if isinstance(data.get("data"), list) else [data]
     if not isinstance(data, list):

@@ -22,6 +22,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.exchange.extras import need, server_errors
 from gradedesk.core.exchange.traces import TraceAnswer, TraceDoc, doc_score
+from gradedesk.core.jsonl import loads
 
 MAX_SPANS = 1_000_000  # per request series: the client pages through them, 100 a request
 TRACES_PER_REQUEST = 50
@@ -69,7 +70,7 @@ def documents(attrs: dict[str, Any], where: str) -> list[TraceDoc]:
         meta = d.get("metadata")
         if isinstance(meta, str):
             try:
-                meta = json.loads(meta)
+                meta = loads(meta)
             except json.JSONDecodeError:
                 meta = None
         meta = {**(meta if isinstance(meta, dict) else {}),

@@ -14,6 +14,7 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.text.prompt_layout import Header, grader_evidence
+from gradedesk.core.jsonl import loads
 
 
 class ReplyError(ValueError):
@@ -31,7 +32,7 @@ def parse_json_reply(text: str) -> dict:
         candidates.append(text[start:end + 1])
     for candidate in candidates:
         try:
-            data = json.loads(candidate)
+            data = loads(candidate)
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict):

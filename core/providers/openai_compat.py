@@ -48,6 +48,7 @@ from gradedesk.core.providers.replies import read_reply
 from gradedesk.core.providers.system_role import PROBE, SYSTEM_ROLES, dropped_system, fold_system, probe_dropped
 from gradedesk.core.text.redact import redact, remove_secrets
 from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
+from gradedesk.core.jsonl import loads
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 LOCAL_KEY_PLACEHOLDER = "no-key-needed"  # sent to local endpoints that take no key (the openai client wants one)
@@ -250,7 +251,7 @@ class OpenAICompatibleProvider:
             raise ProviderError(f"HTTP {status}: {detail}", kind="status",
                                 retryable=status in RETRYABLE_STATUS or status >= 500, status=status) from None
         try:
-            body = json.loads(text)
+            body = loads(text)
         except json.JSONDecodeError as exc:
             raise ProviderError(f"malformed reply: not JSON ({exc.msg} at char {exc.pos})", kind="malformed",
                                 retryable=True) from None

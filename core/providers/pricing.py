@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from gradedesk.core.errors import UserError
+from gradedesk.core.jsonl import loads
 
 # USD per 1M tokens (input, output). Override with a JSON file: {"model": {"input": 0.15, "output": 0.6}, ...}.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -28,10 +29,12 @@ def load_prices(path: str | Path | None = None) -> dict[str, tuple[float, float]
         return prices
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UserError(f"{p}: cannot read price file ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{p}:{exc.lineno}: price file is not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
         raise UserError(f"{p}: price file is not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise UserError(f"{p}: price file must be an object of model: {{input, output}}")

@@ -67,7 +67,7 @@ def test_validate_bundle_bad_file_is_exit_2(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("{nope", encoding="utf-8")
     out = gradedesk("validate-bundle", str(p))
-    assert out.returncode == 2 and out.stderr.startswith(f"gradedesk: error: {p}: not a JSON file")
+    assert out.returncode == 2 and out.stderr.startswith(f"gradedesk: error: {p}:1: not a JSON file")
     out = gradedesk("validate-bundle", str(tmp_path / "missing.json"))
     assert out.returncode == 2 and "cannot read" in out.stderr
 
