@@ -206,17 +206,20 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_question ON answers (question_pk);
 CREATE INDEX IF NOT EXISTS answers_run_status ON answers (run_id, status);
 
--- Where an answer read from an application's traces came from (`gradedesk import-traces`: Phoenix; a Langfuse trace
--- export): the trace and the span (Phoenix) or observation (Langfuse) holding the answer, so people's and the judge's
--- grades can go back onto that span. A run of answers made here has no rows.
+-- Where an answer read from an application's traces or an eval tool's log came from (`gradedesk import-traces`:
+-- Phoenix, a Langfuse trace export; `import-inspect`: an Inspect AI log; `import-promptfoo`: a promptfoo results file):
+-- the trace and the span (Phoenix) or observation (Langfuse) holding the answer, or the log's sample, so people's and
+-- the judge's grades can go back onto it. A run of answers made here has no rows.
 CREATE TABLE IF NOT EXISTS answer_traces (
     answer_id  INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
-    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse')),
-    endpoint   TEXT,                       -- the server's base URL it was read from; NULL for an export file
-    project    TEXT NOT NULL,              -- the project it was read from
+    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse', 'inspect', 'promptfoo')),
+    endpoint   TEXT,                       -- the server's base URL it was read from; NULL for an export file; the
+                                           -- log's absolute path for an Inspect log or promptfoo results file
+    project    TEXT NOT NULL,              -- the project it was read from (the eval's task, promptfoo's description)
     side       TEXT NOT NULL,              -- the side label the desk shows instead of raw/bundled
-    trace_id   TEXT NOT NULL,
-    span_id    TEXT NOT NULL               -- the LLM span (Phoenix) or generation observation (Langfuse)
+    trace_id   TEXT NOT NULL,              -- an eval log's sample key: eval id, sample id, epoch (Inspect)
+    span_id    TEXT NOT NULL,              -- the LLM span (Phoenix), generation observation (Langfuse), sample id
+    content    TEXT                        -- a hash of what was read (question, answer), to tell a log that changed
 );
 CREATE INDEX IF NOT EXISTS answer_traces_trace ON answer_traces (trace_id);
 
@@ -627,3 +630,24 @@ UPDATE sample_draws SET budget = (
 -- The judge's pairwise verdicts: the table pairwise_verdicts comes from its CREATE statement above. Rubrics say their
 -- kind, so a pairwise rubric is never the current grade rubric; every rubric stored before was a grade rubric.
 ALTER TABLE rubrics ADD COLUMN kind TEXT NOT NULL DEFAULT 'grade' CHECK (kind IN ('grade', 'pairwise'));
+
+-- migrate to 16
+-- Eval logs in (import-inspect, import-promptfoo): answer_traces takes their sources and a hash of what each sample
+-- held. SQLite cannot change a CHECK in place, so the table is copied into its new shape (its index is made again by
+-- the CREATE statements above). A store older than answer_traces gets an empty one to copy.
+CREATE TABLE IF NOT EXISTS answer_traces (answer_id INTEGER PRIMARY KEY, source TEXT, endpoint TEXT, project TEXT,
+                                          side TEXT, trace_id TEXT, span_id TEXT);
+CREATE TABLE answer_traces_16 (
+    answer_id  INTEGER PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+    source     TEXT NOT NULL CHECK (source IN ('phoenix', 'langfuse', 'inspect', 'promptfoo')),
+    endpoint   TEXT,
+    project    TEXT NOT NULL,
+    side       TEXT NOT NULL,
+    trace_id   TEXT NOT NULL,
+    span_id    TEXT NOT NULL,
+    content    TEXT
+);
+INSERT INTO answer_traces_16 (answer_id, source, endpoint, project, side, trace_id, span_id)
+    SELECT answer_id, source, endpoint, project, side, trace_id, span_id FROM answer_traces;
+DROP TABLE answer_traces;
+ALTER TABLE answer_traces_16 RENAME TO answer_traces;

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from gradedesk.core.exchange.formats import SCORE_FORMATS
+from gradedesk.core.exchange.formats import FILE_SCORE_FORMATS, SCORE_FORMATS
 from gradedesk.core.cli.output import output_file
 
 ORDER = 47
@@ -27,10 +27,15 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "trace_id, observation_id, run/answer/question ids, metadata. langfuse: the records Langfuse's "
                     "score API accepts as they are (camelCase; 32-hex traceId and 16-hex observationId derived from "
                     "run, question and answer; id an idempotency key), with --configs for its score configs. "
-                    "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id).")
+                    "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id). "
+                    "inspect: a copy of the Inspect log the run was imported from (import-inspect), written to --out, "
+                    "with each person's current grade as a score edit of the sample's pass/fail scores (author the "
+                    "person, reason the note; needs gradedesk[inspect]).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
-    p.add_argument("--format", default="gradedesk", choices=SCORE_FORMATS, help="which records (default: gradedesk)")
-    output_file(p, "--out", metavar="FILE.jsonl", help="write here instead of stdout")
+    p.add_argument("--format", default="gradedesk", choices=SCORE_FORMATS + FILE_SCORE_FORMATS,
+                   help="which records (default: gradedesk)")
+    output_file(p, "--out", metavar="FILE", help="write here instead of stdout (JSONL); with --format inspect the new "
+                                                  "log (required; never the log the run came from)")
     output_file(p, "--configs", metavar="FILE.jsonl",
                    help="with --format langfuse: also write the score configs the scores follow (grade CATEGORICAL, "
                         "pass and failure labels BOOLEAN, the four dimensions NUMERIC 1-5, claim_mark and flag "
@@ -64,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.configs and args.format != "langfuse":
         raise UserError("--configs: score configs are Langfuse's; add --format langfuse")
+    if args.format in FILE_SCORE_FORMATS:
+        return _export_file(args)
     if args.push is not None:
         from gradedesk.core.cli.push import push
 
@@ -85,4 +92,27 @@ def run(args: argparse.Namespace) -> int:
     if args.withdrawn:
         info(f"{len(withdrawn)} withdrawn score(s) written to {args.withdrawn}")
     info(f"{len(lines)} score record(s) of run {run_id}" + (f" written to {args.out}" if args.out else ""))
+    return 0
+
+
+def _export_file(args: argparse.Namespace) -> int:
+    """--format inspect: people's grades written into a copy of the file the run's answers came from."""
+    from pathlib import Path
+
+    from gradedesk.core.cli.output import info
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.exchange.inspect_log import export_inspect
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.run_records import resolve_run
+
+    for flag, given in (("--withdrawn", args.withdrawn), ("--push", args.push is not None)):
+        if given:
+            raise UserError(f"{flag}: not with --format {args.format} (a new copy holds only the current grades)")
+    if not args.out:
+        raise UserError(f"--out: --format {args.format} writes a new file; name it with --out")
+    with open_store(args.store, create=False) as store:
+        run_id = resolve_run(store, args.run)
+        report = export_inspect(store, run_id, Path(args.out))
+    info(f"run {run_id}: {report.edits} score edit(s) from {report.graded} graded sample(s) written to "
+         + ", ".join(str(p) for p in report.written))
     return 0

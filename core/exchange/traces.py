@@ -29,7 +29,9 @@ from gradedesk.core.store.answers import NewAnswer, add_answer, answer_statuses
 from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.questions import QuestionRow, add_question, question_pk
 from gradedesk.core.store.run_records import NewRun, add_run, run_by_key
-from gradedesk.core.store.traces import AnswerTrace, add_answer_trace, run_trace_ids, side_labels
+from gradedesk.core.store.grades import current_grades
+from gradedesk.core.store.machine_grades import AutoGrade, add_machine_grade
+from gradedesk.core.store.traces import AnswerTrace, add_answer_trace, run_trace_contents, run_trace_ids, side_labels
 
 SIDE_METHODS = ("raw", "bundle")  # side A, side B: the answer methods the desk pairs
 TRACE_CATEGORY = "trace"
@@ -49,8 +51,18 @@ class TraceDoc:
 
 
 @dataclass(frozen=True)
+class LogGrade:
+    """A grade an eval tool's log carries (an Inspect scorer's score, a promptfoo assertion's result), as a machine
+    grade named after what made it (`inspect:match`, `promptfoo:contains`)."""
+
+    grader: str
+    grade: str  # one of the four grades
+    reasoning: str | None = None
+
+
+@dataclass(frozen=True)
 class TraceAnswer:
-    """One trace's question, answer and evidence, and where they came from."""
+    """One trace's (or eval log sample's) question, answer and evidence, and where they came from."""
 
     trace_id: str
     span_id: str  # the span (observation) that holds the answer
@@ -61,6 +73,18 @@ class TraceAnswer:
     time: str  # when the answer was made
     model: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)  # the trace's metadata attributes, for --pair-by ATTR
+    gold: str | None = None  # an eval log's target; traces have none
+    grades: tuple[LogGrade, ...] = ()
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    endpoint: str | None = None  # where this answer was read from when a side has its own (an eval log's path)
+
+    @property
+    def content(self) -> str:
+        """A hash of what was read, to tell when a log changed under an answer already imported."""
+        return hashlib.sha256(json.dumps([self.question, self.answer, self.gold]).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -73,11 +97,13 @@ class TraceRead:
     pair_by: str | None = None  # "input" or a metadata attribute; None with one side
     side_by: str | None = None  # the attribute whose value names a trace's side, within one project
     labels: tuple[str, ...] = ()  # with side_by: its values that name side A and side B (split_by_attribute)
+    ids: tuple[str, ...] = ()  # what else tells the source apart: an eval log's eval ids
 
     @property
     def key(self) -> str:
-        # side_by joins the key only when given, so the runs of earlier imports are found again
-        what = ["traces", self.source, self.endpoint, self.projects, self.pair_by, *([self.side_by] * bool(self.side_by))]
+        # side_by and ids join the key only when given, so the runs of earlier imports are found again
+        what = ["traces", self.source, self.endpoint, self.projects, self.pair_by, *([self.side_by] * bool(self.side_by)),
+                *([list(self.ids)] * bool(self.ids))]
         return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
 
     @property
@@ -105,6 +131,9 @@ class TraceImport:
     questions: int = 0  # new questions
     paired: int = 0  # questions that now have both sides
     already: int = 0  # traces the run held already
+    changed: int = 0  # of those, how many the source now holds otherwise (an eval log rewritten since)
+    changed_graded: int = 0  # of those, how many a person graded
+    grades: int = 0  # machine grades the source carried (eval logs' scores)
     skipped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -194,12 +223,17 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
         else:
             run_id = existing
         report = TraceImport(run_id, existing is None, skipped=list(skipped or []))
-        known = run_trace_ids(store, run_id)
+        known = run_trace_contents(store, run_id)
+        graded = {answer_id for answer_id, _ in current_grades(store, run_id)}
         slots = {(pk, method): status for (pk, method, _), status in answer_statuses(store, run_id).items()}
         for side, (method, traces) in enumerate(zip(SIDE_METHODS, sides)):
             for t in traces:
                 if t.trace_id in known:
                     report.already += 1
+                    answer_id, content = known[t.trace_id]
+                    if content is not None and content != t.content:
+                        report.changed += 1
+                        report.changed_graded += answer_id in graded
                     continue
                 if (problem := _problem(read, t)) is not None:
                     report.skipped.append(problem)
@@ -207,7 +241,7 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
                 qid = _pair_key(read, t)
                 pk = question_pk(store, read.benchmark, qid)
                 if pk is None:
-                    pk = add_question(store, QuestionRow(read.benchmark, qid, t.question, TRACE_CATEGORY, None), now)
+                    pk = add_question(store, QuestionRow(read.benchmark, qid, t.question, TRACE_CATEGORY, t.gold), now)
                     report.questions += 1
                 elif (pk, method) in slots:
                     report.skipped.append(f"{read.source} trace {t.trace_id}: {read.sides[side]} already has an "
@@ -218,10 +252,18 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
                 answer_id = add_answer(store, NewAnswer(
                     run_id=run_id, question_pk=pk, method=method, budget=0, text=t.answer,
                     evidence=json.dumps(hits, ensure_ascii=False), evidence_files=json.dumps(files), bundle_id=None,
-                    created_at=now, answered_at=t.time or now))
-                add_answer_trace(store, AnswerTrace(answer_id, read.source, read.endpoint, t.project,
-                                                    read.sides[side], t.trace_id, t.span_id))
-                known.add(t.trace_id)
+                    created_at=now, answered_at=t.time or now, tokens_in=t.tokens_in, tokens_out=t.tokens_out,
+                    cost_usd=t.cost_usd, latency_ms=t.latency_ms))
+                add_answer_trace(store, AnswerTrace(answer_id, read.source, t.endpoint or read.endpoint, t.project,
+                                                    read.sides[side], t.trace_id, t.span_id,
+                                                    t.content))
+                for g in t.grades:
+                    add_machine_grade(store, AutoGrade(
+                        answer_id=answer_id, grader_kind="imported", grader_model=g.grader, rubric_version=None,
+                        repeat_index=0, grade=g.grade, failure_label=None, confidence=None, reasoning=g.reasoning,
+                        raw_response=None, created_at=now))
+                    report.grades += 1
+                known[t.trace_id] = (answer_id, None)
                 slots[(pk, method)] = "ok"
                 report.paired += all((pk, m) in slots for m in SIDE_METHODS)
                 report.traces += 1
@@ -241,7 +283,7 @@ def known_traces(store: Store, read: TraceRead) -> set[str]:
 def trace_url(origin: AnswerTrace) -> str | None:
     """Where a person opens the trace an answer came from: Phoenix's trace redirect, Langfuse's trace page; None when
     the server is not known (a Langfuse export read from a file)."""
-    if origin.endpoint is None:
+    if origin.endpoint is None or origin.source not in ("phoenix", "langfuse"):  # an eval log is a file
         return None
     if origin.source == "phoenix":
         return f"{origin.endpoint}/redirects/traces/{origin.trace_id}"

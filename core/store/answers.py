@@ -87,6 +87,10 @@ class NewAnswer:
     bundle_id: int | None
     created_at: str
     answered_at: str
+    tokens_in: int | None = None  # what the log says the answer cost, when it says (an eval tool's log)
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
 
 
 def add_answer(store: Store, answer: NewAnswer) -> int:

@@ -16,12 +16,13 @@ from gradedesk.core.store.connection import Store
 @dataclass(frozen=True, slots=True)
 class AnswerTrace:
     answer_id: int
-    source: str  # phoenix | langfuse
-    endpoint: str | None  # the server's base URL; None for an export file
+    source: str  # phoenix | langfuse | inspect | promptfoo
+    endpoint: str | None  # the server's base URL; None for an export file; an eval log's absolute path
     project: str
     side: str  # the label the desk shows instead of raw/bundled
     trace_id: str
     span_id: str
+    content: str | None = None  # a hash of what was read (an eval log's sample), to tell a log that changed since
 
 
 _COLUMNS = ", ".join(f.name for f in fields(AnswerTrace))
@@ -34,8 +35,14 @@ def add_answer_trace(store: Store, trace: AnswerTrace) -> None:
 
 def run_trace_ids(store: Store, run_id: int) -> set[str]:
     """The trace ids the run's answers came from."""
-    return {r[0] for r in store._conn.execute(
-        "SELECT t.trace_id FROM answer_traces t JOIN answers a ON a.id = t.answer_id WHERE a.run_id = ?", (run_id,))}
+    return set(run_trace_contents(store, run_id))
+
+
+def run_trace_contents(store: Store, run_id: int) -> dict[str, tuple[int, str | None]]:
+    """{trace id: (its answer's id, the hash of what was read)} of the run's answers that came from traces or logs."""
+    return {r[0]: (r[1], r[2]) for r in store._conn.execute(
+        "SELECT t.trace_id, t.answer_id, t.content FROM answer_traces t JOIN answers a ON a.id = t.answer_id "
+        "WHERE a.run_id = ?", (run_id,))}
 
 
 def run_spans(store: Store, run_id: int) -> dict[int, AnswerTrace]:
