@@ -30,6 +30,7 @@ from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.name import NameScreen
+from gradedesk.tui.widgets.literal import clean
 from gradedesk.tui.widgets.status_line import StatusLine
 
 __all__ = ["DeskApp", "DeskConfig", "run_desk", "run_explore"]
@@ -171,7 +172,7 @@ class DeskApp(App):
         for status in self.screen.query(StatusLine):  # none when a modal or another screen is on top
             status.show_message(text, error=error)
         if error:
-            self.notify(text, title="error", severity="error", markup=False)
+            self.notify(clean(text), title="error", severity="error", markup=False)
 
     def on_quit(self, flush: Callable[[], None]) -> None:
         self._flushes.append(flush)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from gradedesk.core import __version__
-from gradedesk.core.cli.output import check_files
+from gradedesk.core.cli.output import check_files, terminal_safe_streams
 from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.text.redact import redact
 from gradedesk.core.config import DEFAULT_API_KEY_ENV, api_key, read_store_path, store_path
@@ -56,6 +56,11 @@ def build_parser(extra_modules: Sequence[ModuleType] = ()) -> argparse.ArgumentP
 
 
 def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()) -> int:
+    with terminal_safe_streams():  # whatever is printed, outside text in it reaches the terminal as visible escapes
+        return _main(argv, extra_modules)
+
+
+def _main(argv: list[str] | None, extra_modules: Sequence[ModuleType]) -> int:
     parser = build_parser(extra_modules)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

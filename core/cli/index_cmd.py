@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def _progress() -> Callable[[int, int, str], None]:
+    from gradedesk.core.cli.output import raw_stream
+
     last = [0.0]
     tty = sys.stderr.isatty()
 
@@ -34,8 +36,11 @@ def _progress() -> Callable[[int, int, str], None]:
         if done != total and now - last[0] < (0.1 if tty else 2.0):
             return
         last[0] = now
-        end = "\n" if done == total or not tty else ""
-        print(f"\rindexing: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+        if tty:  # one line redrawn in place: a carriage return of gradedesk's own, past the terminal-safe stream
+            end = "\n" if done == total else ""
+            print(f"\rindexing: {done}/{total} files", end=end, file=raw_stream(sys.stderr), flush=True)
+        else:
+            print(f"indexing: {done}/{total} files", file=sys.stderr, flush=True)
 
     return show
 

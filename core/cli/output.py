@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gradedesk.core.outputs import check_outputs, write_texts
+from gradedesk.core.text.terminal import json_safe, terminal_safe
 
 # What each phase of long work is called on the progress bar (runs, the demo, offline grading, the judge).
 PHASE_LABELS = {
@@ -19,8 +20,39 @@ PHASE_LABELS = {
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_safe(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
+
+
+class TerminalSafe:
+    """A text stream (stdout or stderr) that shows every write through terminal_safe: whatever a command prints,
+    outside text in it cannot move the cursor, retitle the window, write the clipboard or turn text around.
+    JSON printed to it is made safe first with json_safe, which keeps it valid (print_json, write_lines)."""
+
+    def __init__(self, stream: Any):
+        self.raw = stream
+
+    def write(self, text: str) -> int:
+        self.raw.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding...: the stream's own
+        return getattr(self.raw, name)
+
+
+@contextmanager
+def terminal_safe_streams() -> Iterator[None]:
+    """stdout and stderr through TerminalSafe while a command runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def raw_stream(stream: Any) -> Any:
+    """The stream under TerminalSafe: for gradedesk's own styling (the progress bars' colours and cursor moves)."""
+    return stream.raw if isinstance(stream, TerminalSafe) else stream
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -43,8 +75,13 @@ def _cell(value: Any) -> str:
 def write_lines(records: Iterable[Any], path: str) -> int:
     """Records as JSON lines to stdout (path '-') or to a file that appears whole or not at all; returns how many."""
     lines = jsonl_text(records)
-    write_texts([(path, "".join(lines))])
+    write_texts([(path, for_path(path, "".join(lines)))])
     return len(lines)
+
+
+def for_path(path: str, json_text: str) -> str:
+    """JSON text as it goes to `path`: on stdout, made terminal-safe (the same values); in a file, as it is."""
+    return json_safe(json_text) if path == "-" else json_text
 
 
 def jsonl_text(records: Iterable[Any]) -> list[str]:
@@ -95,7 +132,7 @@ def progress_bars(interval: float = PROGRESS_LINE_SECONDS) -> Iterator[Callable[
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
+    console = Console(file=raw_stream(sys.stderr))  # its own colours and cursor moves; labels are gradedesk's
     if not console.is_terminal:
         with progress_lines(interval) as update:
             yield update

@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from gradedesk.core.cli.output import info, jsonl_text
+    from gradedesk.core.cli.output import for_path, info, jsonl_text
     from gradedesk.core.outputs import write_texts
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.scores import gradedesk_records
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     # every file at once: a failure leaves the others as they were too
     write_texts([*([(args.configs, "".join(configs))] if args.configs else []),
                  *([(args.withdrawn, "".join(withdrawn))] if args.withdrawn else []),
-                 (args.out or "-", "".join(lines))])
+                 (args.out or "-", for_path(args.out or "-", "".join(lines)))])
     if args.configs:
         info(f"{len(configs)} score config(s) written to {args.configs}")
     if args.withdrawn:

@@ -47,7 +47,7 @@ from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.runs.headline import Headline, headline, headline_table
 from gradedesk.core.stats.measures import texts_once
 
-from gradedesk.tui.widgets.literal import literal
+from gradedesk.tui.widgets.literal import clean, literal
 
 SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
            ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
@@ -235,7 +235,7 @@ class AgreementScreen(Screen):
         if self.report_error is not None:
             self.report_error(text)
         else:
-            self.notify(text, title="error", severity="error", markup=False)  # a str: the toast cannot build from a Text
+            self.notify(clean(text), title="error", severity="error", markup=False)  # a str: the toast cannot build from a Text
 
     # Widgets ----------------------------------------------------------------------------------------------------------
 

@@ -54,15 +54,15 @@ class BundleScreen(Screen):
     def _header(self) -> Text:
         a, b = self.answer, self.answer.bundle
         if self.neutral:
-            return Text(f"Evidence │ {self.title_text} │ {len(self.snippets)} pieces (how they were chosen is shown "
-                        "once both answers are graded)", style="bold")
-        t = Text(f"Evidence │ {self.title_text} │ answer {a.id}", style="bold")
+            return Text.assemble("Evidence │ ", literal(self.title_text), f" │ {len(self.snippets)} pieces (how they "
+                                 "were chosen is shown once both answers are graded)", style="bold")
+        t = Text.assemble("Evidence │ ", literal(self.title_text), f" │ answer {a.id}", style="bold")
         if b is not None:
             t.append(f" │ bundle {b.id} · ")
             t.append_text(literal(b.question_type))
             t.append("\n")
             t.append_text(token_bar(b.total_tokens, b.token_budget, width=40))
-            t.append(f"  {b.tokenizer} · {b.compiler_version}", style="dim")
+            t.append(f"  {clean(b.tokenizer)} · {clean(b.compiler_version)}", style="dim")
             for note in b.coverage_notes:
                 t.append("\ncoverage: ", style="bold")
                 t.append_text(literal(note))

@@ -70,7 +70,7 @@ class ClaimScreen(Screen):
         self.sheet: ClaimSheet | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Claims │ {self.title_text}", style="bold"), id="claims-title", markup=False)
+        yield Static(Text.assemble("Claims │ ", literal(self.title_text), style="bold"), id="claims-title", markup=False)
         yield Static(literal(self.question), id="claims-question", markup=False)
         yield Static("Loading the claims…", id="claims-figures", markup=False)
         with Horizontal(id="claims-body"):

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
 from gradedesk.core.review.grader_names import MAX_NAME, name_problem
+from gradedesk.tui.widgets.literal import literal
 
 
 class NameScreen(Screen[str]):
@@ -26,7 +27,7 @@ class NameScreen(Screen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(Text(self.desk_title), classes="dialog-title")
+            yield Label(literal(self.desk_title), classes="dialog-title")
             yield Label("Your name (it is stored with every grade you give):")
             yield Input(placeholder="e.g. ann", max_length=MAX_NAME, id="name")
             yield Static("", id="name-problem")

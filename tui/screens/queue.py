@@ -70,7 +70,9 @@ class QueueScreen(Screen):
 
     def _title(self) -> None:
         t = Text("Queue", style="bold")
-        t.append(f" │ {self.run.title} │ {len(self.rows):,}{'' if self.done else '+'} rows │ filters: ")
+        t.append(" │ ")
+        t.append_text(literal(self.run.title))
+        t.append(f" │ {len(self.rows):,}{'' if self.done else '+'} rows │ filters: ")
         t.append_text(literal(self.filters.describe()))
         if self.judge_rubric is not None:
             t.append(" │ judge under rubric ")
@@ -115,9 +117,9 @@ class QueueScreen(Screen):
         else:
             status = Text("· ungraded", style="dim")
         if row.status != "ok":
-            status = Text(f"! {row.status}", style="yellow")
+            status = literal(f"! {row.status}", "yellow")
         letter = "A" if row.side == "left" else "B"
-        answer = Text(f"{letter} {row.method}" if not self.hide_methods else letter)
+        answer = literal(f"{letter} {row.method}" if not self.hide_methods else letter)
         if row.machine_grade is None:
             machine, by, conf = Text("—", style="dim"), Text(""), Text("")
         elif not Blindness(self.show_judge, self.recheck).judge(row.question_pk, has_machine=True,

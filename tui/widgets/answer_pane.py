@@ -333,5 +333,5 @@ class AnswerPane(BlockView):
 
     def show(self, view: PaneView, *, new_item: bool = True) -> None:
         """Show `view`; code not highlighted yet appears plain until the screen's highlight worker is done."""
-        self.border_title = view.title
+        self.border_title = literal(view.title)  # a Text: a side label is never markup, its controls shown
         self.set_blocks(pane_blocks(view, highlight=False), keep_scroll=not new_item)

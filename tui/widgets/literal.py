@@ -1,14 +1,15 @@
 """Untrusted text, shown literally.
 
-Answers, evidence, questions, notes and judge reasoning come from outside. They are never parsed as Rich/Textual markup
-(they go into `rich.text.Text`, not into markup strings), and control characters such as ESC are replaced by a visible
-escape (`\\x1b`) so an ANSI sequence in an answer can neither colour nor break the screen.
+Answers, evidence, questions, notes, judge reasoning, run labels, side labels and names come from outside. They are
+never parsed as Rich/Textual markup (they go into `rich.text.Text`, not into markup strings), and they pass through
+core's one sanitizer (core/text/terminal.py): control characters such as ESC and bidi overrides are shown as visible
+escapes (`\\x1b`, `\\u202e`), so an ANSI sequence in an answer can neither colour nor break the screen, and a label
+cannot turn text around. Every body, title, border title and label with outside text in it is built here.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from collections import OrderedDict
 from pathlib import PurePosixPath
@@ -18,15 +19,12 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 
-# C0 controls but tab and newline, DEL, and C1 controls (e.g. the 8-bit CSI \x9b).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from gradedesk.core.text.terminal import terminal_safe
 
 
 def clean(text: str | None) -> str:
-    """The text with every control character shown as a visible escape."""
-    if not text:
-        return ""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+    """The text with every control, bidi and invisible formatting character shown as a visible escape."""
+    return terminal_safe(text)
 
 
 def literal(text: str | None, style: str | Style = "") -> Text:

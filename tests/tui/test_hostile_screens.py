@@ -1,0 +1,45 @@
+"""The hostile corpus at the desk: a run read from traces whose side labels, questions, answers and evidence carry
+markup, CSI, OSC 0/8/52, C1 controls, bidi overrides and NUL. Every screen the desk opens is drawn, and no character
+of those sequences is in what the compositor sends to the terminal (pane titles included); the text shows escaped."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.cli.test_hostile_corpus import CORPUS, FORBIDDEN
+from tests.fixtures.cli import cli
+from tests.fixtures.desk import keys, running
+from tests.fixtures.langfuse_export import trace, write_export
+
+pytestmark = pytest.mark.anyio
+
+
+def drawn(app) -> str:
+    """The text of every segment the screen's compositor draws now (styles apart: they are gradedesk's own)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(seg.text for seg in strip if not seg.control) for strip in strips)
+
+
+def hostile_store(tmp_path, capsys):
+    traces = [{**trace(f"{n:032x}", f"{n:016x}", f"question {case} {CORPUS}", f"{side} answer {CORPUS}",
+                    [{"id": f"d{n}", "page_content": f"evidence {CORPUS}", "metadata": {"source": f"{CORPUS}.py"}}],
+                    {"case": case, "variant": f"{side}{CORPUS}"}), "projectId": f"p{CORPUS}"}
+              for n, (case, side) in enumerate([(c, s) for c in ("c1", "c2") for s in ("base", "rag")])]
+    db = tmp_path / "store.db"
+    code, _, err = cli(capsys, "import-traces", "--langfuse", write_export(tmp_path / "t.json", traces),
+                       "--side-by", "variant", "--pair-by", "case", "--store", db)
+    assert code == 0, err
+    return db
+
+
+@pytest.mark.parametrize("key", [None, "b", "c", "q", "v", "question_mark", "a", "p", "slash", "f", "exclamation_mark"])
+async def test_no_control_sequence_from_the_corpus_is_drawn(tmp_path, capsys, key):
+    path = hostile_store(tmp_path, capsys)
+    async with running(path, size=(120, 40)) as (app, pilot):
+        main_screen = drawn(app)
+        assert "\\x1b" in main_screen and "\\u202e" in main_screen  # shown, escaped: in titles and bodies
+        if key is not None:
+            await keys(pilot, key)
+        text = drawn(app)
+        found = FORBIDDEN.search(text)
+        assert found is None, f"{type(app.screen).__name__} draws {found.group()!r}: {text[max(0, found.start() - 80):found.end() + 40]!r}"
