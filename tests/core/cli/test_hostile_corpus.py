@@ -104,6 +104,7 @@ CASES: dict[str, list[str] | str] = {
     "export": ["export", "2", "--store", "{db}"],
     "import": ["import", "{log}", "--label", CORPUS, "--store", "{db}"],
     "import-traces": ["import-traces", "--langfuse", "{traces}", "--store", "{db}"],
+    "import-inspect": ["import-inspect", "{bundle}", "--store", "{db}"],
     "questions check": ["questions", "check", "{questions}"],
     "questions load": ["questions", "load", "{questions}", "--store", "{db}"],
     "questions flags": ["questions", "flags", "--store", "{db}"],
