@@ -31,6 +31,17 @@ def _describe_pack(report) -> str:
     return f"context pack: {{}} ({size}; budgets: {budgets}" + ("" if report.tokenizer else "; no tokenizer named") + ")"
 
 
+def _layout_name(bundle) -> str:
+    """Which layout the bundle's tokens were counted in (none when its tokenizer is unusable: validate said so)."""
+    from gradedesk.core.evidence.bundle import written_layout
+    from gradedesk.core.text.tokens import TokenizerError
+
+    try:
+        return "counted in " + written_layout(bundle).name
+    except TokenizerError:
+        return "not counted"
+
+
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -69,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = "" if b is None else b.tokenizer if read.tokenizer_named else \
             f"{b.tokenizer}, the default: the file names no tokenizer"
         summary = "evidence bundle: {}" + ("" if b is None else
-                                           f" ({len(b.snippets)} snippets, {b.total_tokens} tokens; {tokenizer})")
+                                           f" ({len(b.snippets)} snippets, {b.total_tokens} tokens {_layout_name(b)}; "
+                                           f"{tokenizer})")
     if args.json:
         print_json([{"rule": v.rule, "message": v.message, "snippet": v.snippet, "chunk_id": v.chunk_id}
                     for v in violations])

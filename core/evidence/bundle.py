@@ -15,7 +15,9 @@ from typing import Any
 
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.config import DEFAULT_ENCODING
-from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, Header, bundle_block, evidence_header
+from gradedesk.core.text.prompt_layout import (
+    LAYOUT_NAMES, SNIPPET_SEPARATOR, Header, bundle_block, bundle_layouts, evidence_header, layout_block,
+)
 from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
 # 2: brief reasons, no method/score in prompt headers; 3: `path:a-b`, no symbol a def line names; 4: cuts of ~100
@@ -55,6 +57,11 @@ class EvidenceSnippet:
     def prompt_block(self, index: int) -> str:
         """The block a prompt carries: the reason in its brief form (the stored one keeps the detail)."""
         return bundle_block(self._header(index), self.text, self.selection_reason)
+
+    def written_block(self, index: int, layout: str) -> str:
+        """The block as a compiler of that layout wrote it (prompt_layout.layout_block)."""
+        header = replace(self._header(index), method=self.retrieval_method, score=self.relevance_score)
+        return layout_block(layout, header, self.text, self.selection_reason)
 
 
 @dataclass
@@ -102,6 +109,28 @@ class EvidenceBundle:
 
 def prompt_context(snippets: list[EvidenceSnippet]) -> str:
     return SNIPPET_SEPARATOR.join(s.prompt_block(i) for i, s in enumerate(snippets, start=1))
+
+
+@dataclass(frozen=True)
+class CountedLayout:
+    """The prompt context a bundle's total_tokens is checked against: the layout it was written in, and its tokens."""
+    layout: str  # a key of prompt_layout.LAYOUT_NAMES
+    tokens: int
+
+    @property
+    def name(self) -> str:
+        return LAYOUT_NAMES[self.layout]
+
+
+def written_layout(bundle: EvidenceBundle) -> CountedLayout:
+    """The layout the bundle was written in, by its compiler_version (the seed's for a bundle gradedesk's compiler did
+    not make); of a version that wrote two, the one whose count is the bundle's total_tokens."""
+    tok = get_tokenizer(bundle.tokenizer)
+    counted = []
+    for layout in bundle_layouts(bundle.compiler_version):
+        text = SNIPPET_SEPARATOR.join(s.written_block(i, layout) for i, s in enumerate(bundle.snippets, start=1))
+        counted.append(CountedLayout(layout, tok.count(text)))
+    return next((c for c in counted if c.tokens == bundle.total_tokens), counted[0])
 
 
 @dataclass(frozen=True)
@@ -185,7 +214,8 @@ class BundleFile:
 
 def read_bundle(data: Any) -> BundleFile:
     """A bundle as another pipeline writes it: coverage_notes may be one string (the lesson's EvidenceBundle writes a
-    string), and a file that names no tokenizer is counted with the default one."""
+    string), a file that names no tokenizer is counted with the default one, and one that names no compiler_version
+    in the seed's layout (`written_layout`)."""
     violations = schema_violations(data)
     if violations:
         return BundleFile(None, violations, isinstance(data, dict) and "tokenizer" in data)
@@ -193,6 +223,7 @@ def read_bundle(data: Any) -> BundleFile:
     if isinstance(data["coverage_notes"], str):
         data["coverage_notes"] = [data["coverage_notes"]]
     data.setdefault("retrieval_strategies_used", [])
+    data.setdefault("compiler_version", "")  # gradedesk's compiler always names itself: this one is another's
     data["snippets"] = [{"symbol_name": None, **s} for s in data["snippets"]]
     return BundleFile(EvidenceBundle.from_dict(data), [], "tokenizer" in data)
 
@@ -242,10 +273,11 @@ def validate(bundle: EvidenceBundle) -> list[Violation]:
             bad("evidence_role", "evidence_role is missing")
         elif s.evidence_role not in EVIDENCE_ROLES:
             bad("evidence_role", f"evidence_role {s.evidence_role!r} is not one of {', '.join(EVIDENCE_ROLES)}")
-    actual_total = tok.count(bundle.to_prompt_context())
-    if bundle.total_tokens != actual_total:
+    counted = written_layout(bundle)
+    if bundle.total_tokens != counted.tokens:
         out.append(Violation("token_count", f"total_tokens {bundle.total_tokens} but the prompt context has "
-                                            f"{actual_total} tokens ({tok.id})"))
-    if actual_total > bundle.token_budget:
-        out.append(Violation("budget", f"{actual_total} tokens exceed the budget of {bundle.token_budget}"))
+                                            f"{counted.tokens} tokens ({tok.id}), counted in {counted.name}"))
+    if counted.tokens > bundle.token_budget:
+        out.append(Violation("budget", f"{counted.tokens} tokens exceed the budget of {bundle.token_budget} "
+                                       f"(counted in {counted.name})"))
     return out

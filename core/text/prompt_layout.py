@@ -205,6 +205,44 @@ def bundle_block(h: Header, text: str, reason: str | None) -> str:
     return block(evidence_header(h), text, reason)
 
 
+# the layouts bundles were written in: a bundle is counted in its own (core/evidence/bundle.py's validate) --------------
+# the seed's to_prompt_context (`[Evidence i] path :: symbol (lines a-b) [method, score: x]`, a `Reason included:` line),
+# and any bundle not from gradedesk's compiler
+SEED_LAYOUT = "seed"
+FUSED_LAYOUT = "gradedesk-compiler/1"  # compiler 1 from 2026-11-24: the seed's, with the fused score
+BRACKET_LAYOUT = "gradedesk-compiler/2"  # compiler 2: `(lines a-b)` and the brief reason in brackets
+LAYOUT = "gradedesk-compiler/3"  # compiler 3 on: `path:a-b`, no symbol a def line names (bundle_block)
+LAYOUT_NAMES = {SEED_LAYOUT: "the seed's to_prompt_context layout",
+                FUSED_LAYOUT: "gradedesk compiler 1's layout with fused scores",
+                BRACKET_LAYOUT: "gradedesk compiler 2's layout", LAYOUT: "gradedesk's layout (compiler 3 on)"}
+_COMPILER_RE = re.compile(r"gradedesk-compiler/(\d+)")
+
+
+def bundle_layouts(compiler_version: str | None) -> tuple[str, ...]:
+    """The layouts a bundle of this compiler version can have been written in, the one to report first: gradedesk's
+    compiler 1 wrote the seed's headers and from 2026-11-24 the fused score; a bundle gradedesk's compiler did not
+    make is the seed's."""
+    m = _COMPILER_RE.fullmatch(compiler_version or "")
+    version = int(m[1]) if m else 0
+    if version >= 3:
+        return (LAYOUT,)
+    return {2: (BRACKET_LAYOUT,), 1: (SEED_LAYOUT, FUSED_LAYOUT)}.get(version, (SEED_LAYOUT,))
+
+
+def layout_block(layout: str, h: Header, text: str, reason: str | None) -> str:
+    """A bundle's block as the layout wrote it (`h` with its symbol, lines, method and score)."""
+    if layout == LAYOUT:
+        return bundle_block(replace(h, method=None, score=None), text, reason)
+    head = f"[Evidence {h.label}] {h.path}" + (f" :: {h.symbol}" if h.symbol else "")
+    if h.start_line and h.end_line:
+        head += f" (lines {h.start_line}-{h.end_line})"
+    if layout == BRACKET_LAYOUT:
+        read = read_reason(reason) if reason else None
+        return block(f"{head} [{brief_reason(read)}]", text) if read else block(head, text, reason)
+    score = f"{'score:' if layout == SEED_LAYOUT else 'fused'} {h.score or 0.0:.4f}"
+    return block(f"{head} [{h.method}, {score}]", text, reason)
+
+
 def _defines(text: str, symbol: str) -> bool:
     """Does one of the text's first lines define the symbol (its last dotted part), after any decorators?"""
     name = re.escape(symbol.rsplit(".", 1)[-1])

@@ -139,7 +139,8 @@ def test_validate_bundle_on_the_lessons_bundle_and_packs(tmp_path, capsys):
     path.write_text(lesson_bundle_json([lesson_snippet(1, "def invalidate(self):\n    self._data.clear()")]))
     code, out, _ = cli(capsys, "validate-bundle", path)
     assert code == 0 and out.startswith(f"{path}: evidence bundle: ok (1 snippets, ")
-    assert out.rstrip().endswith("tiktoken/o200k_base, the default: the file names no tokenizer)")
+    assert out.rstrip().endswith("tokens counted in the seed's to_prompt_context layout; tiktoken/o200k_base, the "
+                                 "default: the file names no tokenizer)")
     broken = [lesson_snippet(1, "x = 1", selection_reason=None), lesson_snippet(2, "x = 1")]
     path.write_text(lesson_bundle_json(broken))
     code, out, err = cli(capsys, "validate-bundle", path)

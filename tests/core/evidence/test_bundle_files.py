@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 
-from gradedesk.core.evidence.bundle import BUNDLE_FIELDS, SNIPPET_FIELDS, read_bundle, validate
+from gradedesk.core.evidence.bundle import (
+    BUNDLE_FIELDS, SNIPPET_FIELDS, EvidenceBundle, EvidenceSnippet, read_bundle, validate, written_layout,
+)
 from gradedesk.core.evidence.pack_check import PACK_FIELDS, check_pack, is_pack
 from gradedesk.core.evidence.policy import ContextPackPolicy, PackItem, build_budgeted_pack
+from gradedesk.core.text.hashing import content_hash
+from gradedesk.core.text.prompt_layout import BRACKET_LAYOUT, FUSED_LAYOUT, LAYOUT, SEED_LAYOUT
+from gradedesk.core.text.tokens import count_tokens
 from tests.fixtures import REPO_ROOT
 from tests.fixtures.lesson_files import lesson_bundle_json, lesson_snippet
 
@@ -82,3 +87,34 @@ def test_a_broken_context_pack_lists_each_violation():
     assert [str(v) for v in check_pack({"text": 1, "blocks": [3]}).violations] == [
         "pack: schema: text: must be str, got int", "pack: schema: evidence_count: missing",
         "block 1: schema: must be an object, got int"]
+
+
+def _old_bundle(version: str, header: str, reason_line: bool) -> EvidenceBundle:
+    """A bundle as an older compiler stored it: one block written by hand in that compiler's layout."""
+    text = "def f():\n    return 1"
+    reason = "Fused rank 1 as definition evidence, found by BM25 rank 1 (score 3.00)."
+    s = EvidenceSnippet("c1", content_hash(text), text, count_tokens(text), "a.py", 1, 2, "f", "bm25", 0.0164, 1,
+                        reason, "definition")
+    block = "\n".join([header, *([f"Reason included: {reason}"] if reason_line else []), text])
+    return EvidenceBundle("What is f?", "code_lookup", [s], count_tokens(block), 500, ["bm25"], [],
+                          compiler_version=version)
+
+
+def test_a_bundle_is_counted_in_the_layout_its_compiler_wrote():
+    seed = _old_bundle("gradedesk-compiler/1", "[Evidence 1] a.py :: f (lines 1-2) [bm25, score: 0.0164]", True)
+    fused = _old_bundle("gradedesk-compiler/1", "[Evidence 1] a.py :: f (lines 1-2) [bm25, fused 0.0164]", True)
+    bracket = _old_bundle("gradedesk-compiler/2", "[Evidence 1] a.py :: f (lines 1-2) [definition via BM25]", False)
+    ours = _old_bundle("gradedesk-compiler/4", "[Evidence 1] a.py:1-2 [definition via BM25]", False)
+    for bundle, layout in ((seed, SEED_LAYOUT), (fused, FUSED_LAYOUT), (bracket, BRACKET_LAYOUT), (ours, LAYOUT)):
+        assert validate(bundle) == [] and written_layout(bundle).layout == layout, bundle.compiler_version
+    assert ours.total_tokens == count_tokens(ours.to_prompt_context())  # gradedesk's own is its prompt
+    bracket.compiler_version = "gradedesk-compiler/4"  # counted in another layout, it is wrong, and says where
+    (wrong,) = validate(bracket)
+    assert wrong.rule == "token_count" and wrong.message.endswith("counted in gradedesk's layout (compiler 3 on)")
+
+
+def test_a_bundle_naming_no_compiler_is_counted_in_the_seeds_layout():
+    data = json.loads(lesson_bundle_json([lesson_snippet(1, "def invalidate(self):\n    self._data.clear()")]))
+    del data["compiler_version"]
+    bundle = read_bundle(data).bundle
+    assert validate(bundle) == [] and written_layout(bundle).name == "the seed's to_prompt_context layout"
