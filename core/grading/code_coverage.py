@@ -75,19 +75,18 @@ class Definition:
     lines: tuple[tuple[int, str], ...]  # its answer lines: (line number, stripped text)
 
 
-def _string_lines(node: ast.AST) -> set[int]:
-    """Lines of the string statements inside a definition: docstrings, and any bare string used as a comment."""
+def _string_lines(tree: ast.AST) -> set[int]:
+    """Lines of the string statements of a module: docstrings, and any bare string used as a comment."""
     out: set[int] = set()
-    for n in ast.walk(node):
+    for n in ast.walk(tree):
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str):
             out.update(range(n.lineno, (n.end_lineno or n.lineno) + 1))
     return out
 
 
-def _answer_lines(node: ast.stmt, lines: list[str]) -> tuple[tuple[int, str], ...]:
+def _answer_lines(node: ast.stmt, lines: list[str], skip: set[int]) -> tuple[tuple[int, str], ...]:
     decorators = getattr(node, "decorator_list", [])
     first = min([node.lineno, *(d.lineno for d in decorators)])
-    skip = _string_lines(node)
     out = []
     for n in range(first, (node.end_lineno or node.lineno) + 1):
         text = lines[n - 1].strip() if n <= len(lines) else ""
@@ -114,16 +113,17 @@ def definitions(source: str) -> tuple[Definition, ...]:
     except (SyntaxError, ValueError):
         return ()
     lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as ast numbers lines
+    strings = _string_lines(tree)
     out: list[Definition] = []
 
     def visit(body: list[ast.stmt], prefix: str, in_function: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
-                out.append(Definition(name, _answer_lines(node, lines)))
+                out.append(Definition(name, _answer_lines(node, lines, strings)))
                 visit(node.body, name + ".", isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
             elif not in_function:
-                out.extend(Definition(prefix + name, _answer_lines(node, lines)) for name in _assigned(node))
+                out.extend(Definition(prefix + name, _answer_lines(node, lines, strings)) for name in _assigned(node))
                 if isinstance(node, (ast.If, ast.Try, ast.With)):  # `if TYPE_CHECKING:`, `try: import ...`
                     for part in ("body", "orelse", "finalbody"):
                         visit(getattr(node, part, []), prefix, in_function)
