@@ -91,3 +91,10 @@ def _main(argv: list[str] | None, extra_modules: Sequence[ModuleType]) -> int:
     except BrokenPipeError:  # e.g. `gradedesk export ... | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:  # an SQLite error outside a transaction (a damaged page read): one line; else a bug
+        if type(exc).__module__ != "sqlite3":
+            raise
+        from gradedesk.core.store.connection import store_fault
+
+        print(f"gradedesk: error: {store_fault(getattr(args, 'store', None) or 'store', exc)}", file=sys.stderr)
+        return 2

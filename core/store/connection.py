@@ -138,14 +138,21 @@ class Store:
                 self._depth -= 1
             return
         self._depth = 1
-        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        else:
-            self._conn.execute("COMMIT")
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self._conn.in_transaction:  # a full disk or an I/O error may have rolled it back already
+                    self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:  # locked past the busy timeout, read-only, full, damaged: a user's fault
+            fault = store_fault(self.path, exc)
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise fault from None
         finally:
             self._depth = 0
 
@@ -161,13 +168,71 @@ class Store:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+# What a store fault means for the person at the keyboard, by SQLite's own message: (words in it, what to say).
+_FAULTS = (
+    (("malformed", "not a database"),
+     "damaged or not an SQLite file ({error}); restore it from a backup or a copy and run again"),
+    (("disk i/o error",),  # a write past a file-size limit or on a failing disk; a full one says so (below)
+     "could not be written ({error}): the disk may be full or failing; free some space and run again (nothing of "
+     "this step was stored)"),
+    (("readonly", "read-only", "unable to open", "permission"),
+     "cannot be written ({error}); make the file and its folder writable, or copy the store somewhere writable"),
+    (("disk is full", "database or disk is full"),
+     "the disk is full ({error}); free some space and run again (nothing of this step was stored)"),
+    (("locked", "busy"),
+     "another process has held it for over {timeout} s ({error}); let it finish (a desk, a run, a judge) and run "
+     "again"),
+)
+
+
+def store_fault(path: str | os.PathLike[str], exc: BaseException) -> StoreError:
+    """An SQLite error on the store as one line naming the store and what to do. Errors that no user causes
+    (a bad statement) are not faults: they are re-raised as they are, a bug."""
+    if isinstance(exc, StoreError):
+        return exc
+    error = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError):
+        for words, advice in _FAULTS:
+            if any(w in error.lower() for w in words):
+                return StoreError(f"{path}: store {advice.format(error=error, timeout=BUSY_TIMEOUT_MS // 1000)}")
+    raise exc
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write the store: the file and its folder (WAL makes its -wal and -shm files beside it)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    return not path.exists() or (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     # isolation_level=None: we issue BEGIN/COMMIT ourselves, so one user action is exactly one transaction
+    if not _writable(path):
+        return _connect_read_only(path)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    _setup(conn)
+    return conn
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A store gradedesk cannot write: read-only, so the commands that only read it work (`summary`, `agree`,
+    `export`...) and a write fails as a fault. In a read-only folder SQLite cannot make the -shm file WAL needs, so
+    the file is opened as immutable (nothing can change it while we read: nobody can write there either)."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path.absolute()))}?mode=ro"
+    folder_writable = os.access(path.parent if str(path.parent) else Path("."), os.W_OK)
+    if not folder_writable:
+        uri += "&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    _setup(conn)
+    return conn
+
+
+def _setup(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.create_function("gold_hash", 3, gold_hash, deterministic=True)  # used by the schema's trigger and queries
-    return conn
 
 
 def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
@@ -184,7 +249,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = Tru
         conn = _connect(p)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{p}: not a gradedesk store ({exc})") from None
+        raise StoreError(f"{p}: not a gradedesk store ({exc}); restore it from a backup or a copy, or name another "
+                         "store with --store") from None
     newest = schema_version()
     if version > newest:
         conn.close()
@@ -196,7 +262,17 @@ def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = Tru
         raise StoreError(f"{p}: an SQLite file that is not a gradedesk store")
     store = Store(p, conn)
     store.created = created
-    conn.execute("PRAGMA journal_mode = WAL")
+    if not _writable(p):
+        if version < newest:
+            conn.close()
+            raise StoreError(f"{p}: store of an older gradedesk (schema {version}) that cannot be written, so it cannot "
+                             "be upgraded; make it writable and run again")
+        return store
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise store_fault(p, exc) from None
     if version < newest:
         creates, migrations = schema_parts()
         # the upgrade and the whole schema in one transaction: a store is either fully made or not at all
