@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                     "phoenix: Phoenix span annotations (name, annotator_kind, result, identifier, span_id). "
                     "inspect: a copy of the Inspect log the run was imported from (import-inspect), written to --out, "
                     "with each person's current grade as a score edit of the sample's pass/fail scores (author the "
-                    "person, reason the note; needs gradedesk[inspect]).")
+                    "person, reason the note; needs gradedesk[inspect]). promptfoo: a copy of the results file the "
+                    "run was imported from (import-promptfoo), written to --out, with each person's current grade as "
+                    "a human rating (pass, score, the note as comment).")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.add_argument("--format", default="gradedesk", choices=SCORE_FORMATS + FILE_SCORE_FORMATS,
                    help="which records (default: gradedesk)")
@@ -96,12 +98,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export_file(args: argparse.Namespace) -> int:
-    """--format inspect: people's grades written into a copy of the file the run's answers came from."""
+    """--format inspect, promptfoo: people's grades written into a copy of the file the run's answers came from."""
     from pathlib import Path
 
     from gradedesk.core.cli.output import info
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.inspect_log import export_inspect
+    from gradedesk.core.exchange.promptfoo_results import export_promptfoo
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.run_records import resolve_run
 
@@ -112,7 +115,11 @@ def _export_file(args: argparse.Namespace) -> int:
         raise UserError(f"--out: --format {args.format} writes a new file; name it with --out")
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
-        report = export_inspect(store, run_id, Path(args.out))
-    info(f"run {run_id}: {report.edits} score edit(s) from {report.graded} graded sample(s) written to "
-         + ", ".join(str(p) for p in report.written))
+        if args.format == "inspect":
+            edits = export_inspect(store, run_id, Path(args.out))
+            done, written = f"{edits.edits} score edit(s) from {edits.graded} graded sample(s)", edits.written
+        else:
+            ratings = export_promptfoo(store, run_id, Path(args.out))
+            done, written = f"{ratings.ratings} human rating(s) of {ratings.graded} graded result(s)", ratings.written
+    info(f"run {run_id}: {done} written to " + ", ".join(str(p) for p in written))
     return 0

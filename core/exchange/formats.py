@@ -12,8 +12,9 @@ EXPORT_FORMATS = ("gradedesk", "comparison", "ragas")
 SCORE_FORMATS = ("gradedesk", "langfuse", "phoenix")
 
 # a run's people's grades written back into the eval tool's own file its answers came from (`export-scores --format
-# F --out FILE`): a copy of the Inspect log with score edits (inspect_log.py)
-FILE_SCORE_FORMATS = ("inspect",)
+# F --out FILE`): a copy of the Inspect log with score edits (inspect_log.py), a copy of the promptfoo results file with
+# human ratings (promptfoo_results.py)
+FILE_SCORE_FORMATS = ("inspect", "promptfoo")
 
 # the shapes of run log `gradedesk import` reads (runlog_shapes.py), each with what the command calls it
 RUNLOG_SHAPES = {"gradedesk": "gradedesk run log", "comparison": "bundle-comparison log", "harness": "harness log",
