@@ -28,7 +28,7 @@ from typing import Any
 from gradedesk.core.errors import UserError
 from gradedesk.core.exchange.traces import LogGrade, TraceAnswer, TraceRead
 from gradedesk.core.grading.vocabulary import PASS_GRADE
-from gradedesk.core.jsonl import loads
+from gradedesk.core.jsonl import loads, read_lines
 from gradedesk.core.outputs import check_outputs, write_texts
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.grades import run_human_grades
@@ -46,11 +46,7 @@ SCORE = {PASS_GRADE: 1.0, "partially_correct": 0.5}
 def read_results(path: Path) -> dict[str, Any]:
     """The results file, checked for what gradedesk reads; one line (UserError) otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        data = loads(text)
+        data = loads("\n".join(read_lines(path)))
     except ValueError as exc:
         raise UserError(f"{path}: not JSON ({exc})") from None
     results = data.get("results") if isinstance(data, dict) else None

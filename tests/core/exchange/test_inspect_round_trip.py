@@ -12,16 +12,7 @@ from tests.fixtures.chat_server import ChatServer
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, pane_text, rows, running, screen_text
 from tests.fixtures.eval_tools import INSPECT_PROVIDER as PROVIDER
-from tests.fixtures.eval_tools import inspect_logs, require_inspect
-
-ANSWERS = {"model-a": {"store": "open_store opens it.", "tokens": "count_tokens counts them."},
-           "model-b": {"store": "I could not say.", "tokens": "count_tokens, with tiktoken."}}
-
-
-def answer(body: dict) -> str:
-    said = ANSWERS[body["model"]]
-    return said["store"] if "store" in str(body["messages"]) else said["tokens"]
-
+from tests.fixtures.eval_tools import ANSWERS, answer, inspect_logs, require_inspect
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
@@ -61,7 +52,7 @@ async def test_two_logs_graded_at_the_desk_come_back_as_score_edits_inspect_read
                                                   "sample=q2 epoch 2"}
     grades = rows(db, "SELECT grader_kind, grader_model, grade FROM auto_grades ORDER BY id")
     assert grades[0] == {"grader_kind": "imported", "grader_model": "inspect:includes", "grade": "fully_correct"}
-    assert {g["grade"] for g in grades} == {"fully_correct", "wrong"}  # model-b missed q1
+    assert {g["grade"] for g in grades} == {"fully_correct", "wrong"}  # model-b missed both
 
     # at the desk the panes are titled by the models, as traces' are by their projects
     async with running(db, run_id=1, size=(160, 50)) as (app, pilot):
