@@ -58,6 +58,16 @@ def hostile(tmp_path_factory):
                  [{"page_content": CORPUS, "metadata": {"source": CORPUS}}], {"side": f"{side}-{CORPUS}"}),
          "projectId": f"proj-{CORPUS}"} for i in range(2) for side in "ab"])
     bundle = tmp / "bundle.json"
+    promptfoo = tmp / "results.json"  # a promptfoo results file (version 3) whose every text is the corpus
+    promptfoo.write_text(json.dumps({"evalId": f"eval-{CORPUS}", "config": {"description": CORPUS}, "results": {
+        "version": 3, "timestamp": CORPUS, "results": [
+            {"id": f"r{i}", "testIdx": 0, "promptIdx": i, "provider": {"id": f"p{i}", "label": f"p{i}-{CORPUS}"},
+             "prompt": {"raw": CORPUS, "label": CORPUS}, "vars": {"question": CORPUS},
+             "testCase": {"vars": {"question": CORPUS}, "assert": [{"type": "contains", "value": CORPUS}]},
+             "response": {"output": CORPUS if i else None}, "error": CORPUS,
+             "gradingResult": {"pass": False, "score": 0, "reason": CORPUS, "componentResults": [
+                 {"pass": False, "score": 0, "reason": CORPUS, "assertion": {"type": CORPUS}}]}}
+            for i in range(2)]}}), encoding="utf-8")  # result 0 has no output: skipped, its error said
     db = tmp / "s.db"
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
@@ -74,7 +84,7 @@ def hostile(tmp_path_factory):
     with open_store(db) as store:
         add_flag(store, 1, 1, f"ann{CORPUS}", "ambiguous", CORPUS, judge_visible=True)
     return {"db": db, "repo": repo, "questions": questions, "log": log, "traces": traces, "bundle": bundle,
-            "tmp": tmp}
+            "promptfoo": promptfoo, "tmp": tmp}
 
 
 # every subcommand: its argv (with {db}, {repo}, ... filled in), or why it is run elsewhere
@@ -105,6 +115,7 @@ CASES: dict[str, list[str] | str] = {
     "import": ["import", "{log}", "--label", CORPUS, "--store", "{db}"],
     "import-traces": ["import-traces", "--langfuse", "{traces}", "--store", "{db}"],
     "import-inspect": ["import-inspect", "{bundle}", "--store", "{db}"],
+    "import-promptfoo": ["import-promptfoo", "{promptfoo}", "--store", "{db}"],
     "questions check": ["questions", "check", "{questions}"],
     "questions load": ["questions", "load", "{questions}", "--store", "{db}"],
     "questions flags": ["questions", "flags", "--store", "{db}"],
@@ -114,7 +125,7 @@ CASES: dict[str, list[str] | str] = {
 
 # the commands the issue found echoing outside text: each must show the corpus (escaped), so the test can fail
 ECHOED = {"ask", "run", "runs", "summary", "import-traces", "validate-bundle", "questions flags", "export",
-          "export-scores", "agree"}
+          "export-scores", "agree", "import-promptfoo"}
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: str = ""):
