@@ -91,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
               f"{summary.questions} question{'' if summary.questions == 1 else 's'}, {summary.answers_total} answers: "
               f"{summary.already_done} done before, "
               f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending")
+    if summary.taken_in:
+        info(f"gradedesk: took in {summary.taken_in} repl{'y' if summary.taken_in == 1 else 'ies'} kept beside the "
+             "store while it could not be written")
     if summary.interrupted:
         info(f"gradedesk: interrupted; run the same command again to resume run {summary.run_id}")
         return 130

@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,7 +36,8 @@ from gradedesk.core.providers import ChatResult, ProviderError, endpoint_host, r
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.store.answers import AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer
-from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.runs.kept_replies import keep, kept, kept_path
+from gradedesk.core.store.connection import Store, StoreError, utc_now
 from gradedesk.core.store.index import RepoRecord
 from gradedesk.core.store.run_records import NewRun, add_run, delete_run, run_by_key
 from gradedesk.core.text.tokens import get_tokenizer
@@ -151,6 +153,8 @@ class RunSummary:
     pending: int           # left unanswered (interrupted)
     interrupted: bool = False
     truncated_now: int = 0  # answered now but cut at max_tokens (finish_reason "length")
+    taken_in: int = 0       # replies an earlier run kept beside the store (kept_replies), stored now
+    kept: int = 0           # replies the store would not take, kept beside it for the next run
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -198,16 +202,46 @@ def _store_answer(store: Store, run_id: int, outcome: AnswerOutcome) -> None:
     """Write one call's outcome (and its bundle) in one transaction; a replaced bundle of an earlier try is removed."""
     t, r, e = outcome.task, outcome.result, outcome.error
     attempts = r.attempts if r else (e.attempts if e else 0)
+    if r is not None:
+        _store_reply(store, run_id, _reply_record(run_id, t, r))
+        return
     with store.transaction():
         bundle_id = save_bundle(store, t.bundle) if t.bundle is not None else None
-        shown = (t.evidence, t.evidence_files, bundle_id, t.prompt_version, utc_now(), attempts)
-        if r is not None:
-            write = AnswerWrite("ok", *shown, text=r.text, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
-                                tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms, cost_usd=r.cost_usd,
-                                finish_reason=r.finish_reason, reasoning=r.reasoning)
-        else:
-            write = AnswerWrite("error", *shown, error=str(e))
+        write = AnswerWrite("error", t.evidence, t.evidence_files, bundle_id, t.prompt_version, utc_now(), attempts,
+                            error=str(e))
         record_answer(store, run_id, (t.question_pk, t.method, t.budget), write)
+
+
+def _reply_record(run_id: int, t: AnswerTask, r: ChatResult) -> dict[str, Any]:
+    """A reply as the store takes it, and as it is kept beside the store when the store cannot (kept_replies)."""
+    return {"run_id": run_id, "question_pk": t.question_pk, "method": t.method, "budget": t.budget,
+            "evidence": t.evidence, "evidence_files": t.evidence_files, "prompt_version": t.prompt_version,
+            "bundle": t.bundle.to_dict() if t.bundle is not None else None, "result": asdict(r),
+            "created_at": utc_now()}
+
+
+def _store_reply(store: Store, run_id: int, reply: dict[str, Any]) -> None:
+    r = ChatResult(**reply["result"])
+    with store.transaction():
+        bundle = EvidenceBundle.from_dict(reply["bundle"]) if reply["bundle"] is not None else None
+        bundle_id = save_bundle(store, bundle) if bundle is not None else None
+        write = AnswerWrite("ok", reply["evidence"], reply["evidence_files"], bundle_id, reply["prompt_version"],
+                            reply["created_at"], r.attempts, text=r.text, tokens_in=r.tokens_in,
+                            tokens_out=r.tokens_out, tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms,
+                            cost_usd=r.cost_usd, finish_reason=r.finish_reason, reasoning=r.reasoning)
+        record_answer(store, reply["run_id"], (reply["question_pk"], reply["method"], reply["budget"]), write)
+
+
+STORE_RETRIES = (0.5, 1.0, 2.0)  # seconds before each new try of a reply the store would not take
+
+
+def _take_in_kept(store: Store) -> int:
+    """Store the replies an earlier run kept beside the store; remove the file once all are in. How many."""
+    replies = kept(store.path)
+    for reply in replies:
+        _store_reply(store, reply["run_id"], reply)
+    kept_path(store.path).unlink(missing_ok=True)
+    return len(replies)
 
 
 def _paths_inside(path: str, root: str) -> list[str]:
@@ -275,6 +309,7 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
              "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
     if embedder:
         extra["embeddings_model"] = embedder.model
+    taken_in = _take_in_kept(store) if kept_path(store.path).exists() else 0
     run_id, created = find_or_create_run(store, spec, extra)
     status = _pending_rows(store, run_id, qpks, spec.budgets)
     already = sum(1 for s in status.values() if s == "ok")
@@ -282,7 +317,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
     for (pk, method, budget), s in status.items():
         if s != "ok":
             todo.setdefault(pk, []).append((method, budget))
-    summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0, len(status) - already)
+    summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0, len(status) - already,
+                         taken_in=taken_in)
     if not todo:
         return summary
     report = progress or (lambda phase, done, total, failed: None)
@@ -294,8 +330,22 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             report("retrieve", i, len(todo), 0)
         report("answer", 0, len(tasks), 0)
 
+        faults: list[StoreError] = []
+
         def done(task: AnswerTask, outcome: AnswerOutcome) -> None:
-            _store_answer(store, run_id, outcome)
+            # a reply is never thrown away: retried while the store refuses it, then kept beside the store
+            for pause in (*STORE_RETRIES, None) if not faults else (None,):
+                try:
+                    _store_answer(store, run_id, outcome)
+                    break
+                except StoreError as exc:
+                    if pause is None:
+                        faults.append(exc)
+                        if outcome.result is not None:
+                            keep(store.path, _reply_record(run_id, outcome.task, outcome.result))
+                            summary.kept += 1
+                    else:
+                        time.sleep(pause)
             summary.answered_now += outcome.result is not None
             summary.truncated_now += outcome.result is not None and outcome.result.truncated
             summary.failed_now += outcome.error is not None
@@ -303,6 +353,14 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             report("answer", summary.answered_now + summary.failed_now, len(tasks), summary.failed_now)
 
         asyncio.run(_answer_all(provider, tasks, concurrency, done, spec.max_tokens))
+        if faults:
+            try:  # the lock may be gone by now
+                summary.taken_in += _take_in_kept(store)
+                summary.kept = 0
+            except StoreError:
+                raise StoreError(f"{faults[0]}. {summary.kept} repl{'y' if summary.kept == 1 else 'ies'} received "
+                                 f"could not be stored and are kept in {kept_path(store.path)}: the next `gradedesk "
+                                 "run` on this store takes them in") from None
     except KeyboardInterrupt:
         summary.interrupted = True
     except UserError:
