@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradedesk.core.agreement.pairwise import CHOICES, PairwiseFigures
-from gradedesk.core.agreement.tables import GROUP_MEASURES, Table, est_text
+from gradedesk.core.agreement.tables import GAIN_HEADERS, GROUP_MEASURES, Table, est_text, gain_cells
 from gradedesk.core.stats.measures import Estimate, texts_once
 
 
@@ -65,8 +65,19 @@ def win_rate_table(pw: PairwiseFigures) -> Table:
     rows: list[list[Any]] = [[w.budget, w.category or "all", w.pairs, *texts[3 * i:3 * i + 3]]
                              for i, w in enumerate(rates)]
     over = f"{side(pw, 'bundle')} over {side(pw, 'raw')}" if pw.sides else "bundled over raw"
-    return Table(f"Win rate of {over} (a tie counts half; 95% bootstrap intervals)",
+    return Table(f"Win rate of {over} (a tie counts half; 95% bootstrap intervals; prediction-powered: "
+                 "power-tuned)",
                  ["budget", "category", "pairs", "people", "judge (consistent)", "prediction-powered"], rows)
+
+
+def judge_bought_table(pw: PairwiseFigures) -> Table | None:
+    """Each prediction-powered win rate's lambda and what the judge bought it; None when none has an estimate."""
+    rows: list[list[Any]] = [[w.budget, w.category or "all", *gain_cells(w.judge_bought)]
+                             for w in pw.win_rates if w.judge_bought is not None]
+    if not rows:
+        return None
+    return Table("Prediction-powered win rates: the pairwise judge's weight (lambda; 0 = people alone) and what it "
+                 "bought", ["budget", "category", *GAIN_HEADERS], rows)
 
 
 def unjudged_table(people_left: Estimate) -> Table:
@@ -83,5 +94,7 @@ def pairwise_tables(pw: PairwiseFigures, people_left: Estimate, *, confusion: bo
     With no pairwise reply yet: people's side of it only (their win rates, when they chose between answers)."""
     if pw.judge_model is None:
         return [unjudged_table(people_left), *([win_rate_table(pw)] if pw.win_rates else [])]
+    bought = judge_bought_table(pw)
     return [judge_table(pw, people_left), preference_agreement_table(pw),
-            *([preference_confusion_table(pw)] if confusion else []), win_rate_table(pw)]
+            *([preference_confusion_table(pw)] if confusion else []), win_rate_table(pw),
+            *([bought] if bought else [])]

@@ -5,7 +5,8 @@ per question category, three ways, each with a 95% bootstrap interval:
   with (the budget the desk showed), so this exists at the budgets people chose at.
 - judge: the pairwise judge's consistent verdicts (both orders agree). Not defined when it has none, with the reason:
   a judge that always answers "1" contradicts itself on every pair and gets no win rate.
-- prediction-powered (PPI, as for pass rates: core/stats/weighted.py): the judge on every pair of the group (its
+- prediction-powered (power-tuned PPI++, as for pass rates: core/stats/weighted.py, with its lambda and what the
+  judge bought beside it): the judge on every pair of the group (its
   consistent verdict, and a tie where it has none: an inconsistent judge knows nothing about the pair), corrected by
   the people's preferences on the questions the desk's sampler drew at that budget, each weighted by 1 / (pi x q) of
   its draw (samples.draw_weight), so the correction is unbiased whatever the sampler preferred.
@@ -22,7 +23,7 @@ from gradedesk.core.grading.pairwise_verdicts import INCONSISTENT, PairVerdict
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
-from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean
+from gradedesk.core.stats.weighted import JudgeGain, first_stage_clusters, ppi_mean
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import Preference
 from gradedesk.core.store.samples import SampleDraw, sample_draws
@@ -39,7 +40,8 @@ class WinRate(Record):
     pairs: int  # answer pairs in the group
     people: Estimate
     judge: Estimate
-    ppi: Estimate
+    ppi: Estimate  # power-tuned (PPI++)
+    judge_bought: JudgeGain | None  # the prediction-powered figure's lambda and what the judge is worth
     sampled_preferences: int  # sampled draws with a person's preference (the PPI's correction)
 
 
@@ -71,6 +73,7 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
                                "no person chose between raw and the bundle at this budget yet ([ ] = on the desk)",
                                s.boot, s.seed)
     sample = [d for d in draws if d[0].question_pk in pks]
+    gain = None
     if not members:
         ppi = Estimate(None, 0, reason="no pairwise verdict to correct (gradedesk judge --pairwise)")
     elif not sample:
@@ -80,10 +83,10 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
         predicted = {pk: VALUE[judged[pk].verdict or "tie"] if pk in judged else VALUE["tie"] for pk in pks}
         # drawn from a sampled assignment: a question's draws (every person's) are resampled together
         clusters = first_stage_clusters([p.question_pk for p, _, _ in sample], [pi for _, _, pi in sample])
-        ppi, _ = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _, _ in sample],
+        ppi, gain = ppi_mean(list(predicted.values()), [VALUE[p.preferred] for p, _, _ in sample],
                           [predicted[p.question_pk] for p, _, _ in sample], [w for _, w, _ in sample], s.boot, s.seed,
                           clusters)
-    return WinRate(budget, category, len(pks), people_est, judge, ppi, len(sample))
+    return WinRate(budget, category, len(pks), people_est, judge, ppi, gain, len(sample))
 
 
 def win_rates(store: Store, run_id: int, verdicts: list[PairVerdict], people: list[Preference],

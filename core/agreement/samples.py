@@ -26,7 +26,8 @@ from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
-from gradedesk.core.stats.weighted import first_stage_clusters, kish_effective_n, ppi_mean, weighted_estimates
+from gradedesk.core.stats.weighted import (JudgeGain, first_stage_clusters, kish_effective_n, ppi_mean,
+                                           weighted_estimates)
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import live_preferences
 from gradedesk.core.store.samples import SampleDraw, sample_draws
@@ -148,9 +149,8 @@ class PpiPassRate(Record):
     method: str
     judged: int
     human_sampled: int
-    ppi: Estimate
-    worth_human_grades: int | None  # how many simple random human grades the estimate is worth
-    more_than_graded: int | None
+    ppi: Estimate  # power-tuned (PPI++)
+    judge_bought: JudgeGain | None  # lambda, people's grades alone, what the judge is worth (None: no estimate)
 
 
 def _pass_rates(weighted: list[tuple[Pair, float, float]], judged: dict[str, tuple[int, int]], primary: int | None,
@@ -163,13 +163,12 @@ def _pass_rates(weighted: list[tuple[Pair, float, float]], judged: dict[str, tup
         n, passed = judged.get(method, (0, 0))
         judge_all = [True] * passed + [False] * (n - passed)
         sample = [d for d in weighted if d[0].method == method and (method == "raw" or d[0].budget == primary)]
-        est, worth = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _, _ in sample],
+        est, gain = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _, _ in sample],
                               [p.machine == PASS_GRADE for p, _, _ in sample], [w for _, w, _ in sample], s.boot,
                               s.seed, _clusters(sample))
         if est.value is None and judge_all and not sample:
             est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
-        out.append(PpiPassRate(method, n, len(sample), est, None if worth is None else round(worth),
-                               None if worth is None else max(0, round(worth) - len(sample))))
+        out.append(PpiPassRate(method, n, len(sample), est, gain))
     return out
 
 

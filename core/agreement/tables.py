@@ -13,6 +13,7 @@ from gradedesk.core.agreement.people import SelfConsistency
 from gradedesk.core.agreement.report import AgreementReport, GroupAgreement
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.stats.measures import Estimate, texts_once
+from gradedesk.core.stats.weighted import JudgeGain
 
 PAIR_MEASURES = (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
                  ("kappa_linear", "weighted kappa (linear)"), ("kappa_quadratic", "weighted kappa (quadratic)"),
@@ -186,16 +187,21 @@ def samples_table(report: AgreementReport) -> Table:
                  ["sample", "pairs", "effective n", *(label for _, label in GROUP_MEASURES)], rows)
 
 
+def gain_cells(gain: JudgeGain | None) -> list[str]:
+    """[lambda, what the judge bought] of a prediction-powered figure ('-' where it has no estimate)."""
+    return ["-", "-"] if gain is None else [f"{gain.lam:.2f}", gain.line]
+
+
+GAIN_HEADERS = ["lambda", "what the judge bought (people's grades it is worth; still needed for +/-0.05)"]
+
+
 def ppi_table(report: AgreementReport) -> Table:
     rates = report.samples.pass_rates
-    rows: list[list[Any]] = [
-        [r.method, r.judged, r.human_sampled, text,
-         "-" if r.worth_human_grades is None else f"{r.worth_human_grades} (+{r.more_than_graded})"]
-        for r, text in zip(rates, texts_once([r.ppi for r in rates]))]
+    rows: list[list[Any]] = [[r.method, r.judged, r.human_sampled, text, *gain_cells(r.judge_bought)]
+                             for r, text in zip(rates, texts_once([r.ppi for r in rates]))]
     return Table("Prediction-powered pass rates (the machine grader on every answer, corrected by the sampled human "
-                 "grades)",
-                 ["method", "judged", "human-graded draws", "pass rate", "worth human grades (+ more than graded)"],
-                 rows)
+                 "grades; power-tuned: lambda is the machine grader's weight, 0 = people alone)",
+                 ["method", "judged", "human-graded draws", "pass rate", *GAIN_HEADERS], rows)
 
 
 def people_bias_table(report: AgreementReport) -> Table:

@@ -1,0 +1,75 @@
+"""PPI++ (core/stats/weighted.py ppi_mean, power_tuning) against ppi-python's own estimator on fixed data: the point
+estimate and lambda of `ppi_py.ppi_mean_pointestimate` (lambda read back from its point estimate, which is linear in
+lambda), and its interval's width beside our bootstrap's; then what the judge bought."""
+
+from __future__ import annotations
+
+import numpy as np
+import ppi_py
+import pytest
+
+from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean
+
+
+def _data(seed: int, accuracy: float, n: int = 150, big_n: int = 2000, levels=(1.0, 0.0)):
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(levels, big_n)
+    other = rng.choice(levels, big_n)
+    judge = np.where(rng.random(big_n) < accuracy, truth, other)
+    sample = rng.choice(big_n, n, replace=False)
+    return judge, truth[sample], judge[sample]
+
+
+def _their_lambda(judge_all, human, judge):
+    """ppi-python's lambda: its point estimate is lam * mean(judge_all) + mean(human) - lam * mean(judge)."""
+    theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all))[0])
+    return (theirs - human.mean()) / (judge_all.mean() - judge.mean()), theirs
+
+
+@pytest.mark.parametrize(("seed", "accuracy", "levels"), [
+    (1, 0.9, (1.0, 0.0)), (2, 0.75, (1.0, 0.0)), (3, 0.6, (1.0, 0.0)), (4, 0.85, (1.0, 0.5, 0.0))])
+def test_point_estimate_and_lambda_are_ppi_pythons(seed, accuracy, levels):
+    judge_all, human, judge = _data(seed, accuracy, levels=levels)
+    lam, theirs = _their_lambda(judge_all, human, judge)
+    est, gain = ppi_mean(judge_all, human, judge, boot=2000)
+    assert 0 < lam < 1  # tuned, not clipped: the comparison means something
+    assert gain.lam == pytest.approx(lam, abs=1e-12)
+    assert est.value == pytest.approx(theirs, abs=1e-12)
+    # their interval is a normal approximation, ours a percentile bootstrap: the widths agree within a few percent
+    low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05)
+    assert (est.high - est.low) == pytest.approx(float(np.ravel(high)[0] - np.ravel(low)[0]), rel=0.1)
+
+
+def test_a_judge_that_points_the_wrong_way_is_clipped_to_nothing_as_ppi_python_clips_it():
+    judge_all, human, judge = _data(5, 0.9)
+    human = 1 - human  # the judge now disagrees with the people on nine items in ten
+    lam, theirs = _their_lambda(judge_all, human, judge)
+    est, gain = ppi_mean(judge_all, human, judge, boot=500)
+    assert lam == pytest.approx(0.0, abs=1e-12) and gain.lam == 0.0
+    assert est.value == pytest.approx(theirs) == pytest.approx(human.mean())
+    assert gain.line.startswith("the judge added nothing here: more people's grades are the only way to narrow it")
+
+
+def test_lambda_does_not_depend_on_the_weights_scale_and_a_first_stage_keeps_it_in_range():
+    judge_all, human, judge = _data(6, 0.8)
+    weights = np.random.default_rng(6).uniform(1, 5, human.size)
+    _, once = ppi_mean(judge_all, human, judge, weights, boot=300)
+    est, scaled = ppi_mean(judge_all, human, judge, weights * 40, boot=300)
+    assert once.lam == scaled.lam and 0 < once.lam <= 1
+    # every draw taken twice, as two people of a team on the same item: resampled together, lambda barely moves
+    twice = np.repeat(np.arange(human.size), 2)
+    _, team = ppi_mean(judge_all, human[twice], judge[twice], weights[twice], boot=300,
+                       clusters=first_stage_clusters(twice.tolist(), [0.5] * twice.size))
+    assert team.lam == pytest.approx(once.lam, abs=0.02)
+
+
+def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_worth():
+    judge_all, human, judge = _data(7, 0.95, n=100)
+    est, gain = ppi_mean(judge_all, human, judge, boot=2000)
+    alone = gain.people_alone
+    assert alone.value == pytest.approx(human.mean())
+    expected = round(100 * ((alone.high - alone.low) / (est.high - est.low)) ** 2) - 100
+    assert gain.worth_more == expected > 100
+    # with the judge the interval is already +/-0.05; people alone would need more grades for it
+    assert est.more_for_target == 0 and alone.more_for_target > 0
+    assert gain.line == f"the judge is worth {expected} more graded items; already +/-0.05"
