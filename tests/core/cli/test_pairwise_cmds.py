@@ -99,13 +99,20 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     for key in ("people", "judge", "ppi"):
         assert overall[key]["value"] is not None and overall[key]["low"] <= overall[key]["high"], key
     assert overall["judge"]["value"] == pytest.approx(TRUE_WIN_RATE)
-    assert overall["ppi"]["value"] == pytest.approx(TRUE_WIN_RATE)  # a perfect judge needs no correction
+    # a perfect judge agrees with every preference: power-tuned, the figure sits between the judge's rate and people's
+    # weighted rate by lambda, and the JSON says what the judge bought
+    bought = overall["judge_bought"]
+    lam, alone = bought["lam"], bought["people_alone"]["value"]
+    assert 0 < lam <= 1 and overall["ppi"]["value"] == pytest.approx(lam * TRUE_WIN_RATE + (1 - lam) * alone)
+    assert bought["line"].startswith(("the judge is worth", "the judge added nothing"))
     assert overall["sampled_preferences"] >= 1
     other = next(w for w in pw["win_rates"] if w["budget"] == 500)
     assert other["people"]["value"] is None and "at this budget yet" in other["people"]["reason"]
     code, out, _ = cli(capsys, "agree", "--store", store_path, "--bootstrap", "0")
     for title in ("Which answer is better: the pairwise judge pair-judge", "Judge vs people's preferences",
-                  "Preferences (rows: person, columns: judge)", "Win rate of bundled over raw"):
+                  "Preferences (rows: person, columns: judge)", "Win rate of bundled over raw",
+                  "Prediction-powered win rates: the pairwise judge's weight (lambda; 0 = people alone)",
+                  "what the judge bought"):
         assert title in out
 
 
@@ -133,5 +140,7 @@ def test_preferences_meet_the_judge_at_their_own_budget_and_flagged_items_are_le
     for budget in (500, 2000):
         w = by_budget[budget]
         assert w["pairs"] == 5 and w["judge"]["value"] == pytest.approx(true_rate)
-        assert w["ppi"]["value"] == pytest.approx(true_rate) and w["sampled_preferences"] >= 1
+        lam, alone = w["judge_bought"]["lam"], w["judge_bought"]["people_alone"]["value"]
+        assert w["ppi"]["value"] == pytest.approx(lam * true_rate + (1 - lam) * alone)
+        assert w["sampled_preferences"] >= 1
     assert by_budget[500]["sampled_preferences"] == len(at_500) - at_500.count(pks["q4"])
