@@ -32,10 +32,11 @@ def test_from_a_sampled_assignment_every_interval_covers_and_the_tuned_judge_nar
     assert sorted(ratios[("PPI++ / PPI", *key)])[100] <= 1.0
 
 
-def test_a_poor_judge_gets_little_weight_and_never_widens_the_interval():
+def test_a_poor_judge_gets_less_weight_than_a_good_one_and_never_widens_the_interval():
     sim = _simulation()
-    cells, ratios, _ = sim.simulate(120, boot=300, judges=("poor (0.6)",), designs=("uncertainty-driven draws",),
-                                 sizes=(100,))
-    tuned = cells[("pass rate, PPI++", "uncertainty-driven draws", "poor (0.6)", 100)]
-    assert sorted(tuned.lams)[60] < 0.3 and 0.9 <= tuned.coverage <= 0.99
-    assert sorted(ratios[("PPI++ / people", "uncertainty-driven draws", "poor (0.6)", 100)])[60] <= 1.0
+    design = "uncertainty-driven draws"
+    cells, ratios, _ = sim.simulate(120, boot=300, judges=("good (0.9)", "poor (0.6)"), designs=(design,),
+                                    sizes=(100,))
+    good, poor = (cells[("pass rate, PPI++", design, judge, 100)] for judge in ("good (0.9)", "poor (0.6)"))
+    assert sorted(poor.lams)[60] < 0.5 < sorted(good.lams)[60] and 0.9 <= poor.coverage <= 0.99
+    assert sorted(ratios[("PPI++ / people", design, "poor (0.6)", 100)])[60] <= 1.0
