@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradedesk.core.agreement.pairwise import CHOICES, PairwiseFigures
-from gradedesk.core.agreement.tables import GAIN_HEADERS, GROUP_MEASURES, Table, est_text, gain_cells
+from gradedesk.core.agreement.tables import GAIN_HEADERS, GAIN_NOTE, GROUP_MEASURES, Table, est_text, gain_cells
 from gradedesk.core.stats.measures import Estimate, texts_once
 
 
@@ -76,8 +76,8 @@ def judge_bought_table(pw: PairwiseFigures) -> Table | None:
                              for w in pw.win_rates if w.judge_bought is not None]
     if not rows:
         return None
-    return Table("Prediction-powered win rates: the pairwise judge's weight (lambda; 0 = people alone) and what it "
-                 "bought", ["budget", "category", *GAIN_HEADERS], rows)
+    return Table(f"Prediction-powered win rates: what the pairwise judge bought ({GAIN_NOTE})",
+                 ["budget", "category", *GAIN_HEADERS], rows)
 
 
 def unjudged_table(people_left: Estimate) -> Table:

@@ -192,7 +192,9 @@ def gain_cells(gain: JudgeGain | None) -> list[str]:
     return ["-", "-"] if gain is None else [f"{gain.lam:.2f}", gain.line]
 
 
-GAIN_HEADERS = ["lambda", "what the judge bought (people's grades it is worth; still needed for +/-0.05)"]
+GAIN_HEADERS = ["lambda", "what the judge bought"]
+GAIN_NOTE = ("lambda: the judge's weight, 0 = people alone; what it bought: the people's grades it is worth, and the "
+             "grades still needed for +/-0.05")
 
 
 def ppi_table(report: AgreementReport) -> Table:
@@ -200,7 +202,7 @@ def ppi_table(report: AgreementReport) -> Table:
     rows: list[list[Any]] = [[r.method, r.judged, r.human_sampled, text, *gain_cells(r.judge_bought)]
                              for r, text in zip(rates, texts_once([r.ppi for r in rates]))]
     return Table("Prediction-powered pass rates (the machine grader on every answer, corrected by the sampled human "
-                 "grades; power-tuned: lambda is the machine grader's weight, 0 = people alone)",
+                 f"grades, power-tuned; {GAIN_NOTE})",
                  ["method", "judged", "human-graded draws", "pass rate", *GAIN_HEADERS], rows)
 
 

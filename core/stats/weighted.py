@@ -107,7 +107,7 @@ def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[floa
 
 
 NOTHING_ADDED = 0.1  # lambda below this: the judge added nothing to the figure
-NEAR_ZERO = 0.1  # worth fewer graded items than this share of those made: more people's grades are the only way
+NEAR_ZERO = 0.1  # worth fewer graded items than this share of those made: only more people's grades narrow it
 
 
 def power_tuning(judge_all: np.ndarray, human: np.ndarray, judge: np.ndarray, u: np.ndarray,
@@ -148,11 +148,11 @@ class JudgeGain(Record):
 def _gain_line(lam: float, worth: int | None, n: int, more: int | None) -> str:
     """One sentence: what the judge bought (from lambda and the widths), then the graded items still needed."""
     if lam < NOTHING_ADDED:
-        bought = "the judge added nothing here: more people's grades are the only way to narrow it"
+        bought = "the judge added nothing here: only more people's grades narrow it"
     elif worth is None:
         bought = "no interval width to compare yet"
     elif worth < NEAR_ZERO * n:
-        bought = f"the judge is worth {worth} more graded items: more people's grades are the only way to narrow it"
+        bought = f"the judge is worth {worth} more graded items: only more people's grades narrow it"
     else:
         bought = f"the judge is worth {worth} more graded items"
     needed = ("" if more is None else "; already +/-0.05" if more == 0 else f"; {more} more for +/-0.05")

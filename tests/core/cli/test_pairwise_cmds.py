@@ -111,7 +111,7 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     code, out, _ = cli(capsys, "agree", "--store", store_path, "--bootstrap", "0")
     for title in ("Which answer is better: the pairwise judge pair-judge", "Judge vs people's preferences",
                   "Preferences (rows: person, columns: judge)", "Win rate of bundled over raw",
-                  "Prediction-powered win rates: the pairwise judge's weight (lambda; 0 = people alone)",
+                  "Prediction-powered win rates: what the pairwise judge bought",
                   "what the judge bought"):
         assert title in out
 
