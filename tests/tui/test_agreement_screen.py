@@ -13,7 +13,8 @@ from textual.widgets import Static
 from gradedesk.core.agreement.report import Settings
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.store.connection import open_store
-from tests.fixtures.agreement import add_auto, add_human, add_rubric, graded_at_two_budgets
+from tests.fixtures.agreement import (add_auto, add_human, add_rubric, build_sampling_run, grade_sampled,
+                                     graded_at_two_budgets)
 from tests.fixtures.desk_store import HOSTILE, build_fixture_store
 from tests.fixtures.desk import make_app, rendered_text, screen_text, settle
 from gradedesk.tui.screens.agreement import AgreementScreen, MatrixTable
@@ -155,6 +156,24 @@ async def test_the_samples_each_figure_rests_on_are_shown(store):
                               screen.query_one("#agreement-ppi", Static).content)
         assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
         assert "Prediction-powered pass rates" in plain
+
+
+@sync
+async def test_each_prediction_powered_pass_rate_shows_its_lambda_and_what_the_judge_bought(tmp_path):
+    path = tmp_path / "sampled.db"
+    with open_store(path) as store:
+        run, answers = build_sampling_run(store)
+        grade_sampled(store, run, answers, "carol", 10)
+    app = Host(path, run)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        plain = rendered_text(screen.query_one("#agreement-ppi", Static).content)
+        report = screen.report
+    rates = {r.method: r for r in report.samples.pass_rates}
+    for method in ("raw", "bundle"):
+        bought = rates[method].judge_bought
+        assert bought is not None and f"{bought.lam:.2f}" in plain and bought.line in " ".join(plain.split())
+    assert "what the judge bought" in plain
 
 
 @sync
