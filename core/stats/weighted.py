@@ -194,10 +194,10 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     value = float(lam * j_all.mean() + (u * (h - lam * j)).sum() / n)
     est = finish(min(max(value, 0.0), 1.0), n, np.clip(lam * b_all + (b_h - lam * b_j) / b_u, 0.0, 1.0), "")
     people = finish(float((u * h).sum() / n), n, b_h / b_u, "")
-    return est, judge_gain(lam, people, est)
+    return est, _judge_gain(lam, people, est)
 
 
-def judge_gain(lam: float, people: Estimate, with_judge: Estimate) -> JudgeGain:
+def _judge_gain(lam: float, people: Estimate, with_judge: Estimate) -> JudgeGain:
     """What the judge bought `with_judge` over `people` (the same draws alone): n (w_people / w_judge)^2 - n."""
     width = (None if with_judge.low is None or with_judge.high is None else with_judge.high - with_judge.low)
     alone = None if people.low is None or people.high is None else people.high - people.low
