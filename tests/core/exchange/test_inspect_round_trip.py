@@ -125,3 +125,32 @@ def test_bad_logs_and_a_missing_inspect_are_one_line_and_store_nothing(logs, tmp
     code, _, err = cli(capsys, "import-inspect", logs[0], "--store", tmp_path / "other.db")
     assert (code, err.strip()) == (2, "gradedesk: error: import-inspect needs the inspect extra: "
                                       "pip install 'gradedesk[inspect]'")
+
+
+def test_two_people_on_a_sample_without_a_pass_fail_score_become_edits_of_a_new_gradedesk_score(logs, tmp_path, capsys):
+    from inspect_ai.log import write_eval_log
+
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.grades import add_grade
+
+    log = read(logs[0])
+    for s in log.samples:
+        s.scores = {}
+    unscored = tmp_path / "unscored.eval"
+    write_eval_log(log, str(unscored))
+    db = tmp_path / "store.db"
+    code, out, err = cli(capsys, "import-inspect", unscored, "--store", db)
+    assert code == 0 and "0 machine grade(s)" in out, err
+    with open_store(db) as store:  # two people's grades of the first sample, as the desk stores them
+        for person, grade in (("ann", "fully_correct"), ("bob", "wrong")):
+            add_grade(store, 1, person, {"grade": grade, "note": f"{person}'s note"}, judge_visible=False,
+                      mode="blind", is_revision=False, rubric_version=None, selection=None,
+                      selection_probability=None, machine=None)
+    out_log = tmp_path / "graded.eval"
+    code, _, err = cli(capsys, "export-scores", "--format", "inspect", "--out", out_log, "--store", db)
+    assert code == 0 and "2 score edit(s) from 1 graded sample(s)" in err, err
+    (sample,) = [s for s in read(out_log).samples if s.scores]
+    edits = [e for e in sample.scores["gradedesk"].history if e.provenance]
+    assert [(e.provenance.author, e.value, e.provenance.reason) for e in edits] == [
+        ("ann", "C", "ann's note"), ("bob", "I", "bob's note")]
+    assert sample.scores["gradedesk"].value == "I"  # the newest person's grade is the score's value now
