@@ -57,7 +57,7 @@ def budget_section(s: RunSummary) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.runs.headline import RAW_VS_BUNDLES, headline_table
+    from gradedesk.core.runs.headline import RAW_VS_BUNDLES, headline_table, names_code
     from gradedesk.core.runs.summary import summarize
     from gradedesk.core.cli.output import print_json, print_table
 
@@ -70,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"run {r.id} ({r.source}, {r.created_at}): {r.provider} {r.model or ''}".rstrip()
           + (f", label {r.label}" if r.label else ""))
     title = s.headline.title.lower() if s.headline.title == RAW_VS_BUNDLES else s.headline.title
-    section(f"headline: {title}, recall of the evidence against the expected files and symbols, prompt tokens, "
-            "pass rates (means with 95% bootstrap intervals)")
-    print_table(*headline_table(s.headline))
+    code = "the labelled symbols' code the evidence shows, " if names_code(s.headline) else ""
+    section(f"headline: {title}, {code}recall of the evidence against the expected files and symbols, prompt "
+            "tokens, pass rates (means with 95% bootstrap intervals)")
+    print_table(*headline_table(s.headline, lead_with_code=True))
     if s.headline.quality_note:
         print(s.headline.quality_note)
     section("answers, tokens and cost per method")

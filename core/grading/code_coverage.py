@@ -30,9 +30,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gradedesk.core.evidence.record import Evidence
-from gradedesk.core.grading.retrieval_evals import norm_path, symbol_matches
+from gradedesk.core.evidence.stored import answer_evidence
+from gradedesk.core.grading.retrieval_evals import labels, norm_path, symbol_matches
+from gradedesk.core.progress import Progress
+from gradedesk.core.retrieval.baseline import file_texts
+from gradedesk.core.store.answers import answers_of_run
+from gradedesk.core.store.connection import Store
+from gradedesk.core.store.machine_grades import Score, store_scores
+from gradedesk.core.store.run_records import run_row
 from gradedesk.core.text.prompt_layout import context_blocks
 
+METHOD = "code-lines"  # the scorer's name on stored scores
+METRICS = ("definitions_present", "code_coverage")
 ANSWER_LINES = 40  # a definition's first code lines: what an answer about it needs to see
 PRESENT_SHARE = 0.5  # a definition is present when at least this share of its answer lines is shown
 
@@ -207,3 +216,48 @@ def coverage_means(measured: Iterable[CodeCoverage | None]) -> CoverageMeans:
         return CoverageMeans(None, None, 0)
     return CoverageMeans(statistics.mean(m.coverage for m in got),
                          statistics.mean(m.definitions_present for m in got), len(got))
+
+
+# stored answers ------------------------------------------------------------------------------------------------------
+def stored_source(store: Store, repo_id: int | None) -> Source:
+    """A file's text as the run's repository was indexed (its chunks; lines no chunk covers were blank), read once;
+    None for every file when the run names no indexed repository."""
+    texts: dict[str, str | None] = {}
+
+    def read(path: str) -> str | None:
+        if path not in texts:
+            lines = file_texts(store, repo_id, [path]).get(path) if repo_id is not None else None
+            texts[path] = None if lines is None else "\n".join(lines)
+        return texts[path]
+
+    return read
+
+
+def coverage_scores(items: list[Evidence], expected_files: list[str] | None, expected_symbols: list[str] | None,
+                    source: Source) -> list[Score]:
+    """Definitions present and code coverage of one answer's evidence (None, with the reason, when not defined)."""
+    if not expected_symbols or not expected_files:
+        why = {"unlabelled": True, "reason": "question has no expected_symbols and expected_files labels"}
+        return [Score(m, None, why) for m in METRICS]
+    got = code_coverage(expected_files, expected_symbols, shown_in_evidence(items), source)
+    if got is None:
+        why = {"reason": "no labelled symbol is defined in the indexed expected files"}
+        return [Score(m, None, why) for m in METRICS]
+    detail = {"symbols": [{"symbol": s.symbol, "file": s.file_path, "line": s.first_line,
+                           "answer_lines": s.answer_lines, "counted": s.counted} for s in got.symbols]}
+    return [Score("definitions_present", got.definitions_present, detail), Score("code_coverage", got.coverage, detail)]
+
+
+def grade_code_coverage(store: Store, run_id: int, progress: Progress | None = None) -> int:
+    """Score every answer of a run on the code its evidence shows, against its repository as indexed; returns how many
+    answers were scored. Deterministic and recomputed (labels and the index may have changed), idempotent by upsert."""
+    answers = answers_of_run(store, run_id)
+    source = stored_source(store, run_row(store, run_id).repo_id)
+    with store.transaction():
+        for n, a in enumerate(answers, start=1):
+            scores = coverage_scores(answer_evidence(store, a), labels(a["expected_files"]),
+                                     labels(a["expected_symbols"]), source)
+            store_scores(store, a["id"], scores, METHOD)
+            if progress:
+                progress("code coverage", n, len(answers), 0)
+    return len(answers)

@@ -1,4 +1,4 @@
-"""Everything that grades a run without a model: retrieval evals, the rule grader, the answers' claims and citations,
+"""Everything that grades a run without a model: retrieval evals and code coverage, the rule grader, the answers' claims and citations,
 offline faithfulness and relevance.
 
 `grade_offline(store, run_id)` is what `gradedesk grade-offline` and the demo call. Safe to run again: retrieval evals,
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from gradedesk.core.progress import Progress
 from gradedesk.core.grading.claim_store import compute_run_claims
+from gradedesk.core.grading.code_coverage import grade_code_coverage
 from gradedesk.core.grading.retrieval_evals import grade_retrieval
 from gradedesk.core.grading.rules import RULES_ID, has_gold, rule_grade_run
 from gradedesk.core.grading.scorers import OFFLINE_METHOD, score_offline_run
@@ -36,6 +37,7 @@ class OfflineReport:
 def grade_offline(store: Store, run_id: int, progress: Progress | None = None) -> OfflineReport:
     stale = stale_grade_counts(store, run_id).get("rule", 0)
     retrieval, rules = grade_retrieval(store, run_id, progress), rule_grade_run(store, run_id, progress)
+    grade_code_coverage(store, run_id, progress)  # the same answers as retrieval's
     claims = compute_run_claims(store, run_id, progress)
     no_gold = sum(not has_gold(a["gold_answer"]) for a in answers_of_run(store, run_id))
     return OfflineReport(run_id, retrieval, rules, score_offline_run(store, run_id, progress), claims,

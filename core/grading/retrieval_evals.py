@@ -131,7 +131,7 @@ def retrieval_scores(items: list[Evidence], expected_files: list[str] | None,
     return out
 
 
-def _labels(raw: str | None) -> list[str] | None:
+def labels(raw: str | None) -> list[str] | None:
     return None if raw is None else json.loads(raw)
 
 
@@ -143,8 +143,8 @@ def grade_retrieval(store: Store, run_id: int, progress: Progress | None = None)
     answers = answers_of_run(store, run_id)
     with store.transaction():
         for n, a in enumerate(answers, start=1):
-            scores = retrieval_scores(answer_evidence(store, a), _labels(a["expected_files"]),
-                                      _labels(a["expected_symbols"]))
+            scores = retrieval_scores(answer_evidence(store, a), labels(a["expected_files"]),
+                                      labels(a["expected_symbols"]))
             store_scores(store, a["id"], scores, METHOD)
             if progress:
                 progress("retrieval", n, len(answers), 0)

@@ -37,10 +37,10 @@ class _Window:
 _CACHE: dict[tuple[str, int, int], tuple[list[_Window], SparseBM25]] = {}
 
 
-def file_texts(store: Store, repo_id: int) -> dict[str, list[str]]:
-    """Each indexed file's lines, rebuilt from its chunks (lines no chunk covers were blank)."""
+def file_texts(store: Store, repo_id: int, paths: list[str] | None = None) -> dict[str, list[str]]:
+    """Each indexed file's lines (of the files named), rebuilt from its chunks (lines no chunk covers were blank)."""
     files: dict[str, list[str]] = {}
-    for path, start, text in chunks_by_file(store, repo_id):
+    for path, start, text in chunks_by_file(store, repo_id, paths):
         lines = files.setdefault(path, [])
         if len(lines) < start - 1:
             lines.extend([""] * (start - 1 - len(lines)))

@@ -1,9 +1,10 @@
 """The headline of a run: what the store can say honestly about raw vs bundled answers, one row per method (raw, then
 each bundle budget), side by side. `summary` and the agreement screen lead with it.
 
-Offline (the demo) nothing has judged answer quality, so the figures that hold are retrieval and cost: file and symbol
-recall of each answer's evidence against the benchmark's expected files and symbols (core/grading/retrieval_evals.py's
-scores), the mean prompt tokens, and each grader's pass rate (machine graders named as what they are, and people), each
+Offline (the demo) nothing has judged answer quality, so the figures that hold are retrieval and cost: definitions
+present and code coverage (how much of the labelled symbols' code the evidence shows: core/grading/code_coverage.py),
+file and symbol recall of each answer's evidence against the benchmark's expected files and symbols
+(core/grading/retrieval_evals.py's scores), the mean prompt tokens, and each grader's pass rate (machine graders named as what they are, and people), each
 with a seeded bootstrap interval (core/stats). `quality_note` says in one line what answer quality needs when no LLM
 judge or imported grade is in the run.
 
@@ -17,6 +18,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gradedesk.core.grading.code_coverage import METHOD as COVERAGE_SCORER
+from gradedesk.core.grading.code_coverage import METRICS as COVERAGE_METRICS
 from gradedesk.core.grading.retrieval_evals import METHOD as RETRIEVAL_SCORER
 from gradedesk.core.grading.retrieval_evals import MethodLabel, method_label
 from gradedesk.core.grading.vocabulary import GRADES, GRADING_ERROR, PASS_GRADE
@@ -31,6 +34,7 @@ from gradedesk.core.store.run_records import run_row
 from gradedesk.core.store.traces import side_labels
 
 RECALLS = ("file_recall", "symbol_recall")
+NO_SYMBOLS = "no expected symbol defined in the indexed files"
 QUALITY_KINDS = frozenset({"judge", "imported"})  # graders whose grades say something about answer quality
 QUALITY_NOTE = ("answer quality needs a model: `gradedesk run --base-url URL --model M`, "
                 "then `gradedesk judge --base-url URL --model M`")
@@ -115,6 +119,8 @@ class MethodHeadline(Record):
     symbol_recall: Estimate
     tokens_in: Estimate  # mean prompt tokens per answer
     pass_rates: list[PassRate]
+    definitions_present: Estimate  # core/grading/code_coverage.py: what file recall cannot show
+    code_coverage: Estimate
 
 
 @dataclass
@@ -160,8 +166,8 @@ def headline(store: Store, run_id: int, answers: Sequence[AnswerOutcome] | None 
             if a.tokens_in is not None:
                 tokens[name].append(a.tokens_in)
     recalls: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for s in run_scores(store, run_id, RECALLS):
-        if s["method"] == RETRIEVAL_SCORER and s["value"] is not None:
+    for s in run_scores(store, run_id, RECALLS + COVERAGE_METRICS):
+        if s["method"] in (RETRIEVAL_SCORER, COVERAGE_SCORER) and s["value"] is not None:
             recalls[(names.label(s["answer_method"], s["budget"]), s["metric"])].append(s["value"])
     counts = _grader_counts(machine, person_grade_rows(store, run_id), names.label)
     rows = []
@@ -173,18 +179,31 @@ def headline(store: Store, run_id: int, answers: Sequence[AnswerOutcome] | None 
             name, answered[name],
             mean_estimate(recalls[(name, "file_recall")], "no expected files"),
             mean_estimate(recalls[(name, "symbol_recall")], "no expected symbols"),
-            mean_estimate(tokens[name], "no prompt token count"), rates))
+            mean_estimate(tokens[name], "no prompt token count"), rates,
+            mean_estimate(recalls[(name, "definitions_present")], NO_SYMBOLS),
+            mean_estimate(recalls[(name, "code_coverage")], NO_SYMBOLS)))
     quality = any(m.grader_kind in QUALITY_KINDS for m in machine)
     note = None if quality else IMPORTED_QUALITY_NOTE if run_row(store, run_id).source == "import" else QUALITY_NOTE
     return Headline(rows, list(counts), note, names.title)
 
 
-def headline_table(h: Headline) -> tuple[list[str], list[list[str]]]:
+def names_code(h: Headline) -> bool:
+    """Does the run's benchmark name symbols the evidence can be measured on (a code coverage figure exists)?"""
+    return any(m.code_coverage.value is not None for m in h.methods)
+
+
+def headline_table(h: Headline, lead_with_code: bool = False) -> tuple[list[str], list[list[str]]]:
     """The headline as plain headers and cells (no markup): recall and pass rates to two decimals, tokens whole, each
-    with its interval; down a column, a figure not defined for one reason says so once (core/stats texts_once)."""
-    headers = ["method", "n", "file recall", "symbol recall", "prompt tokens", *(f"pass: {g}" for g in h.graders)]
-    columns = [[m.file_recall for m in h.methods], [m.symbol_recall for m in h.methods],
+    with its interval; down a column, a figure not defined for one reason says so once (core/stats texts_once).
+    `lead_with_code` (summary): where the benchmark names symbols, definitions present and code coverage come first,
+    beside file recall, which breadth alone can raise."""
+    code = lead_with_code and names_code(h)
+    headers = ["method", "n", *(["definitions present", "code coverage"] if code else []), "file recall",
+               "symbol recall", "prompt tokens", *(f"pass: {g}" for g in h.graders)]
+    columns = [*([[m.definitions_present for m in h.methods], [m.code_coverage for m in h.methods]] if code else []),
+               [m.file_recall for m in h.methods], [m.symbol_recall for m in h.methods],
                [m.tokens_in for m in h.methods],
                *([m.pass_rates[i].pass_rate for m in h.methods] for i in range(len(h.graders)))]
-    texts = [texts_once(column, 0 if n == 2 else 2) for n, column in enumerate(columns)]
+    tokens_at = 4 if code else 2
+    texts = [texts_once(column, 0 if n == tokens_at else 2) for n, column in enumerate(columns)]
     return headers, [[m.method, str(m.answers), *(column[i] for column in texts)] for i, m in enumerate(h.methods)]

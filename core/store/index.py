@@ -151,10 +151,13 @@ def chunk_heads(store: Store, repo_id: int, max_chars: int) -> Iterator[tuple[in
                               (max_chars, repo_id))
 
 
-def chunks_by_file(store: Store, repo_id: int) -> Iterator[tuple[str, int, str]]:
-    """(file_path, start_line, text) of every chunk, by file and line: the files rebuilt from their chunks."""
+def chunks_by_file(store: Store, repo_id: int, paths: Sequence[str] | None = None) -> Iterator[tuple[str, int, str]]:
+    """(file_path, start_line, text) of every chunk (of the files named), by file and line: the files rebuilt from
+    their chunks."""
+    only = f"AND file_path IN ({','.join('?' * len(paths))})" if paths is not None else ""
     return store._conn.execute(
-        "SELECT file_path, start_line, text FROM chunks WHERE repo_id = ? ORDER BY file_path, start_line", (repo_id,))
+        f"SELECT file_path, start_line, text FROM chunks WHERE repo_id = ? {only} ORDER BY file_path, start_line",
+        (repo_id, *(paths or ())))
 
 
 # symbol_refs: the call graph ------------------------------------------------------------------------------------------

@@ -88,15 +88,18 @@ def test_summary_leads_with_the_retrieval_and_cost_headline(in_demo_dir, capsys)
     assert code == 0
     first = out.split("\n== ")[1].splitlines()
     assert first[0].startswith("headline: raw vs bundles")
-    assert first[1].split()[:6] == ["method", "n", "file", "recall", "symbol", "recall"]
+    # the demo's benchmark names symbols: what the evidence shows of their code leads, beside file recall
+    assert first[1].split()[:10] == ["method", "n", "definitions", "present", "code", "coverage", "file", "recall",
+                                     "symbol", "recall"]
     assert "pass: rule grader rules/1" in first[1]
     methods = [line.split()[0] for line in first[2:6]]
     assert methods == ["raw", "bundle@1000", "bundle@2000", "bundle@4000"]
-    assert all(line.count("[") == 4 for line in first[2:6])  # every figure with its interval
+    assert all(line.count("[") == 6 for line in first[2:6])  # every figure with its interval
     assert first[6].startswith("answer quality needs a model") and "judge" in first[6]
     assert out.count("not defined:") <= 1
     code, out, _ = cli(capsys, "summary", "--json")
     head = json.loads(out)["headline"]
     raw = head["methods"][0]
     assert raw["method"] == "raw" and raw["file_recall"]["low"] <= raw["file_recall"]["value"] <= raw["file_recall"]["high"]
+    assert raw["code_coverage"]["low"] <= raw["code_coverage"]["value"] <= raw["code_coverage"]["high"]
     assert head["graders"] == ["rule grader rules/1"] and head["quality_note"]

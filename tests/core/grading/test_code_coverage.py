@@ -148,3 +148,25 @@ def test_a_markdown_rule_inside_a_block_stays_in_that_block():
     shown = shown_in_context(context)
     assert [(s.path, sorted(s.lines)) for s in shown] == [("docs/a.md", ["---", "Title", "more"]),
                                                           ("b.py", ["x = 1"])]
+
+
+def test_grade_offline_stores_code_coverage_from_the_index_and_summary_leads_with_it(project, capsys):
+    from gradedesk.core.cli import main
+    from gradedesk.core.store.connection import open_store
+
+    db, questions = map(str, project)  # the shop repository indexed; questions labelled with symbols
+    assert main(["run", "--questions", questions, "--budgets", "500", "--store", db]) == 0
+    assert main(["grade-offline", "--store", db]) == 0
+    with open_store(db) as store:
+        rows = store._query("SELECT q.question_id, a.method, s.metric, s.value FROM answer_scores s "
+                            "JOIN answers a ON a.id = s.answer_id JOIN questions q ON q.id = a.question_pk "
+                            "WHERE s.method = 'code-lines'")
+    got = {(r["question_id"], r["method"], r["metric"]): r["value"] for r in rows}
+    assert len(got) == 3 * 2 * 2  # every answer: definitions present and code coverage
+    # the whole repository is smaller than raw top-10: unit_price's definition is in the raw evidence, line by line
+    assert got[("q2", "raw", "code_coverage")] == 1.0 and got[("q2", "raw", "definitions_present")] == 1.0
+    assert all(v is not None and 0.0 <= v <= 1.0 for v in got.values())
+    capsys.readouterr()
+    assert main(["summary", "--store", db]) == 0
+    header = capsys.readouterr().out.split("\n== ")[1].splitlines()[1]
+    assert header.split()[:8] == ["method", "n", "definitions", "present", "code", "coverage", "file", "recall"]
