@@ -116,6 +116,9 @@ _SHARES = {  # the NUMERIC 0-1 scores: a person's from claim marks, and the scor
     "symbol_recall": "retrieval: expected symbols found in the evidence / expected symbols",
     "context_precision": "retrieval: average precision of the ranked evidence (relevant: an expected file or symbol)",
     "context_recall": "retrieval: expected files and symbols found in the evidence / expected files and symbols",
+    "definitions_present": "code: expected symbols with at least half their first 40 code lines shown in the "
+                           "evidence / expected symbols defined in the expected files",
+    "code_coverage": "code: the expected symbols' first 40 code lines shown in the evidence / those lines",
 }
 
 

@@ -99,8 +99,9 @@ def test_export_scores_carries_the_scorers_metrics(tmp_path, capsys):
         return [json.loads(ln) for ln in out.splitlines()]
 
     records = [r for r in export() if r["grader"].startswith("scorer:")]
-    # per answer: 3 imported metrics, 5 retrieval evals (unlabelled questions: not defined), 2 offline scores
-    assert len(records) == 2 * (3 + 5 + 2) and len({r["id"] for r in records}) == len(records)
+    # per answer: 3 imported metrics, 5 retrieval evals and 2 code coverage figures (unlabelled questions: not
+    # defined), 2 offline scores
+    assert len(records) == 2 * (3 + 5 + 2 + 2) and len({r["id"] for r in records}) == len(records)
     by = {(r["question_id"], r["name"], r["grader"]): r for r in records}
     assert by[("h1", "file_recall", "scorer:import:run-retrieval.jsonl")]["value"] == 0.5
     empty = by[("h2", "file_recall", "scorer:import:run-retrieval.jsonl")]
@@ -108,6 +109,8 @@ def test_export_scores_carries_the_scorers_metrics(tmp_path, capsys):
     assert empty["metadata"]["detail"] == {"missing_files": ["src/main.py"]}
     unlabelled = [r for r in records if r["grader"] == "scorer:id-based"]
     assert len(unlabelled) == 10 and all(r["value"] is None and "labels" in r["comment"] for r in unlabelled)
+    code = [r for r in records if r["grader"] == "scorer:code-lines"]
+    assert len(code) == 4 and all(r["value"] is None and "labels" in r["comment"] for r in code)
     offline = [r for r in records if r["grader"] == "scorer:offline-rapidfuzz"]
     assert {r["name"] for r in offline} == {"faithfulness", "answer_relevance"}
     assert all(isinstance(r["value"], float) for r in offline)
