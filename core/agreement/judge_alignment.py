@@ -237,11 +237,12 @@ def _calls(reports: list[JudgeReport], cost: float | None, unknown: int, needed:
     made = sum(r.grades_done + r.grading_errors + r.failed_calls for r in reports)
     return Calls(made, max(needed - made, 0), sum(r.failed_calls for r in reports),
                  sum(r.grading_errors for r in reports), sum(r.truncated for r in reports), cost, unknown,
-                 [f for r in reports for f in r.failures])
+                 [f"{where}: {why}" for r in reports for where, why in r.failures])
 
 
 def _phase(progress: Progress | None, name: str) -> Progress | None:
-    return (lambda _stage, done, total, failed: progress(name, done, total, failed)) if progress else None
+    return (lambda _stage, done, total, failed=0, *, unusable=None: progress(name, done, total, failed,
+                                                                              unusable=unusable)) if progress else None
 
 
 def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: AlignSettings | None = None,

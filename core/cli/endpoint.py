@@ -31,6 +31,51 @@ def add_endpoint_arguments(p: argparse.ArgumentParser, model_help: str, *, max_t
                    help="price of --model in USD per 1M input and output tokens, e.g. 0.15,0.60")
 
 
+def add_spend_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """--limit, --sample/--seed and --dry-run: the spend a user chooses before it is spent (run and judge)."""
+    g = p.add_argument_group("spend (chosen before any call; the plan and its estimate are printed first)")
+    g.add_argument("--limit", type=int, default=None, metavar="N",
+                   help=f"make at most N {what} calls now: the first not yet done (run it again for the next N)")
+    g.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="only a seeded simple random sample of N questions; each one's inclusion probability is "
+                        "recorded on the run, so weighted estimates stay honest")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="the sample's seed (default 0)")
+    g.add_argument("--dry-run", action="store_true",
+                   help="print the plan (calls, estimated prompt tokens, price) and stop: no call, nothing stored")
+
+
+class DryRun(Exception):
+    """Raised once a --dry-run's plan is printed: the command's writes so far are rolled back, and it ends there."""
+
+
+def say_spend(provider, prompts: list[list[dict]], max_tokens: int | None, what: str, dry_run: bool) -> None:
+    """The plan before the first call (stdout for --dry-run, whose output it is; else stderr); DryRun after it."""
+    from gradedesk.core.cli.output import info
+    from gradedesk.core.providers.spend import estimate, spend_line
+
+    line = "gradedesk: " + spend_line(what, provider.model, estimate(provider, prompts, max_tokens), max_tokens)
+    if dry_run:
+        print(line + " (dry run: nothing sent)")
+        raise DryRun
+    info(line)
+
+
+def sampled_questions(store, run_id: int, args: argparse.Namespace, role: str) -> set[int] | None:
+    """With --sample N --seed S: a seeded simple random sample of N of the run's questions (question pks), recorded
+    on the run with each one's inclusion probability (config "judge_samples"); None without --sample."""
+    from gradedesk.core.stats.weighted import sample_items
+    from gradedesk.core.store.answers import run_answers
+    from gradedesk.core.store.run_records import record_config
+
+    if args.sample is None:
+        return None
+    pks = sorted({a.question_pk for a in run_answers(store, run_id)})
+    chosen, pi = sample_items(pks, args.sample, args.seed, "--sample", f"run {run_id} has {{N}} questions")
+    record_config(store, run_id, "judge_samples", f"{role} {args.model} sample {args.sample} seed {args.seed}",
+                  {"size": args.sample, "population": len(pks), "seed": args.seed, "inclusion_probability": pi})
+    return set(chosen)
+
+
 def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
     """The provider the flags name (the offline one when there is neither --model nor --base-url)."""
     from gradedesk.core.errors import UserError
@@ -45,16 +90,46 @@ def provider_from_args(args: argparse.Namespace, tokenizer: str | None = None):
                          price=args.price, tokenizer=tokenizer, system_role=args.system_role)
 
 
-def endpoint_warnings(provider) -> None:
-    """After the calls: what the replies showed about the endpoint (a chat template that dropped the instructions);
-    when none could tell, a local endpoint is asked (two one-token calls)."""
+def probe_first(provider, store=None, run_id: int | None = None, shape=None, role: str = "judge") -> None:
+    """Before a command's first call: what the endpoint is like (core/providers/probes.py), said on stderr in one
+    line, with a warning when its chat template drops system messages, so no call is spent before the user knows.
+    What was found is recorded on the run under `role` and the model (and read back from it: not asked again)."""
     import asyncio
 
     from gradedesk.core.cli.output import info
+    from gradedesk.core.providers import OpenAICompatibleProvider, endpoint_url
+    from gradedesk.core.providers.probes import EndpointFacts, probe_endpoint
+    from gradedesk.core.providers.structured import FORM_NAMES
+    from gradedesk.core.store.run_records import record_config, run_row
 
-    if getattr(provider, "needs_system_probe", False):
-        asyncio.run(provider.probe_system_role())
-    if provider is not None and provider.system_dropped:
+    if not isinstance(provider, OpenAICompatibleProvider):
+        return
+    key = f"{role} {provider.model} @ {endpoint_url(provider.base_url)}"
+    known = run_row(store, run_id).config.get(PROBES, {}).get(key) if run_id is not None else None
+    facts = asyncio.run(probe_endpoint(provider, shape, EndpointFacts.of(known) if known else None))
+    if run_id is not None:
+        record_config(store, run_id, PROBES, key, facts.to_dict())
+    said = [f"serves {facts.served_model}" if facts.served_model and facts.served_model != provider.model else "",
+            f"replies as {FORM_NAMES[facts.structured_form]}" if facts.structured_form else "",
+            f"context {facts.context_length:,} tokens" if facts.context_length else "",
+            f"{facts.slots} request{'' if facts.slots == 1 else 's'} at a time (--concurrency {provider.concurrency})"
+            if facts.slots else ""]
+    if any(said):
+        info(f"gradedesk: {role} endpoint {provider.endpoint} ({provider.model}): {'; '.join(p for p in said if p)}")
+    if facts.system_dropped:
+        info(f"gradedesk: warning: {provider.endpoint}: {facts.system_dropped}")
+
+
+PROBES = "endpoint_probes"  # the run's config entry holding what the probes found, per role, model and endpoint
+
+
+def endpoint_warnings(provider) -> None:
+    """After the calls: what the replies showed about the endpoint that the probes before them did not (a hosted
+    endpoint is not probed for its system role; its replies' prompt counts can still tell)."""
+    from gradedesk.core.cli.output import info
+
+    facts = getattr(provider, "facts", None)
+    if provider is not None and provider.system_dropped and not (facts and facts.system_dropped):
         info(f"gradedesk: warning: {provider.endpoint}: {provider.system_dropped}")
 
 

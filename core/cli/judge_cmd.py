@@ -8,11 +8,9 @@ grader, offline scores), and the command says so; a rule grade is never presente
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradedesk.core.cli.endpoint import add_endpoint_arguments
+from gradedesk.core.cli.endpoint import add_endpoint_arguments, add_spend_arguments
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.cli.output import input_file
 
@@ -33,6 +31,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     add_endpoint_arguments(p, "judge model (use a different model from the one that answered)",
                            max_tokens=VERDICT_MAX_TOKENS, max_tokens_what="a verdict or score reply")
+    add_spend_arguments(p, "judge")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="grade each answer N times and report the judge's consistency (default 1)")
     p.add_argument("--no-scores", action="store_true", help="skip LLM faithfulness and relevance (fewer calls)")
@@ -79,29 +78,53 @@ def run_grades(args: argparse.Namespace) -> int:
     from gradedesk.core.grading.judge import judge_consistency, judge_plan, judge_run
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
+    from contextlib import nullcontext
+
+    from gradedesk.core.cli.endpoint import (DryRun, endpoint_warnings, probe_first, provider_from_args,
+                                             sampled_questions, say_spend)
+    from gradedesk.core.grading.rubric_format import REPLY_SHAPE
     from gradedesk.core.cli.grade_offline_cmd import offline_line
     from gradedesk.core.cli.output import info, print_json, progress_bars
+    from gradedesk.core.providers.failures import judge_lines
 
     if args.repeat < 1:
         raise UserError("--repeat: must be at least 1")
     endpoint = args.model is not None or args.base_url is not None
     if args.rubric is not None and not endpoint:
         raise UserError("--rubric: only an LLM judge reads a rubric; give the judge --model (and --base-url)")
+    if not endpoint and (args.limit is not None or args.sample is not None or args.dry_run):
+        raise UserError("--limit, --sample and --dry-run bound a judge's calls: give the judge --model (and --base-url)")
     provider = provider_from_args(args) if endpoint else None
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         rubric = resolve_rubric(store, args.rubric) if provider else None
         answer_model = run_row(store, run_id).model
-        plan = judge_plan(store, run_id, provider.model, args.repeat, scores=not args.no_scores,
-                          rubric=rubric) if provider else None
+        questions = sampled_questions(store, run_id, args, "judge") if provider else None
+        plan = judge_plan(store, run_id, provider.model, args.repeat, scores=not args.no_scores, rubric=rubric,
+                          questions=questions, limit=args.limit) if provider else None
         if provider and plan and not plan.calls:
             info(plan_line(plan, provider.model, args.no_scores))
-        with progress_bars() as bar:
-            offline = grade_offline(store, run_id, bar)
-            report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
-                               progress=announcing(bar, plan_line(plan, provider.model, args.no_scores)),
-                               rubric=rubric, max_tokens=args.max_tokens) if provider and plan else None
+        elif provider and plan and not args.dry_run:
+            probe_first(provider, store, run_id, REPLY_SHAPE)
+
+        def before_calls(prompts: list[list[dict]]) -> None:
+            assert provider is not None and plan is not None
+            line = plan_line(plan, provider.model, args.no_scores)
+            print(line) if args.dry_run else info(line)
+            say_spend(provider, prompts, args.max_tokens, "judge", args.dry_run)
+
+        try:
+            with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back
+                with progress_bars() as bar:
+                    offline = grade_offline(store, run_id, bar)
+                    report = judge_run(store, run_id, provider, args.repeat, scores=not args.no_scores,
+                                       progress=bar, rubric=rubric, max_tokens=args.max_tokens,
+                                       questions=questions, limit=args.limit,
+                                       before_calls=before_calls) if provider and plan else None
+                if args.dry_run:
+                    raise DryRun  # nothing to ask: the plan line above said so
+        except DryRun:
+            return 0
         # the repeats under the rubric and, for answers without a gold answer, under its reference-free variant
         consistency = judge_consistency(store, run_id, report.model, rubric_versions=[
             v for v in (report.rubric_version, report.reference_free_version) if v]) if report else None
@@ -136,36 +159,16 @@ def run_grades(args: argparse.Namespace) -> int:
         if consistency and consistency.all_errors:
             print(f"judge consistency: {consistency.all_errors} answer(s) got only grading errors in every "
                   f"repeat and are not counted")
-    for failure in (report.failures if report else [])[:20]:
-        info(f"gradedesk: {failure}")
-    if report and report.unusable:
-        info(f"gradedesk: warning: {report.grading_errors} verdict(s) and {report.unusable_scores} LLM score "
-             f"reply(s) were unusable (stored as grading_error)"
-             + (f", {report.truncated} of them cut at --max-tokens {args.max_tokens}" if report.truncated else "")
-             + f"; does {report.model} follow the rubric's JSON format?")
+    for line in judge_lines(report.failures, report.model) if report else []:
+        info(f"gradedesk: {line}")
+    if report and report.truncated:
+        info(f"gradedesk: {report.truncated} of the unusable replies were cut at --max-tokens {args.max_tokens}")
     if report and report.failed_calls:
-        info(f"gradedesk: {report.failed_calls} judge call(s) failed (recorded as grading_error); "
-             "run the same command again to retry them")
         return 1
     if report and report.nothing_usable:
         info(f"gradedesk: no reply of {report.model} could be used: every grade of this run is a grading_error")
         return 1
     return 0
-
-
-def announcing(bar: Callable[..., None], line: str) -> Callable[..., None]:
-    """The progress callback, printing `line` (the plan) once the endpoint has answered a first call: an unreachable
-    endpoint stays a one-line error, and the offline graders before it print nothing, so the plan comes first."""
-    said = False
-
-    def update(phase: str, done: int, total: int, failed: int = 0) -> None:
-        nonlocal said
-        if phase == "judge" and done and not said:
-            said = True
-            print(line, file=sys.stderr, flush=True)
-        bar(phase, done, total, failed)
-
-    return update
 
 
 def plan_line(plan: JudgePlan, model: str, no_scores: bool) -> str:

@@ -30,12 +30,15 @@ def parse_budgets(text: str | None) -> list[int] | None:
 def run_pairwise(args: argparse.Namespace) -> int:
     from gradedesk.core.agreement.pairwise import judge_behaviour
     from gradedesk.core.agreement.report import Settings
-    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
-    from gradedesk.core.cli.judge_cmd import announcing
+    from contextlib import nullcontext
+
+    from gradedesk.core.cli.endpoint import (DryRun, endpoint_warnings, probe_first, provider_from_args,
+                                             sampled_questions, say_spend)
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
+    from gradedesk.core.providers.failures import judge_lines
     from gradedesk.core.grading.pairwise_judge import free_rubric_of, pairwise_plan, pairwise_run
-    from gradedesk.core.grading.pairwise_rubric import PAIRWISE
+    from gradedesk.core.grading.pairwise_rubric import PAIRWISE, REPLY_SHAPE
     from gradedesk.core.grading.pairwise_verdicts import PairJudge, pair_verdicts
     from gradedesk.core.grading.rubric_lookup import BUILTIN, resolve_of_kind
     from gradedesk.core.store.connection import open_store
@@ -53,7 +56,8 @@ def run_pairwise(args: argparse.Namespace) -> int:
         own_free = args.reference_free_rubric not in (None, BUILTIN)  # 'builtin': the built-in reference-free one
         free = free_rubric_of(resolve_of_kind(store, args.reference_free_rubric, PAIRWISE, "--reference-free-rubric")
                               if own_free else None)
-        p = pairwise_plan(store, run_id, provider.model, budgets, args.repeats, rubric, free)
+        questions = sampled_questions(store, run_id, args, "pairwise")
+        p = pairwise_plan(store, run_id, provider.model, budgets, args.repeats, rubric, free, questions, args.limit)
         if args.rubric not in (None, BUILTIN) and args.reference_free_rubric is None and p.free_pairs and not p.gold_pairs:
             raise UserError(f"--rubric: run {run_id} has no pair with a gold answer for {rubric.version} to judge "
                             f"(its {p.free_pairs} pairs go under the reference-free rubric {free.version}); to judge "
@@ -64,9 +68,23 @@ def run_pairwise(args: argparse.Namespace) -> int:
                    if p.reference_free else "") + ")")
         if not p.calls:
             info(plan)
-        with progress_bars() as bar:
-            report = pairwise_run(store, run_id, provider, budgets, args.repeats, progress=announcing(bar, plan),
-                                  rubric=rubric, free_rubric=free, max_tokens=args.max_tokens)
+        elif not args.dry_run:
+            probe_first(provider, store, run_id, REPLY_SHAPE)
+
+        def before_calls(prompts: list[list[dict]]) -> None:
+            print(plan) if args.dry_run else info(plan)
+            say_spend(provider, prompts, args.max_tokens, "pairwise judge", args.dry_run)
+
+        try:
+            with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back
+                with progress_bars() as bar:
+                    report = pairwise_run(store, run_id, provider, budgets, args.repeats, progress=bar, rubric=rubric,
+                                          free_rubric=free, max_tokens=args.max_tokens, questions=questions,
+                                          limit=args.limit, before_calls=before_calls)
+                if args.dry_run:
+                    raise DryRun  # nothing to ask: the plan line above said so
+        except DryRun:
+            return 0
         verdicts = pair_verdicts(store, run_id, PairJudge(report.model, report.rubric_version, free.version))
         behaviour = judge_behaviour(verdicts, Settings())
     endpoint_warnings(provider)
@@ -90,14 +108,11 @@ def run_pairwise(args: argparse.Namespace) -> int:
         print(f"position bias (replies choosing ANSWER 1, fair 0.5): {b.first_position_wins.text()}")
         print(f"tie rate: {b.tie_rate.text()}; inconsistency rate: {b.inconsistency_rate.text()}")
         print(f"stability across repeats: {b.stability.text()}; {b.unstable_pairs} unstable pair(s)")
-    for failure in report.failures[:20]:
-        info(f"gradedesk: {failure}")
-    if report.unusable:
-        info(f"gradedesk: warning: {report.unusable} pairwise repl(ies) were unusable (no verdict)"
-             + (f", {report.truncated} of them cut at --max-tokens {args.max_tokens}" if report.truncated else "")
-             + f"; does {report.model} follow the pairwise rubric's JSON format?")
+    for line in judge_lines(report.failures, report.model):
+        info(f"gradedesk: {line}")
+    if report.truncated:
+        info(f"gradedesk: {report.truncated} of the unusable replies were cut at --max-tokens {args.max_tokens}")
     if report.failed_calls:
-        info(f"gradedesk: {report.failed_calls} judge call(s) failed; run the same command again to retry them")
         return 1
     if report.nothing_usable:
         info(f"gradedesk: no reply of {report.model} could be used: no pairwise verdict")

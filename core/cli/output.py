@@ -142,10 +142,13 @@ def progress_bars(interval: float = PROGRESS_LINE_SECONDS) -> Iterator[Callable[
     with Progress(*columns, console=console) as bar:
         tasks: dict[str, Any] = {}
 
-        def update(phase: str, done: int, total: int, failed: int = 0) -> None:
+        def update(phase: str, done: int, total: int, failed: int = 0, *, unusable: int | None = None) -> None:
             if phase not in tasks:
                 tasks[phase] = bar.add_task(PHASE_LABELS.get(phase, phase), total=total, failed="")
-            bar.update(tasks[phase], completed=done, total=total, failed=f"{failed} failed" if failed else "")
+            from gradedesk.core.progress import split
+
+            shown = split(done, failed, unusable) if failed or unusable else ""
+            bar.update(tasks[phase], completed=done, total=total, failed=shown)
 
         yield update
 

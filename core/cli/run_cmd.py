@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gradedesk.core.cli.endpoint import add_embeddings_arguments, add_endpoint_arguments
+from gradedesk.core.cli.endpoint import add_embeddings_arguments, add_endpoint_arguments, add_spend_arguments
 from gradedesk.core.config import ANSWER_MAX_TOKENS, DEFAULT_BUDGETS
 from gradedesk.core.cli.output import input_file
 
@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--repo", default=None, metavar="NAME", help="indexed repository (default: the only one)")
     add_endpoint_arguments(p, "model name at the endpoint (e.g. gpt-4o-mini)", max_tokens=ANSWER_MAX_TOKENS,
                            max_tokens_what="an answer (not used by the offline answerer)")
+    add_spend_arguments(p, "answer")
     add_embeddings_arguments(p)
     p.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                    help="token budgets of the bundled answers (default: %(default)s)")
@@ -68,20 +69,48 @@ def check_questions(store, path: str, repo: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
+    from gradedesk.core.runs.failures import failure_lines
     from gradedesk.core.runs.runner import run_benchmark
     from gradedesk.core.store.connection import open_store
-    from gradedesk.core.cli.endpoint import embedder_from_args, endpoint_warnings, provider_from_args
+    from gradedesk.core.cli.endpoint import (DryRun, embedder_from_args, endpoint_warnings, probe_first,
+                                             provider_from_args, say_spend)
     from gradedesk.core.cli.output import info, print_json, progress_bars
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
     provider = provider_from_args(args, tokenizer=None if args.model else args.tokenizer)
     embedder = embedder_from_args(args)
+    model = provider.name == "openai-compatible"
+
+    def before_calls(run_id: int, tasks) -> None:
+        """The probes, then the plan, before the first call (a dry run stops after the plan)."""
+        if model and not args.dry_run:
+            probe_first(provider, store, run_id, role="answer")
+        if model:
+            say_spend(provider, [t.messages for t in tasks], args.max_tokens, "run", args.dry_run)
+        elif args.dry_run:
+            print(f"gradedesk: run offline: {len(tasks)} answers by the extractive answerer, no model (dry run)")
+            raise DryRun
+
+    sample = (args.sample, args.seed) if args.sample is not None else None
     with open_store(args.store) as store, progress_bars() as bar:
         path = questions_path(args.questions, store, args.repo)
         check_questions(store, path, args.repo)
-        summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
-                                tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
-                                progress=bar, max_tokens=args.max_tokens, embedder=embedder)
+        try:
+            with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back
+                summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
+                                        tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
+                                        progress=bar, max_tokens=args.max_tokens, embedder=embedder,
+                                        before_calls=before_calls, sample=sample, limit=args.limit,
+                                        take_in=not args.dry_run)
+                if args.dry_run:  # nothing left to ask
+                    print(f"gradedesk: run: nothing to ask ({summary.already_done} answered, {summary.not_retried} "
+                          f"failed for good) (dry run)")
+                    raise DryRun
+        except DryRun:
+            return 0
+        failures = failure_lines(store, summary.run_id) if summary.failed_now or summary.not_retried else []
     endpoint_warnings(provider)
     if args.json:
         print_json(summary.to_dict())
@@ -90,14 +119,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"run {summary.run_id} ({verb}, {provider.name}{' ' + provider.model if args.model else ''}): "
               f"{summary.questions} question{'' if summary.questions == 1 else 's'}, {summary.answers_total} answers: "
               f"{summary.already_done} done before, "
-              f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending")
+              f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending"
+              + (f", {summary.not_retried} not retried (a retry cannot fix them)" if summary.not_retried else ""))
     if summary.taken_in:
         info(f"gradedesk: took in {summary.taken_in} repl{'y' if summary.taken_in == 1 else 'ies'} kept beside the "
              "store while it could not be written")
     if summary.interrupted:
         info(f"gradedesk: interrupted; run the same command again to resume run {summary.run_id}")
         return 130
+    for line in failures:
+        info(f"gradedesk: {line}")
     if summary.failed_now:
-        info(f"gradedesk: {summary.failed_now} call(s) failed (errors stored); run the same command again to retry")
         return 1
     return 0

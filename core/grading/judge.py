@@ -31,9 +31,11 @@ from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
 from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
-from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, Rubric, builtin_rubric
+from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, REPLY_SHAPE, Rubric, builtin_rubric
+from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
+from gradedesk.core.providers.structured import Shape
 from gradedesk.core.grading.rubric_lookup import store_rubric
-from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, llm_method, score_messages
+from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, SHAPES, llm_method, score_messages
 from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.stats.records import Record
@@ -110,6 +112,7 @@ class JudgeOutcome(Generic[T]):
     latency_ms: float | None = None
     finish_reason: str | None = None
     cut_at: int | None = None  # the max_tokens the reply was cut at, when it was
+    error_kind: str | None = None  # how the call failed (core/providers/chat.py ProviderError.kind)
 
 
 @dataclass
@@ -128,7 +131,7 @@ class JudgeReport:
     skipped_no_gold: int = 0
     reference_free: int = 0   # answers without a gold answer graded under the reference-free rubric (traces)
     reference_free_version: str | None = None
-    failures: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (where, why) of each failed call / unusable reply
 
     @property
     def unusable(self) -> int:
@@ -142,11 +145,17 @@ class JudgeReport:
 
 def _pending(store: Store, answers: list[dict], model: str, rubric_version: str, repeat: int,
              scores: bool) -> list[JudgeTask]:
-    """What is not graded yet, plus what failed as a call last time (retried)."""
+    """What is not graded yet, plus what failed as a call last time in a way a retry may fix (retried); a call that
+    failed for good (a prompt over the model's context) stays as it is."""
     ids = [a["id"] for a in answers]
-    done_grades = machine_grades.fresh_judge_grades(store, ids, model, rubric_version)
-    done_scores = {(answer_id, metric) for answer_id, metric, detail in machine_grades.score_details(
-        store, ids, llm_method(model)) if json.loads(detail or "{}").get("error") != "call_failed"}
+    done_grades = machine_grades.fresh_judge_grades(store, ids, model, rubric_version) | {
+        key for key, why in machine_grades.failed_judge_calls(store, ids, model, rubric_version).items()
+        if not reason_of(why).retryable}
+    done_scores = set()
+    for answer_id, metric, detail in machine_grades.score_details(store, ids, llm_method(model)):
+        stored = json.loads(detail or "{}")
+        if stored.get("error") != "call_failed" or not reason_of(stored.get("why")).retryable:
+            done_scores.add((answer_id, metric))
     tasks = [JudgeTask(a, "grade", r) for a in answers for r in range(repeat) if (a["id"], r) not in done_grades]
     if scores:
         tasks += [JudgeTask(a, m) for a in answers for m in SCORE_METRICS if (a["id"], m) not in done_scores]
@@ -161,7 +170,7 @@ def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, r
     where = f"{a['question_id']} {method_label(a['method'], a['budget'])}"
     if outcome.error:
         report.failed_calls += 1
-        report.failures.append(f"{where} {task.kind}: {outcome.error}")
+        report.failures.append((f"{where} {task.kind}", f"{CALL_FAILED}: {outcome.error}"))
     report.truncated += outcome.cut_at is not None
     with store.transaction():
         if task.kind != "grade":
@@ -174,18 +183,18 @@ def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, r
                 report.scores_done += 1
             elif outcome.error is None:
                 report.unusable_scores += 1
-                report.failures.append(f"{where} {task.kind}: unusable reply ({score.detail['why']})")
+                report.failures.append((f"{where} {task.kind}", f"{UNUSABLE}: {score.detail['why']}"))
             return
         if outcome.error:
-            verdict = Verdict("unsupported", GRADING_ERROR, None, f"judge call failed: {outcome.error}")
+            verdict = Verdict("unsupported", GRADING_ERROR, None, f"{CALL_FAILED}: {outcome.error}")
         else:
             try:
                 verdict = _parse_verdict_of(outcome)
                 report.grades_done += 1
             except ReplyError as exc:
                 report.grading_errors += 1
-                report.failures.append(f"{where} grade: unusable reply ({exc})")
-                verdict = Verdict("unsupported", GRADING_ERROR, None, f"unusable judge reply: {exc}")
+                report.failures.append((f"{where} grade", f"{UNUSABLE}: {exc}"))
+                verdict = Verdict("unsupported", GRADING_ERROR, None, f"{UNUSABLE}: {exc}")
         version = report.reference_free_version if task.reference_free else report.rubric_version
         machine_grades.replace_auto_grade(store, AutoGrade(
             a["id"], "judge", model, version, task.repeat_index, verdict.grade, verdict.failure_label,
@@ -250,23 +259,34 @@ def _tasks(store: Store, gold: list[dict], free: list[dict], model: str, version
 
 
 def judge_plan(store: Store, run_id: int, model: str, repeat: int = 1, *, scores: bool = True,
-               rubric: Rubric | None = None) -> JudgePlan:
+               rubric: Rubric | None = None, questions: Collection[int] | None = None,
+               limit: int | None = None) -> JudgePlan:
     """What `judge_run` with the same arguments would call the model for (nothing is stored)."""
     gold, free, _ = _gold_answers(store, run_id, None)
     versions = ((rubric or builtin_rubric()).version, builtin_rubric(REFERENCE_FREE_FILE).version)
     tasks = _tasks(store, gold, free, model, versions, repeat, scores)
+    tasks = limited([t for t in tasks if questions is None or t.answer["question_pk"] in questions], limit)
     kinds = [t.kind for t in tasks]
     return JudgePlan(len({t.answer["id"] for t in tasks}), kinds.count("grade"), kinds.count("faithfulness"),
                      kinds.count("answer_relevance"))
 
 
+def reply_shape(task: JudgeTask) -> Shape:
+    """A task's reply schema: a verdict (every rubric shares gradedesk's reply format and vocabulary), or a score."""
+    return REPLY_SHAPE if task.kind == "grade" else SHAPES[task.kind]
+
+
 def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: bool = True,
               progress: Progress | None = None, rubric: Rubric | None = None,
-              answer_ids: Collection[int] | None = None, max_tokens: int = VERDICT_MAX_TOKENS) -> JudgeReport:
+              answer_ids: Collection[int] | None = None, max_tokens: int = VERDICT_MAX_TOKENS,
+              questions: Collection[int] | None = None, limit: int | None = None,
+              before_calls: Callable[[list[list[dict]]], None] | None = None) -> JudgeReport:
     """Judge (and, with scores, LLM-score) every answered answer of a run that has a gold answer; resume-safe.
 
     `rubric` defaults to the built-in one; `answer_ids` limits the work to those answers of the run (align judges
-    its train and test items apart)."""
+    its train and test items apart), `questions` to the answers of those questions (question pks: judge --sample);
+    `limit` to the first that many calls of what is left. `before_calls` hears of every prompt before the first call
+    (core/grading/judge.py ask_each)."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     if max_tokens < 1:
@@ -282,6 +302,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     if free:
         report.reference_free_version = store_rubric(store, free_rubric)
     tasks = _tasks(store, gold, free, model, (report.rubric_version, report.reference_free_version), repeat, scores)
+    tasks = limited([t for t in tasks if questions is None or t.answer["question_pk"] in questions], limit)
     report.reference_free = len({t.answer["id"] for t in tasks if t.reference_free})
     report.stale_regraded = machine_grades.stale_judge_grades(store, run_id, model)
     evidence = {t.answer["id"]: answer_evidence(store, t.answer) for t in tasks}
@@ -295,51 +316,69 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
         return score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
 
     ask_each(provider, tasks, messages, lambda _, outcome: _store_verdict(store, outcome, model, report), max_tokens,
-             progress, lambda: report.failed_calls + report.grading_errors)
+             progress, lambda: (report.failed_calls, report.unusable), reply_shape, before_calls)
     return report
+
+
+def limited(tasks: list[T], limit: int | None) -> list[T]:
+    """The first `limit` tasks (all of them for None): --limit, the next N calls not yet made."""
+    if limit is not None and limit < 1:
+        raise UserError(f"--limit: must be at least 1, got {limit}")
+    return tasks if limit is None else tasks[:limit]
 
 
 def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
              done: Callable[[T, JudgeOutcome[T]], None], max_tokens: int, progress: Progress | None = None,
-             failed: Callable[[], int] = lambda: 0) -> None:
+             failed: Callable[[], tuple[int, int]] = lambda: (0, 0),
+             shape: Callable[[T], Shape | None] = lambda _: None,
+             before_calls: Callable[[list[list[dict]]], None] | None = None) -> None:
     """Ask the judge model about each task (at the provider's concurrency; `done` gets each outcome as it comes, in
-    the calling thread's event loop, and `progress` hears of it as phase "judge", with `failed()` so far), then close
-    the provider (nothing is asked, and nothing closed, when there are no tasks). Every call asks for JSON mode; an endpoint that rejects
-    it (HTTP 400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply. A
-    call that fails after the provider's retries is an outcome with an error, not an exception; an unreachable
-    endpoint (UserError) ends the run with one line."""
+    the calling thread's event loop, and `progress` hears of it as phase "judge", with `failed()`: (failed calls,
+    unusable replies) so far), then close the provider (nothing is asked, and nothing closed, when there are no
+    tasks). Each call sends the task's reply `shape` (its JSON schema) in the form the endpoint's probe found
+    (core/providers/structured.py), or asks for JSON mode when there was no probe; an endpoint that rejects it (HTTP
+    400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply. A call that
+    fails after the provider's retries is an outcome with an error, not an exception; an unreachable endpoint
+    (UserError) ends the run with one line. `before_calls` hears of every prompt before the first is sent (the
+    commands print the plan and its estimated tokens)."""
     if not tasks:
         return
+    prompts = [messages(task) for task in tasks]
+    if before_calls is not None:
+        before_calls(prompts)
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
     finished = 0
     if progress:
-        progress("judge", 0, len(tasks), 0)
+        progress("judge", 0, len(tasks), 0, unusable=0)
 
-    def finish(task: T, outcome: JudgeOutcome[T]) -> None:
+    def finish(index: int, outcome: JudgeOutcome[T]) -> None:
         nonlocal finished
-        done(task, outcome)
+        done(tasks[index], outcome)
         finished += 1
         if progress:
-            progress("judge", finished, len(tasks), failed())
+            calls, unusable = failed()
+            progress("judge", finished, len(tasks), calls, unusable=unusable)
 
-    async def call(task: T) -> JudgeOutcome[T]:
+    async def call(index: int) -> JudgeOutcome[T]:
         nonlocal json_mode
-        sent = messages(task)
+        task, sent = tasks[index], prompts[index]
         try:
             try:
-                r = await provider.complete(sent, json_mode=json_mode, max_tokens=max_tokens)
+                r = await provider.complete(sent, json_mode=json_mode, max_tokens=max_tokens,
+                                            shape=shape(task) if json_mode else None)
             except ProviderError as exc:
                 if not (json_mode and exc.status == 400 and exc.kind == "status"):
                     raise
                 json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
                 r = await provider.complete(sent, json_mode=False, max_tokens=max_tokens)
         except ProviderError as exc:
-            return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})")
+            return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})",
+                                error_kind=exc.kind)
         return _outcome(task, r, max_tokens)
 
     async def main() -> None:
         try:
-            await run_bounded(tasks, call, getattr(provider, "concurrency", 4), finish)
+            await run_bounded(range(len(tasks)), call, getattr(provider, "concurrency", 4), finish)
         except* UserError as group:  # e.g. the endpoint is unreachable: one line, not a group traceback
             raise group.exceptions[0] from None
         finally:

@@ -21,15 +21,17 @@ again.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.errors import UserError
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
-from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut
+from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut, limited
+from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
-from gradedesk.core.grading.pairwise_rubric import (PAIRWISE, REFERENCE_FREE_FILE, PairwiseRubric,
+from gradedesk.core.grading.pairwise_rubric import (PAIRWISE, REFERENCE_FREE_FILE, REPLY_SHAPE, PairwiseRubric,
                                                     builtin_pairwise_rubric)
 from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.progress import Progress
@@ -86,7 +88,7 @@ class PairwiseReport:
     truncated: int = 0          # replies cut at max_tokens (each also counted as unusable)
     skipped_no_gold: int = 0    # questions without a gold answer in a run not read from traces (nothing to judge by)
     skipped_unpaired: int = 0   # (question, budget) without both a raw and a bundled answer
-    failures: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (where, why) of each failed call / unusable reply
     sides: dict[str, str] = field(default_factory=dict)  # a run read from traces: its sides' labels (raw, bundle)
 
     @property
@@ -155,9 +157,11 @@ def answer_pairs(store: Store, run_id: int, budgets: list[int] | None,
 
 def pending_tasks(store: Store, run_id: int, pairs: list[AnswerPair], model: str, versions: tuple[str, str],
                   repeats: int) -> list[PairTask]:
-    """What is not asked yet (or failed as a call last time): a pair with a gold answer under `versions[0]`, one
+    """What is not asked yet (or failed as a call last time, in a way a retry may fix): a pair with a gold answer under `versions[0]`, one
     without under `versions[1]` (the reference-free rubric)."""
-    done = {v: pairwise.done_replies(store, run_id, model, v) for v in set(versions)}
+    done = {v: {key for key, error in pairwise.done_replies(store, run_id, model, v).items()
+                if error is None or not reason_of(error).retryable}  # a failure no retry can fix stays as it is
+            for v in set(versions)}
     return [PairTask(p, first, r) for p in pairs for r in range(repeats) for first in ORDERS
             if (p.bundle["id"], p.raw["id"], first, r) not in done[versions[p.reference_free]]]
 
@@ -179,11 +183,13 @@ class PairwisePlan:
 
 
 def pairwise_plan(store: Store, run_id: int, model: str, budgets: list[int] | None, repeats: int,
-                  rubric: PairwiseRubric | None = None, free_rubric: PairwiseRubric | None = None) -> PairwisePlan:
+                  rubric: PairwiseRubric | None = None, free_rubric: PairwiseRubric | None = None,
+                  questions: Collection[int] | None = None, limit: int | None = None) -> PairwisePlan:
     """What `pairwise_run` with the same arguments would ask."""
     pairs = answer_pairs(store, run_id, budgets)[0]
     versions = ((rubric or builtin_pairwise_rubric()).version, free_rubric_of(free_rubric).version)
     tasks = pending_tasks(store, run_id, pairs, model, versions, repeats)
+    tasks = limited([t for t in tasks if questions is None or t.pair.question_pk in questions], limit)
     asked = {(t.pair.question_pk, t.pair.budget): t.pair.reference_free for t in tasks}
     free = sum(p.reference_free for p in pairs)
     return PairwisePlan(len(tasks), len(asked), sum(asked.values()), len(pairs) - free, free)
@@ -197,7 +203,7 @@ def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, repo
     winner = preferred = reasoning = error = None
     if outcome.error:
         report.failed_calls += 1
-        error = f"judge call failed: {outcome.error}"
+        error = f"{CALL_FAILED}: {outcome.error}"
     else:
         try:
             cut(outcome)
@@ -206,10 +212,10 @@ def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, repo
             report.replies_done += 1
         except ReplyError as exc:
             report.unusable += 1
-            error = f"unusable judge reply: {exc}"
+            error = f"{UNUSABLE}: {exc}"
     report.truncated += outcome.cut_at is not None
     if error:
-        report.failures.append(f"{where}: {error}")
+        report.failures.append((where, error))
     version = report.reference_free_version if pair.reference_free else report.rubric_version
     assert version is not None  # pairwise_run stores the reference-free rubric when the run has such pairs
     with store.transaction():
@@ -221,10 +227,13 @@ def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, repo
 
 def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None = None, repeats: int = 1, *,
                  progress: Progress | None = None, rubric: PairwiseRubric | None = None,
-                 free_rubric: PairwiseRubric | None = None, max_tokens: int = VERDICT_MAX_TOKENS) -> PairwiseReport:
+                 free_rubric: PairwiseRubric | None = None, max_tokens: int = VERDICT_MAX_TOKENS,
+                 questions: Collection[int] | None = None, limit: int | None = None,
+                 before_calls: Callable[[list[list[dict]]], None] | None = None) -> PairwiseReport:
     """Ask the judge which answer is better for every pair of the run, in both orders, `repeats` times; resume-safe.
     Pairs with a gold answer go under `rubric` (default: the built-in one), pairs without (a run read from traces)
-    under `free_rubric` (default: the built-in reference-free one)."""
+    under `free_rubric` (default: the built-in reference-free one). `questions` (question pks: judge --sample) and
+    `limit` (the first that many calls of what is left) bound the work; `before_calls` hears of every prompt first."""
     if repeats < 1:
         raise UserError(f"--repeats: must be at least 1, got {repeats}")
     if max_tokens < 1:
@@ -240,6 +249,7 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
                             store_rubric(store, free, PAIRWISE.name) if free_pairs else None, len(pairs), free_pairs,
                             skipped_no_gold=no_gold, skipped_unpaired=unpaired, sides=side_labels(store, run_id))
     tasks = pending_tasks(store, run_id, pairs, model, (report.rubric_version, free.version), repeats)
+    tasks = limited([t for t in tasks if questions is None or t.pair.question_pk in questions], limit)
     evidence: dict[int, list[Evidence]] = {}
     for t in tasks:
         for a in (t.pair.raw, t.pair.bundle):
@@ -255,5 +265,5 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
                                  (second["text"] or "", evidence[second["id"]]))
 
     ask_each(provider, tasks, messages, lambda _, outcome: _store_reply(store, outcome, model, report), max_tokens,
-             progress, lambda: report.failed_calls + report.unusable)
+             progress, lambda: (report.failed_calls, report.unusable), lambda _: REPLY_SHAPE, before_calls)
     return report

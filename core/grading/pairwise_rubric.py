@@ -26,6 +26,8 @@ from importlib.resources import files
 from gradedesk.core.errors import InputError
 from gradedesk.core.grading.rubric_format import rubric_header, rubric_lines, section_texts, split_sections
 from gradedesk.core.grading.rubric_lookup import RubricKind
+from gradedesk.core.grading.rubric_format import REASONING_CHARS
+from gradedesk.core.providers.structured import Shape, object_schema, text
 
 BUILTIN_FILE = "pairwise-rubric.rubric"  # package data: the built-in pairwise rubric, in its normal form
 # its variant for pairs without a gold answer (runs read from an application's traces): a rubric of its own, with its
@@ -44,6 +46,8 @@ reasoning: one or two sentences naming the key facts that decided it.
 
 Reply with one JSON object and nothing else:
 {"winner": "1|2|tie", "reasoning": "..."}"""
+REPLY_SHAPE = Shape("pairwise_verdict", object_schema({"winner": {"type": "string", "enum": ["1", "2", "tie"]},
+                                                       "reasoning": text(REASONING_CHARS)}))
 
 
 @dataclass(frozen=True)

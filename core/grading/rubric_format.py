@@ -36,6 +36,7 @@ from importlib.resources import files
 from gradedesk.core.errors import InputError
 from gradedesk.core.grading.llm_io import section
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, PASS_GRADE
+from gradedesk.core.providers.structured import Shape, object_schema, text
 from gradedesk.core.text.hashing import normalize_text
 
 BUILTIN_FILE = "judge-rubric.rubric"  # package data: the built-in rubric, in its normal form
@@ -117,6 +118,22 @@ reasoning: one or two sentences naming the key facts found, missing or wrong.
 Reply with one JSON object and nothing else:
 {"grade": "fully_correct|partially_correct|unsupported|wrong", "failure_label": null or one of the labels above,
  "confidence": 0.0-1.0, "reasoning": "..."}"""
+
+
+def _verdict_schema(grades: list[str], label: dict) -> dict:
+    return object_schema({"grade": {"type": "string", "enum": grades}, "failure_label": label,
+                          "confidence": {"type": "number"}, "reasoning": text(REASONING_CHARS)})
+
+
+REASONING_CHARS = 400  # "one or two sentences": room for them, not for a reply that never ends
+
+
+# REPLY_FORMAT as a JSON schema (core/providers/structured.py): a passing grade with a null label, or another grade with
+# one of the labels; strict mode (an object at the root) gets both alternatives in one object
+REPLY_SHAPE = Shape("verdict", {"anyOf": [
+    _verdict_schema([PASS_GRADE], {"type": "null"}),
+    _verdict_schema([g for g in GRADES if g != PASS_GRADE], {"type": "string", "enum": list(FAILURE_LABELS)}),
+]}, _verdict_schema(list(GRADES), {"type": ["string", "null"], "enum": [*FAILURE_LABELS, None]}))
 
 
 def _items(definitions: dict[str, str]) -> str:

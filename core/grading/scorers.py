@@ -23,6 +23,7 @@ from typing import Any
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
+from gradedesk.core.providers.structured import Shape, object_schema, text
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.machine_grades import Score, store_scores
 from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
@@ -33,6 +34,7 @@ OFFLINE_METHOD = "offline-rapidfuzz"
 SUPPORT_SHARE = 0.6
 SCORE_METRICS = ("faithfulness", "answer_relevance")
 RELEVANCE_SCALE = (0.0, 0.5, 1.0)
+MAX_CLAIMS = 12  # claims a faithfulness reply may list under its schema (a short answer makes a few)
 
 
 LLM_PREFIX = "llm:"
@@ -135,6 +137,14 @@ def parse_relevance(text: str) -> Score:
     return Score("answer_relevance", float(score), {"reason": reason if isinstance(reason, str) else ""})
 
 
+# the replies' JSON schemas (core/providers/structured.py), as the system messages above ask for them
+SHAPES = {
+    "faithfulness": Shape("faithfulness", object_schema({"claims": {"type": "array", "maxItems": MAX_CLAIMS, "items":
+                                                                    object_schema({"claim": text(200),
+                                                                                   "supported": {"type": "boolean"}})}})),
+    "answer_relevance": Shape("answer_relevance", object_schema({"score": {"type": "number", "enum": [0, 0.5, 1]},
+                                                                 "reason": text(300)})),
+}
 PARSERS: dict[str, Callable[[str], Score]] = {"faithfulness": parse_faithfulness, "answer_relevance": parse_relevance}
 
 

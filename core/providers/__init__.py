@@ -19,11 +19,11 @@ from gradedesk.core.providers.chat import (
 from gradedesk.core.providers.concurrency import run_bounded
 from gradedesk.core.providers.factory import Provider, check_endpoint_flags, make_provider
 from gradedesk.core.providers.offline import OFFLINE_MODEL, OfflineExtractiveProvider, extractive_answer
-from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, endpoint_host
+from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider, endpoint_host, endpoint_url
 from gradedesk.core.providers.pricing import load_prices, parse_price
 
 __all__ = [
     "OFFLINE_MODEL", "TRUNCATED", "ChatResult", "EndpointRejected", "EndpointStalled", "EndpointUnreachable", "OfflineExtractiveProvider",
-    "OpenAICompatibleProvider", "Provider", "ProviderError", "check_endpoint_flags", "endpoint_host",
+    "OpenAICompatibleProvider", "Provider", "ProviderError", "check_endpoint_flags", "endpoint_host", "endpoint_url",
     "extractive_answer", "load_prices", "make_provider", "parse_price", "run_bounded",
 ]

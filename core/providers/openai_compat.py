@@ -12,8 +12,10 @@ echo request headers, and the key must never reach the store or the screen. A co
 and says how large the prompt was; an unknown model names the models the server lists (GET /models).
 
 `system_role="user"` sends the system message as the start of the user message, and a reply's prompt count that
-falls short by most of the system message leaves a warning in `system_dropped` (core/providers/system_role.py); when
-no reply could tell, `probe_system_role` asks a local endpoint with two one-token calls (the commands do, at the end).
+falls short by most of the system message leaves a warning in `system_dropped` (core/providers/system_role.py). The
+commands probe the endpoint before their first call (core/providers/probes.py) and hand the facts to `adopt`: a local
+chat template that drops system messages, the structured-output form a shaped reply is sent in (`complete(shape=)`),
+and how many requests the server computes at once.
 
 With `fail_fast` (what the commands use), a server that accepts connections but never answers is found within about
 STALL_TIMEOUTS timeouts: while no call has succeeded yet, that many timed-out attempts (or STALL_SAME_FAILURES attempts
@@ -43,9 +45,11 @@ from gradedesk.core.providers.chat import (
     short,
 )
 from gradedesk.core.providers.concurrency import AdaptiveLimit
+from gradedesk.core.providers.probes import EndpointFacts
 from gradedesk.core.providers.pricing import DEFAULT_PRICES, cost_of
 from gradedesk.core.providers.replies import read_reply
-from gradedesk.core.providers.system_role import PROBE, SYSTEM_ROLES, dropped_system, fold_system, probe_dropped
+from gradedesk.core.providers.structured import Shape, response_format
+from gradedesk.core.providers.system_role import SYSTEM_ROLES, dropped_system, fold_system
 from gradedesk.core.text.redact import redact, remove_secrets
 from gradedesk.core.text.tokens import TokenizerError, get_tokenizer
 from gradedesk.core.jsonl import loads
@@ -61,6 +65,14 @@ _CONTEXT_RE = re.compile(r"context[ _](length|window|size)|maximum (context )?le
                          re.IGNORECASE)
 _UNKNOWN_MODEL_RE = re.compile(r"model\b.{0,120}\b(not found|does not exist|not exist|is not available)"
                                r"|\b(unknown|invalid) model\b|no such model", re.IGNORECASE)
+
+
+def endpoint_url(base_url: str | None) -> str:
+    """The base URL without a user or password (what probes are recorded under): scheme, host, port and path."""
+    if not base_url:
+        return "https://api.openai.com/v1"
+    url = urlparse(base_url)
+    return url._replace(netloc=endpoint_host(base_url) or "").geturl() if url.hostname else redact(base_url) or ""
 
 
 def endpoint_host(base_url: str | None) -> str | None:
@@ -91,6 +103,9 @@ class OpenAICompatibleProvider:
         self.system_dropped: str | None = None
         self._system_told = system_role != "system"
         self._usage_seen = False  # some reply gave the server's own token counts
+        # the strongest response_format form the endpoint takes (core/providers/structured.py); None: not probed
+        self.structured_form: str | None = None
+        self.facts: EndpointFacts | None = None  # what the probes found, once they ran
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
@@ -136,17 +151,26 @@ class OpenAICompatibleProvider:
             self._client = None
 
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None,
-                       json_mode: bool = False) -> ChatResult:
+                       json_mode: bool = False, shape: Shape | None = None) -> ChatResult:
+        """One reply. `shape`: the reply's schema, sent in the form the probe found (`structured_form`); before a
+        probe, or without a shape, `json_mode` asks for JSON mode as servers have long taken it."""
         client = self._client_here()
-        slots = self._slots
-        assert slots is not None
         if self.system_role == "user":
             messages = fold_system(messages)
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+        form = self.structured_form if shape is not None and self.structured_form else (
+            "json_object" if json_mode or shape is not None else None)
+        wanted = response_format(form, shape)
+        if wanted is not None:
+            kwargs["response_format"] = wanted
+        return await self._call(client, messages, kwargs)
+
+    async def _call(self, client: Any, messages: list[dict], kwargs: dict[str, Any]) -> ChatResult:
+        """One call with the provider's retries and its in-flight limit."""
+        slots = self._slots
+        assert slots is not None
         attempt = 0
         while True:
             attempt += 1
@@ -177,27 +201,29 @@ class OpenAICompatibleProvider:
                     raise
                 await asyncio.sleep(self._backoff(attempt))
 
-    @property
-    def needs_system_probe(self) -> bool:
-        """A local server reported usage, and no prompt of the command could tell whether it keeps system messages."""
-        return not self._system_told and self._usage_seen and self.base_url is not None
+    async def ask_once(self, request: dict[str, Any]) -> dict:
+        """One attempt of a request to the endpoint (the probes': no retries, no slot), the model and temperature 0
+        filled in; its reply body, or the ProviderError it failed with."""
+        return await self._post(self._client_here(), {"model": self.model, "temperature": 0, **request})
 
-    async def probe_system_role(self) -> None:
-        """Ask the server whether it keeps system messages (system_role.probe_dropped): two one-token calls, after the
-        command's own calls so they take none of their slots. Any failure leaves the question open, never the
-        command."""
-        self._system_told = True
-        client, counts = self._client_here(), []
+    async def model_list(self, seconds: float) -> list[dict[str, Any]]:
+        """The server's GET /models entries as it sent them; empty when it has none or says nothing in `seconds`."""
         try:
-            for messages in (PROBE, PROBE[1:]):
-                body = await self._post(client, {"model": self.model, "messages": messages, "temperature": 0,
-                                                 "max_tokens": 1})
-                counts.append(_int_or_none(body.get("usage") if isinstance(body, dict) else None, "prompt_tokens"))
-        except (ProviderError, EndpointRejected):  # a reply or status the probe cannot read: nothing learnt
-            return
-        finally:
-            await self.aclose()
-        self.system_dropped = probe_dropped(*counts)
+            page = await asyncio.wait_for(self._client_here().models.list(), min(self.timeout, seconds))
+            return [m.model_dump() for m in page.data]
+        except Exception:  # a server without GET /models still answers chats: nothing learnt
+            return []
+
+    def adopt(self, facts: EndpointFacts) -> None:
+        """Take what the probes found (core/providers/probes.py): the structured-output form, whether the chat
+        template keeps system messages, and how many requests the server computes at once (no more are sent, so a
+        request's --timeout counts the model's work, not its wait in the server's queue)."""
+        self.facts = facts
+        self.structured_form = facts.structured_form
+        if facts.system_dropped:  # said before the calls; a probe that found them kept leaves the replies to tell
+            self._system_told, self.system_dropped = True, facts.system_dropped
+        if facts.slots:
+            self.concurrency = min(self.concurrency, facts.slots)
 
     def _stop_if_stalled(self, exc: ProviderError) -> None:
         """Count failed attempts in a row that failed alike; stop the command when no call has ever succeeded."""

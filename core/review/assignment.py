@@ -11,8 +11,9 @@ pass moves ungraded pairs from the most to the least loaded person while their l
 differ by at most one whenever graded pairs allow it. Re-running with the same people changes nothing; adding a person
 moves ungraded pairs to them until the loads are even again.
 
-`sample_items` draws a seeded simple random sample of n items: each item's inclusion probability is n / N, stored with
-its assignments so that estimates over the assigned items can weigh them back to the run.
+`sample_items` (core/stats/weighted.py) draws a seeded simple random sample of n items: each item's inclusion
+probability is n / N, stored with its assignments so that estimates over the assigned items can weigh them back to the
+run.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
+from gradedesk.core.stats.weighted import sample_items as sample_items  # the sample's draw is the estimates' to own
 
 Pair = tuple[int, str]  # (question_pk, grader)
 
@@ -38,16 +40,6 @@ class AssignmentPlan:
         """Items per named person, in the order named."""
         counts = Counter(g for people in self.people.values() for g in people)
         return {g: counts[g] for g in graders}
-
-
-def sample_items(items: Sequence[int], n: int | None, seed: int) -> tuple[list[int], float]:
-    """(the items in ascending order, each one's inclusion probability): all of them (probability 1) when n is None,
-    else a seeded simple random sample of n (probability n / N)."""
-    if n is None:
-        return sorted(items), 1.0
-    if not 0 < n <= len(items):
-        raise UserError(f"--items {n}: the run has {len(items)} items; give a number from 1 to {len(items)}")
-    return sorted(random.Random(f"sample:{seed}").sample(sorted(items), n)), n / len(items)
 
 
 def plan_assignment(items: Sequence[int], graders: Sequence[str], overlap: int, seed: int,

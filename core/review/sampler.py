@@ -27,7 +27,7 @@ from gradedesk.core.grading.pairwise_verdicts import doubtful_questions
 from gradedesk.core.store import desk, samples
 from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.run_records import RunInfo
+from gradedesk.core.store.run_records import RunInfo, sample_probability
 
 FLOOR = 0.2  # share of each draw spread evenly over all items
 PAIRWISE_DOUBT = 0.5  # added for a question whose pairwise judge verdict is inconsistent or unstable
@@ -89,7 +89,8 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
     """Draw until a question this grader has not graded comes up; every draw is stored (a graded one counts again).
 
     Draw k of a grader uses Random(f"{run seed}:{grader}:{k}"), so the sequence is reproducible from the store.
-    A grader with assigned items draws from them, each draw stored with the set's inclusion probability. None when
+    A grader with assigned items draws from them; each draw is stored with the probability that its question was in
+    the set drawn from (the run's sample of the benchmark times the assigned set's). None when
     every question is graded (or `max_draws` draws found only graded ones). `judge_rubric`: usefulness from the
     judge's verdicts under that rubric version (the one the desk shows).
     """
@@ -98,7 +99,9 @@ def draw_next(store: Store, run: RunInfo, grader: str, max_draws: int = 500,
         return None
     probabilities = draw_probabilities(usefulness)
     assigned = assigned_set(store, run.id, grader)
-    pi = assigned.inclusion_probability if assigned else 1.0
+    # the question's probability of being in the set drawn from: in the run's sample of the benchmark (run --sample),
+    # times in the person's assigned sample of the run (assign --items)
+    pi = sample_probability(store, run.id) * (assigned.inclusion_probability if assigned else 1.0)
     with store.transaction():
         index = samples.next_draw_index(store, run.id, grader)
         for k in range(index, index + max_draws):

@@ -39,7 +39,8 @@ QUALITY_KINDS = frozenset({"judge", "imported"})  # graders whose grades say som
 QUALITY_NOTE = ("answer quality needs a model: `gradedesk run --base-url URL --model M`, "
                 "then `gradedesk judge --base-url URL --model M`")
 RAW_VS_BUNDLES = "Raw vs bundles"
-IMPORTED_QUALITY_NOTE = "answer quality needs a judge: `gradedesk judge --base-url URL --model M`"  # answers are in
+# the answers are in (imported, or answered by a model): only a judge is missing
+IMPORTED_QUALITY_NOTE = "answer quality needs a judge: `gradedesk judge --base-url URL --model M`"
 
 
 def method_order(label: str) -> tuple[int, int]:
@@ -183,7 +184,9 @@ def headline(store: Store, run_id: int, answers: Sequence[AnswerOutcome] | None 
             mean_estimate(recalls[(name, "definitions_present")], NO_SYMBOLS),
             mean_estimate(recalls[(name, "code_coverage")], NO_SYMBOLS)))
     quality = any(m.grader_kind in QUALITY_KINDS for m in machine)
-    note = None if quality else IMPORTED_QUALITY_NOTE if run_row(store, run_id).source == "import" else QUALITY_NOTE
+    row = run_row(store, run_id)
+    answered_by_model = row.source == "import" or row.provider != "offline-extractive"  # only a judge is missing
+    note = None if quality else IMPORTED_QUALITY_NOTE if answered_by_model else QUALITY_NOTE
     return Headline(rows, list(counts), note, names.title)
 
 

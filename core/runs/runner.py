@@ -35,11 +35,15 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.providers import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
-from gradedesk.core.store.answers import AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer
+from gradedesk.core.grading.retrieval_evals import grade_retrieval
+from gradedesk.core.runs.failures import stuck
 from gradedesk.core.runs.kept_replies import keep, kept, kept_path
+from gradedesk.core.store.answers import (AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer,
+                                          run_answers)
 from gradedesk.core.store.connection import Store, StoreError, utc_now
 from gradedesk.core.store.index import RepoRecord
 from gradedesk.core.store.run_records import NewRun, add_run, delete_run, run_by_key
+from gradedesk.core.stats.weighted import sample_items
 from gradedesk.core.text.tokens import get_tokenizer
 
 
@@ -83,6 +87,7 @@ class RunSpec:
     max_tokens: int | None = None  # None: the offline answerer, which takes no limit
     embeddings_model: str | None = None  # vector search joins retrieval with this model's stored chunk vectors
     system_role: str | None = None  # "user": the instructions went in the user message (--system-role user)
+    sample: dict | None = None  # run --sample: {size, population, seed, inclusion_probability}; None: every question
 
     @property
     def fetch_k(self) -> int:
@@ -92,7 +97,7 @@ class RunSpec:
         fields = asdict(self)
         if fields["max_tokens"] is None:  # keeps the keys of offline runs (and of runs made before the limit) as they were
             del fields["max_tokens"]
-        for name in ("embeddings_model", "system_role"):  # unset: a run keeps the key it had before the setting
+        for name in ("embeddings_model", "system_role", "sample"):  # unset: a run keeps the key it had before the setting
             if fields[name] is None:
                 del fields[name]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
@@ -155,6 +160,7 @@ class RunSummary:
     truncated_now: int = 0  # answered now but cut at max_tokens (finish_reason "length")
     taken_in: int = 0       # replies an earlier run kept beside the store (kept_replies), stored now
     kept: int = 0           # replies the store would not take, kept beside it for the next run
+    not_retried: int = 0    # failed before in a way no retry can fix (a prompt over the model's context): left as is
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -288,18 +294,38 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
                   budgets: list[int] | tuple[int, ...] | str = DEFAULT_BUDGETS,
                   repo: str | None = None, tokenizer: str | None = None, label: str | None = None,
                   concurrency: int = 4, progress: Progress | None = None,
-                  max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None) -> RunSummary:
+                  max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None,
+                  before_calls: Callable[[int, list[AnswerTask]], None] | None = None,
+                  sample: tuple[int, int] | None = None, limit: int | None = None,
+                  take_in: bool = True) -> RunSummary:
     """Answer every question raw and bundled (per budget), resuming the run with the same configuration; with an
-    embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors."""
+    embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors.
+    `before_calls(run_id, tasks)` hears of the calls about to be made, once they are prepared and before the first
+    (the commands probe the endpoint and say what the calls will cost there).
+
+    `sample` (n, seed): the run asks a seeded simple random sample of n of the benchmark's questions, and records
+    each one's inclusion probability n / N on the run (config "sample"), which the desk's draws multiply with theirs
+    (core/review/sampler.py), so weighted estimates stay honest; a sampled run is a run of its own. `limit`: at most
+    that many calls now, the first of those not yet done (a resume takes the next ones). `take_in` False leaves the
+    replies kept beside the store where they are (a dry run, whose writes are rolled back)."""
     from gradedesk.core.index.indexer import resolve_repo
 
     if max_tokens < 1:
         raise UserError(f"--max-tokens: must be at least 1, got {max_tokens}")
+    if limit is not None and limit < 1:
+        raise UserError(f"--limit: must be at least 1, got {limit}")
     questions = load_questions(questions_path)
     benchmark = benchmark_name(questions_path)
+    sampled = None
+    if sample is not None:
+        chosen, pi = sample_items(range(len(questions)), sample[0], sample[1], "--sample",
+                                  f"{questions_path} has {{N}} questions")
+        sampled = {"size": sample[0], "population": len(questions), "seed": sample[1], "inclusion_probability": pi}
+        questions = [questions[i] for i in chosen]
     record = resolve_repo(store, repo)  # once: every layer of the run is handed this record
     spec = run_spec(store, benchmark, provider, parse_budgets(budgets), record, tokenizer, label,
                     str(questions_path), max_tokens, embedder.model if embedder else None)
+    spec.sample = sampled
     if embedder:
         from gradedesk.core.retrieval.vectors import embedding_settings
 
@@ -309,16 +335,21 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
              "counting_tokenizer": getattr(provider, "tokenizer_id", None), "max_tokens": spec.max_tokens}
     if embedder:
         extra["embeddings_model"] = embedder.model
-    taken_in = _take_in_kept(store) if kept_path(store.path).exists() else 0
+    if sampled:
+        extra["sample"] = sampled
+    taken_in = _take_in_kept(store) if take_in and kept_path(store.path).exists() else 0
     run_id, created = find_or_create_run(store, spec, extra)
     status = _pending_rows(store, run_id, qpks, spec.budgets)
     already = sum(1 for s in status.values() if s == "ok")
+    left = stuck(run_answers(store, run_id))  # a retry cannot fix them: not asked again
     todo: dict[int, list[tuple[str, int]]] = {}
-    for (pk, method, budget), s in status.items():
-        if s != "ok":
+    for (pk, method, budget), s in sorted(status.items(), key=lambda kv: (kv[0][0], kv[0][1] != "raw", kv[0][2])):
+        if s != "ok" and (pk, method, budget) not in left and (limit is None or limit > 0):  # a question's in order
             todo.setdefault(pk, []).append((method, budget))
-    summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0, len(status) - already,
-                         taken_in=taken_in)
+            limit = None if limit is None else limit - 1
+    summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0,
+                         len(status) - already - len(left & status.keys()), taken_in=taken_in,
+                         not_retried=len(left & status.keys()))
     if not todo:
         return summary
     report = progress or (lambda phase, done, total, failed: None)
@@ -328,6 +359,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
         for i, (pk, slots) in enumerate(todo.items(), start=1):
             tasks.extend(_prepare(store, spec, record, by_pk[pk], pk, slots, embedder))
             report("retrieve", i, len(todo), 0)
+        if before_calls is not None:
+            before_calls(run_id, tasks)
         report("answer", 0, len(tasks), 0)
 
         faults: list[StoreError] = []
@@ -369,6 +402,9 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             # calls) would become `latest` and hide the real one
             delete_run(store, run_id)
         raise
+    finally:
+        if summary.answered_now:  # retrieval figures need no model: there as soon as the answers are
+            grade_retrieval(store, run_id)
     return summary
 
 

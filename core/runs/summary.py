@@ -26,6 +26,7 @@ from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.providers import TRUNCATED
+from gradedesk.core.runs.failures import failure_lines
 from gradedesk.core.runs.headline import (
     GradeCounts, Headline, MethodNames, grade_counts, grader_label, grader_order, headline, method_names,
 )
@@ -284,6 +285,7 @@ def summarize(store: Store, run: str | int) -> RunSummary:
     consistency = judge_consistency(store, run_id)
     stale = stale_grade_counts(store, run_id)
     warnings = _warnings(graders, grade_table, answer_table, consistency, stale)
+    warnings += failure_lines(store, run_id, "the same `gradedesk run` again retries them")  # failed answers
     claims = claim_summary(store, run_id, names.label)
     missing = sum(c.counts.not_computed for c in claims)
     if missing:
@@ -318,9 +320,6 @@ def _warnings(graders: list[GraderInfo], grade_table: list[GradeRow], answer_tab
     if errors:
         out.append(f"{errors} grade(s) are grading errors (unusable judge replies or failed calls); "
                    f"`gradedesk judge` again retries the failed calls, unusable replies are kept as they are")
-    failed = sum(a.error for a in answer_table)
-    if failed:
-        out.append(f"{failed} answer(s) failed and are not graded; run the same `gradedesk run` again to retry")
     truncated = sum(a.truncated for a in answer_table)
     if truncated:
         out.append(f"{truncated} answer(s) were truncated: cut at the run's max_tokens (finish_reason length)")

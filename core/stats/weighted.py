@@ -28,11 +28,13 @@ n (w_people / w_judge)^2 - n more graded items. benchmarks/estimator_coverage.py
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from gradedesk.core.errors import UserError
 from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish, resample_means
 from gradedesk.core.stats.records import Record
 
@@ -204,3 +206,14 @@ def _judge_gain(lam: float, people: Estimate, with_judge: Estimate) -> JudgeGain
     n = with_judge.n
     worth = (max(0, round(n * (alone / width) ** 2) - n) if width and alone is not None else None)
     return JudgeGain(lam, people, worth, _gain_line(lam, worth, n, with_judge.more_for_target))
+
+
+def sample_items(items: Sequence[int], n: int | None, seed: int, flag: str = "--items",
+                 what: str = "the run has {N} items") -> tuple[list[int], float]:
+    """(the items in ascending order, each one's inclusion probability): all of them (probability 1) when n is None,
+    else a seeded simple random sample of n (probability n / N). `flag` and `what` word the error for a bad n."""
+    if n is None:
+        return sorted(items), 1.0
+    if not 0 < n <= len(items):
+        raise UserError(f"{flag} {n}: {what.format(N=len(items))}; give a number from 1 to {len(items)}")
+    return sorted(random.Random(f"sample:{seed}").sample(sorted(items), n)), n / len(items)

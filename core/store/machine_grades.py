@@ -158,6 +158,17 @@ def fresh_judge_grades(store: Store, answer_ids: list[int], model: str, rubric_v
         f"AND NOT ({STALE_SQL}) AND g.answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *answer_ids))}
 
 
+def failed_judge_calls(store: Store, answer_ids: list[int], model: str,
+                       rubric_version: str) -> dict[tuple[int, int], str]:
+    """{(answer id, repeat index): why} of `model`'s judge calls under `rubric_version` that failed (a grading_error
+    without a reply), whatever the gold."""
+    marks = ",".join("?" * len(answer_ids))
+    return {(r["answer_id"], r["repeat_index"]): r["reasoning"] for r in store._query(
+        "SELECT answer_id, repeat_index, reasoning FROM auto_grades WHERE grader_kind = 'judge' AND grader_model = ? "
+        "AND rubric_version = ? AND coalesce(failure_label, '') = ? AND raw_response IS NULL "
+        f"AND answer_id IN ({marks})", (model, rubric_version, GRADING_ERROR, *answer_ids))}
+
+
 def stale_judge_grades(store: Store, run_id: int, model: str) -> int:
     """How many of judge `model`'s grades of the run were made against an older gold."""
     return store._scalar(

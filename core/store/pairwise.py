@@ -2,7 +2,8 @@
 better", in one order and one repeat; or a failed call).
 
 What it gives: storing a reply in place of an earlier one for the same pair, order and repeat (`replace_reply`), which
-replies are already made (`done_replies`: failed calls are left out, so they are asked again), and a run's replies with
+replies are already made (`done_replies`: each with the error of a failed call, which the judge decides to ask again
+or not), and a run's replies with
 where each pair stands (`run_replies`: question, category, budget, whether the question has a gold answer; for the
 figures, the desk's routing and the score export; `unflagged=True` leaves out flagged items, as every reader behind
 `agree` does). What the replies add up to (consistent or not, stable or not) is core/grading/pairwise_verdicts.py's.
@@ -55,13 +56,14 @@ def replace_reply(store: Store, reply: PairwiseReply) -> None:
                                                  **{k: getattr(reply, k) for k in _FIELDS}})
 
 
-def done_replies(store: Store, run_id: int, model: str, rubric_version: str) -> set[tuple[int, int, str, int]]:
-    """(bundle answer id, raw answer id, first method, repeat) of the run's replies by `model` under `rubric_version`,
-    not counting failed calls (no reply: asked again)."""
-    return {(r[0], r[1], r[2], r[3]) for r in store._conn.execute(
-        "SELECT p.bundle_answer_id, p.raw_answer_id, p.first_method, p.repeat_index FROM pairwise_verdicts p "
-        "JOIN answers a ON a.id = p.bundle_answer_id WHERE a.run_id = ? AND p.judge_model = ? "
-        "AND p.rubric_version = ? AND p.raw_response IS NOT NULL", (run_id, model, rubric_version))}
+def done_replies(store: Store, run_id: int, model: str,
+                 rubric_version: str) -> dict[tuple[int, int, str, int], str | None]:
+    """{(bundle answer id, raw answer id, first method, repeat): None for a reply, the error of a failed call (no
+    reply)} of the run's replies by `model` under `rubric_version`."""
+    return {(r[0], r[1], r[2], r[3]): None if r[4] is not None else r[5] for r in store._conn.execute(
+        "SELECT p.bundle_answer_id, p.raw_answer_id, p.first_method, p.repeat_index, p.raw_response, p.error "
+        "FROM pairwise_verdicts p JOIN answers a ON a.id = p.bundle_answer_id WHERE a.run_id = ? "
+        "AND p.judge_model = ? AND p.rubric_version = ?", (run_id, model, rubric_version))}
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,3 +196,18 @@ def prompt_text(store: Store, name: str, version: str) -> str | None:
 def add_prompt(store: Store, name: str, version: str, text: str, created_at: str) -> None:
     store._conn.execute("INSERT INTO prompts (name, version, text, created_at) VALUES (?, ?, ?, ?)",
                        (name, version, text, created_at))
+
+
+def record_config(store: Store, run_id: int, name: str, key: str, value: Any) -> None:
+    """Set `config[name][key]` of a run (what a later command found out about it: an endpoint's probes, a sample)."""
+    with store.transaction():
+        config = run_row(store, run_id).config
+        config.setdefault(name, {})[key] = value
+        store._conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, ensure_ascii=False), run_id))
+
+
+def sample_probability(store: Store, run_id: int) -> float:
+    """The inclusion probability of each of the run's questions in the benchmark (`gradedesk run --sample`: a simple
+    random sample of n of its N questions, n / N); 1 when the run asked every question."""
+    sample = run_row(store, run_id).config.get("sample")
+    return float(sample["inclusion_probability"]) if isinstance(sample, dict) else 1.0

@@ -48,7 +48,7 @@ def test_judge_with_a_users_rubric_file(db, capsys, chat_server, tmp_path):
                          "--rubric", str(path), "--no-scores")
     assert code == 0, err
     assert f"judge judge-x ({version}), repeat 1: 48 graded now" in out
-    assert all("Be strict." in b["messages"][0]["content"] for b in chat_server.requests)
+    assert all("Be strict." in b["messages"][0]["content"] for b in chat_server.answer_requests)
     with open_store(db) as store:
         assert store._query("SELECT DISTINCT rubric_version FROM auto_grades WHERE grader_kind = 'judge'") == [
             {"rubric_version": version}]

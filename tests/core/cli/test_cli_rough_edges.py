@@ -22,12 +22,13 @@ def test_judge_first_line_counts_its_calls_by_kind(project, capsys, chat_server)
     endpoint = ["--model", "judge-model", "--base-url", chat_server.base_url, "--max-retries", "0", "--store", db]
     code, _, err = cli(capsys, "judge", *endpoint)
     assert code == 0, err
-    assert err.splitlines()[0] == ("gradedesk: judge judge-model: 18 calls for 6 answers (6 verdicts, "
+    assert err.splitlines()[1] == ("gradedesk: judge judge-model: 18 calls for 6 answers (6 verdicts, "
                                    "6 faithfulness, 6 relevance); --no-scores skips the 12 scorer calls")
+    assert err.splitlines()[0].startswith("gradedesk: judge endpoint ")  # what the probes found, first
     assert len(chat_server.answer_requests) == 18
     code, _, err = cli(capsys, "judge", "--repeat", "2", "--no-scores", *endpoint)
     assert code == 0, err
-    assert err.splitlines()[0] == ("gradedesk: judge judge-model: 6 calls for 6 answers (6 verdicts); "
+    assert err.splitlines()[1] == ("gradedesk: judge judge-model: 6 calls for 6 answers (6 verdicts); "
                                    "LLM faithfulness and relevance skipped (--no-scores)")
     assert len(chat_server.answer_requests) == 24
 

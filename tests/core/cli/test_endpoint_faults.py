@@ -119,8 +119,10 @@ def test_judge_counts_rejected_llm_score_replies_and_fails_when_no_reply_was_usa
     assert (judge["grades_done"], judge["grading_errors"], judge["scores_done"], judge["unusable_scores"]) == (
         0, 6, 0, 12)
     assert judge["failed_calls"] == 0
-    assert code == 1 and "6 verdict(s) and 12 LLM score reply(s) were unusable" in err
-    assert "score: must be 0, 0.5 or 1, got 0.02" in err
+    # grouped by what the parser refused, a count and an example each
+    assert code == 1 and "gradedesk: 6 replies unusable: grade (e.g. " in err
+    assert "gradedesk: 6 replies unusable: claims (e.g. " in err and "claims: missing" in err
+    assert "gradedesk: 6 replies unusable: score (e.g. " in err and "score: must be 0, 0.5 or 1, got 0.02" in err
 
 
 def test_a_verdict_cut_at_max_tokens_is_a_grading_error_that_says_so(project, chat_server, capsys):

@@ -114,7 +114,7 @@ def test_failed_calls_are_recorded_then_retried(run_store, chat_server):
     p = provider(chat_server, )
     p.concurrency = 1
     seen = []
-    report = judge_run(store, run, p, scores=False, progress=lambda *args: seen.append(args))
+    report = judge_run(store, run, p, scores=False, progress=lambda *args, **_: seen.append(args))
     assert report.failed_calls == 1 and report.grades_done == 2
     assert seen[-1] == ("judge", 3, 3, 1)
     failed = store._query("SELECT * FROM auto_grades WHERE failure_label = 'grading_error'")

@@ -46,14 +46,14 @@ def test_judge_warns_when_the_server_dropped_the_rubric_and_system_role_user_sen
     code, _, err = cli(capsys, "judge", "--store", db, "--no-scores", "--rubric", "builtin", "--repeat", "2", *endpoint)
     assert code == 0 and err.count("--system-role user") == 1  # once per command, naming the way out
     assert f"{chat_server.base_url}: the server counted" in err and "never reached the model" in err
-    assert all(r["messages"][0]["role"] == "system" for r in chat_server.requests)
-    rubric = chat_server.requests[0]["messages"][0]["content"]  # the built-in rubric, as the judge sends it
+    assert all(r["messages"][0]["role"] == "system" for r in chat_server.answer_requests)
+    rubric = chat_server.answer_requests[0]["messages"][0]["content"]  # the built-in rubric, as the judge sends it
 
     chat_server.requests.clear()
     code, _, err = cli(capsys, "judge", "--store", db, "--no-scores", "--repeat", "3", "--system-role", "user",
                        *endpoint)
     assert code == 0 and "--system-role" not in err
-    sent = chat_server.requests
+    sent = chat_server.answer_requests
     assert sent and all([m["role"] for m in r["messages"]] == ["user"] for r in sent)
     assert all(r["messages"][0]["content"].startswith(rubric + "\n\n") for r in sent)
     with open_store(db) as store:  # the third repeat was graded with the rubric in view
@@ -74,23 +74,25 @@ def test_a_run_with_the_instructions_in_the_user_message_is_its_own_run(project,
     assert code == 0 and out.startswith("run 1 (resumed")
 
 
-def test_when_no_prompt_can_tell_a_local_server_is_probed_once(project, chat_server, capsys):
+def test_a_local_server_is_probed_before_the_first_call_and_a_dropped_system_message_is_told_first(project,
+                                                                                                     chat_server,
+                                                                                                     capsys):
     """`run`'s instructions are a small share of a prompt full of evidence, so its prompt counts cannot tell a dropped
-    system message from another tokenizer: two one-token calls, with and without a system message, can."""
-    db, questions = project
-    few = questions.with_name("long-contexts.jsonl")  # q2's bundle is short enough that its system share would tell
-    few.write_text("".join(line + "\n" for line in questions.read_text().splitlines() if '"q2"' not in line))
-    db, questions = str(db), str(few)
+    system message from another tokenizer: two one-token calls, with and without a system message, can, and they are
+    made before any answer is asked for, so the warning comes before the calls are spent."""
+    db, questions = map(str, project)
     args = ["run", "--questions", questions, "--budgets", "4000", "--store", db, "--model", "gemma3-270m",
             "--base-url", chat_server.base_url]
     code, _, err = cli(capsys, *args)  # a server that keeps system messages: probed, nothing to say
-    probes = [r for r in chat_server.requests if r.get("max_tokens") == 1]
+    probes = chat_server.probe_requests
     assert code == 0 and "system" not in err
     assert [[m["role"] for m in r["messages"]] for r in probes] == [["system", "user"], ["user"]]
+    assert chat_server.requests[:2] == probes  # before the first answer
 
     chat_server.no_system_role = True
     chat_server.requests.clear()
     code, _, err = cli(capsys, *args, "--label", "again")  # another run on a server that drops them
     assert code == 0 and err.count("--system-role user") == 1
     assert "a short prompt with a system message" in err and "never reached the model" in err
-    assert sum(r.get("max_tokens") == 1 for r in chat_server.requests) == 2
+    assert err.index("never reached the model") < err.index("gradedesk: run gemma3-270m: 6 calls")  # told first
+    assert [r.get("max_tokens") for r in chat_server.requests[:2]] == [1, 1]

@@ -1,0 +1,153 @@
+"""Spend chosen before it is spent (`--limit`, `--sample`, `--dry-run`, the plan line before the first call) and every
+failure shown where the user looks (grouped by reason; a prompt over the model's context is not retried), against the
+chat stand-in on a real store."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from gradedesk.core.agreement.report import agreement_report
+from gradedesk.core.agreement.samples import draw_weight
+from gradedesk.core.grading.human_grades import GradeChange, record_grade
+from gradedesk.core.review.sampler import draw_next
+from gradedesk.core.store.connection import open_store
+from gradedesk.core.store.run_records import run_info
+from gradedesk.core.store.samples import sample_draws
+from tests.fixtures.cli import cli
+
+VERDICT = '{"grade": "fully_correct", "failure_label": null, "confidence": 0.9, "reasoning": "Same facts."}'
+PLAN_RE = re.compile(r"gradedesk: (?:run|judge|pairwise judge) \S+: ([\d,]+) calls?, about ([\d,]+) prompt tokens "
+                     r"\(estimate, [^)]+\)")
+
+
+def plan(err: str) -> tuple[int, int]:
+    """(calls, estimated prompt tokens) of the plan line a command printed before its first call."""
+    found = PLAN_RE.search(err)
+    assert found, err
+    return int(found.group(1).replace(",", "")), int(found.group(2).replace(",", ""))
+
+
+def reported_prompt_tokens(server) -> int:
+    return sum(server.prompt_tokens(r) for r in server.answer_requests)
+
+
+def test_the_plan_line_counts_the_calls_made_and_estimates_their_prompt_tokens(project, chat_server, capsys):
+    db, questions = map(str, project)
+    endpoint = ["--model", "m", "--base-url", chat_server.base_url, "--store", db]
+    code, _, err = cli(capsys, "run", "--questions", questions, "--budgets", "500,1000", *endpoint)
+    assert code == 0
+    calls, estimate = plan(err)
+    assert calls == len(chat_server.answer_requests) == 9  # 3 questions: raw and two budgets
+    assert abs(estimate / reported_prompt_tokens(chat_server) - 1) < 0.10
+
+    chat_server.requests.clear()
+    chat_server.responder = lambda body: VERDICT
+    code, _, err = cli(capsys, "judge", "--no-scores", *endpoint)
+    assert code == 0 and plan(err)[0] == len(chat_server.answer_requests) == 9
+    chat_server.requests.clear()
+    chat_server.responder = lambda body: '{"winner": "1", "reasoning": "It names the file."}'
+    code, _, err = cli(capsys, "judge", "--pairwise", *endpoint)
+    calls, estimate = plan(err)
+    assert code == 0 and calls == len(chat_server.answer_requests) == 12  # 3 questions x 2 budgets x 2 orders
+    assert abs(estimate / reported_prompt_tokens(chat_server) - 1) < 0.10
+
+
+def test_a_dry_run_prints_the_plan_and_stores_nothing(project, chat_server, capsys):
+    db, questions = map(str, project)
+    endpoint = ["--model", "m", "--base-url", chat_server.base_url, "--store", db]
+    code, out, err = cli(capsys, "run", "--questions", questions, "--budgets", "500", "--dry-run", *endpoint)
+    assert code == 0 and plan(out)[0] == 6 and "dry run: nothing sent" in out
+    assert chat_server.requests == []  # not even a probe
+    with open_store(db) as store:
+        assert store._scalar("SELECT count(*) FROM runs") == 0 and store._scalar("SELECT count(*) FROM answers") == 0
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", *endpoint)[0] == 0
+    chat_server.requests.clear()
+    code, out, _ = cli(capsys, "judge", "--dry-run", *endpoint)
+    assert code == 0 and plan(out)[0] == 18 and chat_server.requests == []
+    with open_store(db) as store:
+        assert store._scalar("SELECT count(*) FROM auto_grades") == 0
+
+
+def test_limit_makes_the_next_n_calls_each_time(project, chat_server, capsys):
+    db, questions = map(str, project)
+    args = ["run", "--questions", questions, "--budgets", "500", "--model", "m", "--base-url", chat_server.base_url,
+            "--store", db, "--limit", "4"]
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and plan(err)[0] == 4 and len(chat_server.answer_requests) == 4
+    assert "4 answered now, 0 failed, 2 pending" in out
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and plan(err)[0] == 2 and "2 answered now, 0 failed, 0 pending" in out
+    assert len(chat_server.answer_requests) == 6
+    chat_server.requests.clear()
+    chat_server.responder = lambda body: VERDICT
+    code, out, err = cli(capsys, "judge", "--store", db, "--model", "j", "--base-url", chat_server.base_url,
+                         "--limit", "5")
+    assert code == 0 and plan(err)[0] == 5 and len(chat_server.answer_requests) == 5
+
+
+def test_a_prompt_over_the_context_is_shown_grouped_and_not_retried(project, chat_server, capsys):
+    db, questions = map(str, project)
+    args = ["run", "--questions", questions, "--budgets", "300,4000", "--max-tokens", "100", "--model", "m",
+            "--base-url", chat_server.base_url, "--store", db]
+    chat_server.context = 600
+    code, out, err = cli(capsys, *args)
+    over = [r for r in chat_server.answer_requests if chat_server.prompt_tokens(r) + 100 > 600]
+    assert over and code == 1  # the largest prompts go over; each was asked once
+    assert len(chat_server.answer_requests) == 9
+    [line] = [x for x in err.splitlines() if "failed: context" in x]
+    assert line.startswith(f"gradedesk: {len(over)} answers failed: context (e.g. ")
+    assert "a retry cannot fix that, so it is not retried" in line and "run the same" not in line
+    note = next(x for x in err.splitlines() if "over the model's context of 600 tokens" in x)
+    assert "500 for the prompt after --max-tokens 100" in note and "bundle@4000" in note
+    worst = max(chat_server.prompt_tokens(r) for r in over) + 100 - 600
+    assert f"by up to {worst:,} tokens" in note and "the largest budget that fits is about " in note
+
+    chat_server.requests.clear()
+    code, out, err = cli(capsys, *args)  # the same command again: nothing asked, the failures still shown
+    assert chat_server.answer_requests == [] and code == 0
+    assert f"{len(over)} not retried (a retry cannot fix them)" in out and "failed: context" in err
+    code, out, _ = cli(capsys, "summary", "--store", db)
+    assert code == 0 and f"{len(over)} answers failed: context" in out and "not retried" in out
+
+
+def test_judge_failures_are_grouped_by_reason_with_an_example(project, chat_server, capsys):
+    db, questions = map(str, project)
+    endpoint = ["--model", "m", "--base-url", chat_server.base_url, "--store", db, "--max-retries", "0"]
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", *endpoint)[0] == 0
+    replies = iter([VERDICT, "not json", '{"grade": "great"}', VERDICT, VERDICT, "nope"])
+    chat_server.responder = lambda body: next(replies)
+    code, out, err = cli(capsys, "judge", "--no-scores", "--concurrency", "1", *endpoint)
+    assert code == 0 and "3 graded now, 3 unusable replies" in out
+    lines = [x for x in err.splitlines() if "unusable:" in x]
+    assert lines[0].startswith("gradedesk: 2 replies unusable: reply is not JSON (e.g. ")
+    assert lines[1].startswith("gradedesk: 1 reply unusable: grade (e.g. ")
+
+
+def test_sample_records_inclusion_probabilities_that_the_weighted_figures_use(project, chat_server, capsys):
+    db, questions = map(str, project)
+    args = ["run", "--questions", questions, "--budgets", "500", "--model", "m", "--base-url", chat_server.base_url,
+            "--store", db, "--sample", "2", "--seed", "7"]
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and "2 questions, 4 answers" in out and plan(err)[0] == 4
+    with open_store(db) as store:
+        config = json.loads(store._scalar("SELECT config FROM runs WHERE id = 1"))
+        assert config["sample"] == {"size": 2, "population": 3, "seed": 7, "inclusion_probability": pytest.approx(2 / 3)}
+        answers = store._query("SELECT id, question_pk, method FROM answers WHERE run_id = 1")
+        run = run_info(store, 1)
+        for _ in range(2):  # a person grades what the desk draws, as the desk does
+            d = draw_next(store, run, "ann")
+            for a in answers:
+                if a["question_pk"] == d.question_pk:
+                    record_grade(store, a["id"], "ann", GradeChange(grade="fully_correct"), selection="sampled",
+                                 selection_probability=d.probability)
+        draws = sample_draws(store, 1)
+        assert draws and all(d.inclusion_probability == pytest.approx(2 / 3) for d in draws)
+        assert all(draw_weight(d) == pytest.approx(1 / (2 / 3 * d.probability)) for d in draws)
+        assert agreement_report(store, 1)["samples"]["sampled"]["draws"] == len(draws)
+    code, out, _ = cli(capsys, *args)  # the same sample again: the same run, resumed
+    assert code == 0 and out.startswith("run 1 (resumed")
+    code, out, _ = cli(capsys, *args[:-4], "--store", db)  # the whole benchmark is another run
+    assert code == 0 and out.startswith("run 2 (created")

@@ -1,0 +1,100 @@
+"""Structured outputs: the probe finds the strongest response_format form an endpoint takes, the judge's calls send
+their reply schema in it, and what was found is recorded on the run and not asked again (the chat stand-in plays
+servers that take only one form, or none)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gradedesk.core.grading.pairwise_rubric import REPLY_SHAPE as PAIRWISE_SHAPE
+from gradedesk.core.grading.rubric_format import REPLY_SHAPE
+from gradedesk.core.grading.scorers import SHAPES
+from gradedesk.core.providers.structured import response_format
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.chat_server import response_form
+from tests.fixtures.cli import cli
+
+VERDICT = '{"grade": "fully_correct", "failure_label": null, "confidence": 0.9, "reasoning": "Same facts."}'
+SCORE = {"faithfulness": '{"claims": [{"claim": "It parses.", "supported": true}]}',
+         "answer_relevance": '{"score": 1, "reason": "It answers."}'}
+
+
+def judge_reply(body: dict) -> str:
+    """A judge that follows each rubric's format: a verdict, a faithfulness list or a relevance score."""
+    system = body["messages"][0]["content"]
+    if "grounded in the evidence" in system:
+        return SCORE["faithfulness"]
+    if "addresses the question" in system:
+        return SCORE["answer_relevance"]
+    return VERDICT
+
+
+@pytest.mark.parametrize("takes, chosen", [
+    ({"json_schema", "json_object_schema", "json_object"}, "json_schema"),
+    ({"json_schema"}, "json_schema"),
+    ({"json_object_schema", "json_object"}, "json_object_schema"),  # llama-cpp-python's server
+    ({"json_object"}, "json_object"),
+    (set(), None),
+])
+def test_the_probe_picks_the_strongest_form_the_server_takes_and_every_call_uses_it(project, chat_server, capsys,
+                                                                                    takes, chosen):
+    db, questions = map(str, project)
+    endpoint = ["--model", "judge-m", "--base-url", chat_server.base_url]
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", "--store", db, *endpoint)[0] == 0
+    chat_server.requests.clear()
+    chat_server.response_formats = takes
+    chat_server.responder = judge_reply
+    code, out, err = cli(capsys, "judge", "--store", db, *endpoint)
+    assert code == 0, err
+    tried = [response_form(r["response_format"]) for r in chat_server.probe_requests if "response_format" in r]
+    order = ["json_schema", "json_object_schema", "json_object"]
+    assert tried == order[:order.index(chosen) + 1] if chosen else order  # strongest first, until one is taken
+    calls = chat_server.answer_requests
+    assert len(calls) == 18  # 6 answers: a verdict, faithfulness and relevance each
+    shapes = {"verdict": REPLY_SHAPE, "faithfulness": SHAPES["faithfulness"],
+              "answer_relevance": SHAPES["answer_relevance"]}
+    for call in calls:
+        if chosen is None:
+            assert "response_format" not in call
+            continue
+        sent = call["response_format"]
+        name = sent["json_schema"]["name"] if chosen == "json_schema" else None
+        shape = shapes[name] if name else next(s for s in shapes.values() if response_format(chosen, s) == sent)
+        assert sent == response_format(chosen, shape)
+    assert "0 unusable replies" in out and "0 failed calls" in out
+    named = {"json_schema": "json_schema (strict)", "json_object_schema": "json_object with its schema",
+             "json_object": "json_object without a schema", None: "no response_format"}[chosen]
+    assert f"replies as {named}" in err  # said before the first call
+    with open_store(db) as store:
+        probes = json.loads(store._scalar("SELECT config FROM runs WHERE id = 1"))["endpoint_probes"]
+    assert probes[f"judge judge-m @ {chat_server.base_url}"]["structured_form"] == (chosen or "none")
+
+
+def test_the_schema_forms_carry_each_shape(chat_server):
+    """json_schema is OpenAI's strict form (an object at the root), json_object_schema llama-cpp-python's."""
+    strict = response_format("json_schema", REPLY_SHAPE)
+    assert strict["json_schema"]["strict"] is True and strict["json_schema"]["schema"]["type"] == "object"
+    assert set(strict["json_schema"]["schema"]["required"]) == {"grade", "failure_label", "confidence", "reasoning"}
+    loose = response_format("json_object_schema", REPLY_SHAPE)
+    assert loose["type"] == "json_object" and len(loose["schema"]["anyOf"]) == 2  # pass with null label, or a label
+    assert response_format("json_object", PAIRWISE_SHAPE) == {"type": "json_object"}
+    assert response_format("none", PAIRWISE_SHAPE) is None
+
+
+def test_a_second_judge_command_asks_nothing_again_and_pairwise_uses_the_form(project, chat_server, capsys):
+    db, questions = map(str, project)
+    endpoint = ["--model", "judge-m", "--base-url", chat_server.base_url]
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", "--store", db, *endpoint)[0] == 0
+    chat_server.response_formats = {"json_object_schema", "json_object"}
+    chat_server.responder = lambda body: VERDICT
+    assert cli(capsys, "judge", "--store", db, "--no-scores", *endpoint)[0] == 0
+    chat_server.requests.clear()
+    chat_server.responder = lambda body: '{"winner": "tie", "reasoning": "Both say it."}'
+    code, out, err = cli(capsys, "judge", "--pairwise", "--store", db, *endpoint)
+    assert code == 0, err
+    assert chat_server.probe_requests == []  # recorded on the run: the same endpoint and model are not probed again
+    calls = chat_server.answer_requests
+    assert len(calls) == 6 and all(c["response_format"] == response_format("json_object_schema", PAIRWISE_SHAPE)
+                                   for c in calls)
