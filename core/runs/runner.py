@@ -394,6 +394,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
                 raise StoreError(f"{faults[0]}. {summary.kept} repl{'y' if summary.kept == 1 else 'ies'} received "
                                  f"could not be stored and are kept in {kept_path(store.path)}: the next `gradedesk "
                                  "run` on this store takes them in") from None
+        if summary.answered_now:  # retrieval figures need no model: there as soon as the answers are
+            grade_retrieval(store, run_id)
     except KeyboardInterrupt:
         summary.interrupted = True
     except UserError:
@@ -402,9 +404,6 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             # calls) would become `latest` and hide the real one
             delete_run(store, run_id)
         raise
-    finally:
-        if summary.answered_now:  # retrieval figures need no model: there as soon as the answers are
-            grade_retrieval(store, run_id)
     return summary
 
 
