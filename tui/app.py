@@ -219,12 +219,16 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
         raise UserError(f"--recheck: {recheck!r} is not a share between 0 and 1 (e.g. 0.1)")
     if recheck is not None and adjudicate:
         raise UserError("--adjudicate: a recheck pass and adjudication are two passes; give one of them")
+    from gradedesk.core.config import ENV_GRADER
+    from gradedesk.core.review.grader_names import checked_name
+
+    name = checked_name(grader, "--grader") if grader is not None else checked_name(grader_name(), f"${ENV_GRADER}")
     path = Path(store_path)
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
         if budget is not None:
             run_info(store, run_id).showing(budget)
-    config = DeskConfig(path, run_id, grader or grader_name(), show_judge=show_judge,
+    config = DeskConfig(path, run_id, name, show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
                         reveal_share=reveal_share, ask_name=ask_name, budget=budget, adjudicate=adjudicate)
     DeskApp(config).run()

@@ -15,6 +15,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any
 
 from gradedesk.core import __version__
 from gradedesk.core.cli.output import check_files, terminal_safe_streams
@@ -32,8 +33,24 @@ def command_modules(package: str = __name__, path: list[str] | None = None) -> l
     return [importlib.import_module(f"{package}.{n}") for n in names]
 
 
+class Parser(argparse.ArgumentParser):
+    """No option is taken by a prefix of its name (argparse's default): `--api-key KEY` would be read as
+    `--api-key-env KEY`, and the key echoed in the error. Sub-commands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
+def _refuse_keys_on_the_command_line(argv: Sequence[str]) -> None:
+    for arg in argv:
+        if arg == "--api-key" or arg.startswith("--api-key="):
+            raise UserError("--api-key: a key is never given on the command line (other processes and the shell's "
+                            "history see it); put it in an environment variable and name that with --api-key-env VAR")
+
+
 def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--store", default=None, metavar="PATH",
                         help=f"the store to use (default: $GRADEDESK_STORE or ./store.db; now {store_path()})")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
@@ -41,13 +58,13 @@ def _common() -> argparse.ArgumentParser:
 
 
 def build_parser(extra_modules: Sequence[ModuleType] = ()) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="gradedesk",
         description="Grade and inspect the answers of a retrieval-augmented code assistant: "
                     "raw top-k retrieval vs evidence bundles, LLM judge vs people.",
     )
     parser.add_argument("--version", action="version", version=f"gradedesk {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     common = _common()
     modules = [*command_modules(), *extra_modules]
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__)):  # ORDER: place in --help
@@ -61,6 +78,11 @@ def main(argv: list[str] | None = None, extra_modules: Sequence[ModuleType] = ()
 
 
 def _main(argv: list[str] | None, extra_modules: Sequence[ModuleType]) -> int:
+    try:
+        _refuse_keys_on_the_command_line(sys.argv[1:] if argv is None else argv)
+    except UserError as exc:
+        print(f"gradedesk: error: {exc}", file=sys.stderr)
+        return exc.exit_code
     parser = build_parser(extra_modules)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

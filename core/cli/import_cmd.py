@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.cli.output import info, print_json
     from gradedesk.core.errors import UserError
     from gradedesk.core.exchange.runlog_fields import GradedBy
+    from gradedesk.core.review.grader_names import checked_name
     from gradedesk.core.exchange.runlog_import import import_runlog
     from gradedesk.core.store.connection import open_store
 
@@ -46,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         grades_from = GradedBy.parse(args.grades_from)
         if grades_from is None or grades_from.kind == "rule":
             raise UserError(f"--grades-from: {args.grades_from!r} is not human, judge:MODEL or imported")
-    if args.grader is not None and not args.grader.strip():
-        raise UserError("--grader: the name is empty")
+    if args.grader is not None:
+        args.grader = checked_name(args.grader, "--grader")
     with open_store(args.store) as store:
         report = import_runlog(store, args.file, skip_invalid=args.skip_invalid, label=args.label, shape=args.shape,
                                grader=args.grader, grades_from=grades_from)

@@ -1,5 +1,5 @@
 """A person's name as gradedesk stores it on every grade: checked once, for `assign --graders` and the served desk's
-name screen alike.
+name screen, the desk's --grader and $GRADEDESK_GRADER, and import --grader alike.
 
 A name is text, never a command or markup: it is stored as typed and shown with markup off. The check keeps out what
 would make it ambiguous rather than what looks odd: nothing empty, no control characters (a newline would forge a
@@ -27,6 +27,15 @@ def name_problem(name: str) -> str | None:
     if "," in name:
         return "a name has no comma (commas separate names in --graders)"
     return None
+
+
+def checked_name(name: str, source: str) -> str:
+    """`name` stripped, or a UserError naming where it came from (`--grader`, `$GRADEDESK_GRADER`) and why."""
+    name = name.strip()
+    problem = name_problem(name)
+    if problem:
+        raise UserError(f"{source}: {problem}")
+    return name
 
 
 def parse_graders(text: str) -> list[str]:

@@ -198,6 +198,17 @@ def store_fault(path: str | os.PathLike[str], exc: BaseException) -> StoreError:
     raise exc
 
 
+def _sqlite_header(path: Path) -> bool:
+    """Whether the file is empty (SQLite makes a new database in it) or starts as every SQLite file does: a store cut
+    to a few bytes would otherwise be read as an empty one."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return True  # unreadable: SQLite's own error names it
+    return not head or head == b"SQLite format 3\x00"
+
+
 def _writable(path: Path) -> bool:
     """Whether SQLite can write the store: the file and its folder (WAL makes its -wal and -shm files beside it)."""
     folder = path.parent if str(path.parent) else Path(".")
@@ -245,6 +256,9 @@ def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = Tru
         raise StoreError(f"{p}: is a directory, not a store")
     if not p.exists() and not p.parent.exists():
         raise StoreError(f"{p}: folder {p.parent} does not exist")
+    if not created and not _sqlite_header(p):
+        raise StoreError(f"{p}: not a gradedesk store (no SQLite header: cut short or another kind of file); restore "
+                         "it from a backup or a copy, or name another store with --store")
     try:
         conn = _connect(p)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
