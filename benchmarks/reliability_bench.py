@@ -1,0 +1,242 @@
+"""Reliability figures for issue 39 ("nothing lost, nothing injected"): per item of the issue's list, how many hostile
+inputs were tried and how many failed (0 expected). Every try runs the real `gradedesk` command line on a real store.
+
+    python benchmarks/reliability_bench.py [--seed N] [--fuzz N]
+
+1. outputs: every output option the parser declares, pointed at the store, its -wal/-shm, a hard link and a symlink
+   to it, and at another output: exit 2 and the store byte-identical.
+2. escapes: each hostile sequence alone and all together in a run log's question, answer, label and judge model, then
+   runs, summary, export, export-scores and agree (text and --json): no control or bidi character on stdout or stderr;
+   and terminal_safe on random strings mixing controls, bidi, emoji and right-to-left text.
+3. store faults: a store cut at many lengths, overwritten with text, and locked past the busy timeout, under reading
+   and writing commands: one `gradedesk: error:` line naming the store, exit 2, no traceback.
+4. deep JSON: nesting depths just over the bound up to 100,000 in a questions file, a run log, a trace export and a
+   bundle: one line naming file, line and "nested too deeply", exit 2.
+5. smaller: `--api-key KEY` in its spellings (never echoed), grader names with control characters (--grader,
+   $GRADEDESK_GRADER, import --grader).
+The served desk (Origin, token, cap) and the desk's pending writes are not built yet: not measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gradedesk.core.store import connection
+from gradedesk.core.text.terminal import terminal_safe
+from gradedesk.tui.cli import main
+
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+SEQUENCES = {"csi-clear": "\x1b[2J\x1b[H", "osc0-title": "\x1b]0;TITLE\x07", "osc8-link": "\x1b]8;;http://e/\x1b\\x",
+             "osc52-clipboard": "\x1b]52;c;cHduZWQ=\x07", "c1-csi": "\x9b31m", "c1-osc": "\x9d0;T\x9c",
+             "bidi-override": "\u202eevil\u202c", "bidi-isolate": "\u2066x\u2069", "nul": "a\x00b", "bell": "\x07",
+             "markup": "[bold red]x[/]", "cr": "over\rwrite"}
+
+
+def gradedesk(*argv: object, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in argv])
+            except SystemExit as exc:
+                code = int(exc.code or 0)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_error_line(code: int, err: str, name: str) -> bool:
+    errors = [line for line in err.splitlines() if line.startswith("gradedesk:")]
+    return code == 2 and "Traceback" not in err and len(errors) == 1 and name in errors[0]
+
+
+def graded_log(path: Path, text: str = "", n: int = 3) -> Path:
+    lines = [{"question_id": f"q{i}", "question": f"What is {i}? {text}", "category": "lookup", "answer": f"{i} {text}",
+              "evidence_files": [f"f{i}.py"], "grade": "partially_correct", "failure_label": None,
+              "grading_notes": text, "judge_confidence": 0.5, "judge_model": f"judge {text}"} for i in range(n)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def new_store(folder: Path, text: str = "") -> Path:
+    db = folder / "s.db"
+    code, _, err = gradedesk("import", graded_log(folder / "log.jsonl", text), "--store", db, "--label", f"L {text}",
+                             "--grader", "ann")
+    assert code == 0, err
+    return db
+
+
+def outputs(tmp: Path) -> tuple[int, int]:
+    from gradedesk.core.cli import build_parser, command_modules
+    from gradedesk.tui import commands
+
+    parser = build_parser(command_modules(commands.__name__, commands.__path__))
+    options = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                options += [(name, flag) for flag, _ in (sub.get_default("_output_files") or ())]
+    tried = failed = 0
+    for n, (command, flag) in enumerate(options):
+        for target in ("store", "wal", "shm", "hardlink", "symlink"):
+            folder = tmp / f"out{n}-{target}"
+            folder.mkdir()
+            db = new_store(folder)
+            path = {"store": db, "wal": f"{db}-wal", "shm": f"{db}-shm", "hardlink": folder / "h",
+                    "symlink": folder / "l"}[target]
+            if target == "hardlink":
+                os.link(db, path)
+            if target == "symlink":
+                os.symlink(db, path)
+            before = db.read_bytes()
+            extra = ["--format", "langfuse"] if flag == "--configs" else []
+            code, _, err = gradedesk(command, flag, path, *extra, "--store", db)
+            tried += 1
+            failed += not (code == 2 and db.read_bytes() == before)
+    folder = tmp / "two-outputs"
+    folder.mkdir()
+    db = new_store(folder)
+    code, _, _ = gradedesk("export-scores", "--out", folder / "x", "--withdrawn", folder / "x", "--store", db)
+    tried, failed = tried + 1, failed + (code != 2)
+    return tried, failed
+
+
+def escapes(tmp: Path, rng: random.Random, fuzz: int) -> tuple[int, int]:
+    tried = failed = 0
+    for n, (_name, seq) in enumerate([*SEQUENCES.items(), ("all", "".join(SEQUENCES.values()))]):
+        folder = tmp / f"esc{n}"
+        folder.mkdir()
+        db = new_store(folder, seq)
+        for argv in (["runs"], ["summary"], ["export"], ["export-scores"], ["agree"], ["questions", "flags"]):
+            for flags in ([], ["--json"]):
+                code, out, err = gradedesk(*argv, *flags, "--store", db)
+                tried += 1
+                failed += bool(FORBIDDEN.search(out + err)) or "Traceback" in err
+    alphabet = [*map(chr, range(0, 0xA0)), *"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\ufeff",
+                *"שלום مرحبا 你好 é👩‍👩‍👧"]
+    for _ in range(fuzz):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60)))
+        shown = terminal_safe(text)
+        tried += 1
+        kept = all(c in shown for c in text if not FORBIDDEN.match(c) and c != "\\")
+        failed += bool(FORBIDDEN.search(shown)) or not kept
+    return tried, failed
+
+
+def store_faults(tmp: Path) -> tuple[int, int]:
+    tried = failed = 0
+    commands = (["summary"], ["runs"], ["export"], ["agree"], ["grade-offline"], ["import", "{log}"])
+    folder = tmp / "faults-source"
+    folder.mkdir()
+    source = new_store(folder)
+    assert gradedesk("summary", "--store", source)[0] == 0  # checkpointed
+    size = source.stat().st_size
+    for cut in (0, 1, 50, 100, 512, 1024, 4096, size // 2, size - 1, "text"):
+        for argv in commands:
+            db = tmp / f"cut-{cut}-{argv[0]}.db"
+            shutil.copy(source, db)
+            if cut == "text":
+                db.write_text("not a store\n" * 100)
+            else:
+                with open(db, "r+b") as fh:
+                    fh.truncate(int(cut))
+            if cut == 0:
+                continue  # an empty file is an empty SQLite database: a new store, not a fault
+            log = graded_log(tmp / f"new-{cut}.jsonl", "x")
+            code, _, err = gradedesk(*[str(log) if a == "{log}" else a for a in argv], "--store", db)
+            tried += 1
+            failed += not one_error_line(code, err, str(db))
+            if not one_error_line(code, err, str(db)):
+                print(f"store cut at {cut}, {argv[0]}: exit {code}: {err.strip()[-300:]}", file=sys.stderr)
+    saved = connection.BUSY_TIMEOUT_MS
+    connection.BUSY_TIMEOUT_MS = 200
+    try:
+        for argv in (["grade-offline"], ["import", "{log}"]):
+            db = tmp / f"locked-{argv[0]}.db"
+            shutil.copy(source, db)
+            holder = sqlite3.connect(db, isolation_level=None)
+            holder.execute("BEGIN IMMEDIATE")
+            log = graded_log(tmp / "locked.jsonl", "y")
+            code, _, err = gradedesk(*[str(log) if a == "{log}" else a for a in argv], "--store", db)
+            holder.execute("ROLLBACK")
+            holder.close()
+            tried += 1
+            failed += not one_error_line(code, err, str(db))
+    finally:
+        connection.BUSY_TIMEOUT_MS = saved
+    return tried, failed
+
+
+def deep_json(tmp: Path) -> tuple[int, int]:
+    tried = failed = 0
+    for depth in (65, 100, 1_000, 10_000, 100_000):
+        for argv in (["questions", "check"], ["import"], ["import-traces", "--langfuse"], ["validate-bundle"]):
+            path = tmp / f"deep-{depth}-{argv[0]}.json"
+            path.write_text("\n" + "[" * depth + "]" * depth + "\n", encoding="utf-8")
+            code, _, err = gradedesk(*argv, path, "--store", tmp / f"deep-{depth}.db")
+            first = err.splitlines()[0] if err else ""
+            tried += 1
+            failed += not (code == 2 and str(path) in first and ":2" in first and "nested too deeply" in first)
+    return tried, failed
+
+
+def smaller(tmp: Path) -> tuple[int, int]:
+    tried = failed = 0
+    for argv in (["judge", "--api-key", "sk-SECRET"], ["run", "--api-key=sk-SECRET"], ["align", "--api-key", "sk-SECRET"]):
+        code, out, err = gradedesk(*argv)
+        tried += 1
+        failed += not (code == 2 and "--api-key-env" in err and "SECRET" not in out + err)
+    folder = tmp / "names"
+    folder.mkdir()
+    db = new_store(folder)
+    for bad in ("ann\x1b[2J", "ann\nbob", "a\x00", "\u202eann", "x\x9b"):
+        for argv, env in ((["grade", "--grader", bad], None), (["grade"], {"GRADEDESK_GRADER": bad}),
+                          (["import", graded_log(folder / "n.jsonl", "n"), "--grader", bad], None)):
+            if env and "\x00" in bad:
+                continue  # no environment variable can hold a NUL
+            code, _, err = gradedesk(*argv, "--store", db, env=env)
+            tried += 1
+            failed += not (code == 2 and "a name has no control characters" in err)
+    return tried, failed
+
+
+def main_bench() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=39)
+    parser.add_argument("--fuzz", type=int, default=10_000, help="random strings through terminal_safe")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        rows = [("1 outputs never the store or an input", outputs(tmp)),
+                ("2 escape sequences never reach the terminal", escapes(tmp, rng, args.fuzz)),
+                ("3 store faults: one line, exit 2", store_faults(tmp)),
+                ("4 deeply nested JSON: one line, exit 2", deep_json(tmp)),
+                ("6 --api-key refused, grader names checked", smaller(tmp))]
+    print(f"{'item':<46} {'tried':>7} {'failed':>7}")
+    for name, (tried, failed) in rows:
+        print(f"{name:<46} {tried:>7,} {failed:>7,}")
+    print("5 served desk, desk pending writes: not built yet (not measured)")
+
+
+if __name__ == "__main__":
+    main_bench()
