@@ -23,7 +23,7 @@ from gradedesk.core.config import grader_name
 from gradedesk.core.errors import UserError
 from gradedesk.core.store.connection import Store
 
-from gradedesk.tui.db import Job, JobDone, JobFailed, StoreThread
+from gradedesk.tui.db import Job, JobDone, JobFailed, JobWaiting, StoreThread
 from gradedesk.tui.desk_protocol import DeskConfig
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
 from gradedesk.tui.screens.explore import ExploreScreen
@@ -56,6 +56,7 @@ class DeskApp(App):
         self.last_status = ""
         self.quitting = False
         self._flushes: list[Callable[[], None]] = []
+        self._waited = False  # a write was refused for a while and retried (tui/db.py): messages say so
 
     def on_mount(self) -> None:
         self._run_store_thread()
@@ -85,7 +86,17 @@ class DeskApp(App):
     async def on_job_done(self, message: JobDone) -> None:
         if message.job.on_done is not None:
             message.job.on_done(message.result)
+        if self._waited:  # after the job's own message: the writes typed during the wait were kept, and say so
+            shown, waited = self.last_status, " (after waiting for the store)"
+            if not shown.endswith(waited):
+                self.report(f"{shown}{waited}" if shown else "saved after waiting for the store")
+            self._waited = bool(self.gate.waiting) or not self.store_thread.idle  # until the typed-ahead keys are in
         await self._release(message.job)
+
+    def on_job_waiting(self, message: JobWaiting) -> None:
+        """A write the store refused for now: it is retried in order; nothing typed after it is stored before it."""
+        self._waited = True
+        self.report(f"not saved yet: retrying ({message.error})", error=False)
 
     async def on_job_failed(self, message: JobFailed) -> None:
         error = message.error
@@ -181,6 +192,8 @@ class DeskApp(App):
         """Let the screens store what they keep (where the grader stopped), then leave once the store thread has run
         every job before (it runs them in order). Grades are already committed, one per key press."""
         self.quitting = True
+        if not self.store_thread.idle:  # writes waiting for the store: the desk leaves once they are stored
+            self.report("quitting once the writes still waiting for the store are saved")
         for flush in self._flushes:
             flush()
         self.submit("leave", lambda store: None, lambda _: self.exit(), background=True)

@@ -19,7 +19,7 @@ from typing import Any
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from gradedesk.core.store.connection import Store, open_store
+from gradedesk.core.store.connection import Store, StoreError, open_store
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,18 @@ class JobFailed(Message):
         super().__init__()
         self.job = job
         self.error = error
+
+
+class JobWaiting(Message):
+    """A job the store refused for now (locked, read-only, full): it is retried, in order, until the store takes it."""
+
+    def __init__(self, job: Job, error: BaseException) -> None:
+        super().__init__()
+        self.job = job
+        self.error = error
+
+
+RETRY_EVERY = 0.5  # seconds between tries of a job the store refused for now
 
 
 class StoreThread:
@@ -77,7 +89,7 @@ class StoreThread:
                 try:
                     if self.delay:
                         time.sleep(self.delay)
-                    post(JobDone(job, job.fn(store)))
+                    post(JobDone(job, self._until_stored(job, store, post, worker)))
                 except Exception as exc:  # shown by the app's one error handler; the desk keeps going
                     post(JobFailed(job, exc))
                 finally:
@@ -85,3 +97,19 @@ class StoreThread:
                         self._pending -= 1
         finally:
             store.close()
+
+    @staticmethod
+    def _until_stored(job: Job, store: Store, post: Callable[[Message], Any], worker: Any) -> Any:
+        """Run the job; while the store refuses it for now, say so once and try again. The jobs after it wait
+        (they run in order), so a grade typed during a lock is never dropped nor stored before an earlier one."""
+        said = False
+        while True:
+            try:
+                return job.fn(store)
+            except StoreError as exc:
+                if not exc.transient or worker.is_cancelled:
+                    raise
+                if not said:
+                    post(JobWaiting(job, exc))
+                    said = True
+                time.sleep(RETRY_EVERY)

@@ -36,7 +36,11 @@ if TYPE_CHECKING:
 
 
 class StoreError(UserError):
-    pass
+    """A problem with the store; `transient` when the same write may succeed later (locked, read-only, full)."""
+
+    def __init__(self, message: str, *, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient
 
 
 SQLParams = tuple[object, ...] | dict[str, object]
@@ -192,9 +196,10 @@ def store_fault(path: str | os.PathLike[str], exc: BaseException) -> StoreError:
         return exc
     error = str(exc)
     if isinstance(exc, sqlite3.DatabaseError):
-        for words, advice in _FAULTS:
+        for n, (words, advice) in enumerate(_FAULTS):
             if any(w in error.lower() for w in words):
-                return StoreError(f"{path}: store {advice.format(error=error, timeout=BUSY_TIMEOUT_MS // 1000)}")
+                return StoreError(f"{path}: store {advice.format(error=error, timeout=BUSY_TIMEOUT_MS // 1000)}",
+                                  transient=n > 0)  # all but a damaged store can pass
     raise exc
 
 
