@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gradedesk.core.store import connection
 from gradedesk.core.text.terminal import terminal_safe
 from gradedesk.tui.cli import main
+from tests.fixtures.cli import STORE_TARGETS, store_target
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 SEQUENCES = {"csi-clear": "\x1b[2J\x1b[H", "osc0-title": "\x1b]0;TITLE\x07", "osc8-link": "\x1b]8;;http://e/\x1b\\x",
@@ -98,16 +99,11 @@ def outputs(tmp: Path) -> tuple[int, int]:
                 options += [(name, flag) for flag, _ in (sub.get_default("_output_files") or ())]
     tried = failed = 0
     for n, (command, flag) in enumerate(options):
-        for target in ("store", "wal", "shm", "hardlink", "symlink"):
+        for target in STORE_TARGETS:
             folder = tmp / f"out{n}-{target}"
             folder.mkdir()
             db = new_store(folder)
-            path = {"store": db, "wal": f"{db}-wal", "shm": f"{db}-shm", "hardlink": folder / "h",
-                    "symlink": folder / "l"}[target]
-            if target == "hardlink":
-                os.link(db, path)
-            if target == "symlink":
-                os.symlink(db, path)
+            path = store_target(db, folder, target)
             before = db.read_bytes()
             extra = ["--format", "langfuse"] if flag == "--configs" else []
             code, _, err = gradedesk(command, flag, path, *extra, "--store", db)

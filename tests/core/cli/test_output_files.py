@@ -12,7 +12,7 @@ import pytest
 
 from gradedesk.core.cli import build_parser, command_modules
 from gradedesk.tui import commands
-from tests.fixtures.cli import cli
+from tests.fixtures.cli import STORE_TARGETS, cli, store_target
 from tests.fixtures.lesson_files import COMPARISON_LINES, hand_graded, write_lines
 
 
@@ -44,16 +44,11 @@ def test_the_parser_names_every_file_writer():
             ("export-scores", "--configs"), ("align", "--out"), ("explore", "--questions")} <= found
 
 
-@pytest.mark.parametrize("target", ["store", "wal", "shm", "hardlink", "symlink"])
+@pytest.mark.parametrize("target", STORE_TARGETS)
 @pytest.mark.parametrize("command,flag", output_options(), ids=lambda v: " ".join(v) if isinstance(v, tuple) else v)
 def test_no_output_option_may_name_the_store(graded_store, tmp_path, capsys, command, flag, target):
     db = graded_store
-    path = {"store": db, "wal": f"{db}-wal", "shm": f"{db}-shm", "hardlink": tmp_path / "hard.db",
-            "symlink": tmp_path / "sym.db"}[target]
-    if target == "hardlink":
-        os.link(db, path)
-    if target == "symlink":
-        os.symlink(db, path)
+    path = store_target(db, tmp_path, target)
     before = db.read_bytes()
     extra = ["--format", "langfuse"] if flag == "--configs" else []
     code, out, err = cli(capsys, *command, flag, path, *extra, "--store", db)
