@@ -496,6 +496,18 @@ CREATE INDEX IF NOT EXISTS adjudications_q ON adjudications (run_id, question_pk
 CREATE INDEX IF NOT EXISTS adjudications_undoes ON adjudications (undoes_uuid);
 
 -- Where each grader stopped, so reopening the desk returns there.
+-- One live desk per person and store (core/store/leases.py): a desk takes its person's lease, renews it while it runs
+-- and frees it when it closes; a lease not renewed by expires_at (UNIX seconds) is free again.
+CREATE TABLE IF NOT EXISTS desk_leases (
+    person      TEXT PRIMARY KEY,
+    holder      TEXT NOT NULL,             -- the desk's random id: it renews and frees only its own lease
+    host        TEXT NOT NULL,             -- where that desk runs, told to a second desk under the name
+    pid         INTEGER NOT NULL,
+    run_id      INTEGER NOT NULL,
+    taken_at    REAL NOT NULL,
+    expires_at  REAL NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS desk_state (
     grader      TEXT NOT NULL,
     run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -651,3 +663,6 @@ INSERT INTO answer_traces_16 (answer_id, source, endpoint, project, side, trace_
     SELECT answer_id, source, endpoint, project, side, trace_id, span_id FROM answer_traces;
 DROP TABLE answer_traces;
 ALTER TABLE answer_traces_16 RENAME TO answer_traces;
+
+-- migrate to 17
+-- Desk leases: the table desk_leases comes from its CREATE statement above.

@@ -1,5 +1,6 @@
 """The layers hold (import-linter contracts in pyproject.toml, each rule proven to break on a copy that violates it:
-a lower layer importing a higher one, independent siblings importing each other, SQLite opened outside core/store/);
+a lower layer importing a higher one, independent siblings importing each other, SQLite opened outside core/store/, a
+screen importing the store, the grading screen's modules in a circle);
 core/ never loads textual; --help and --version stay fast (no textual, numpy, sqlite_utils or openai)."""
 
 from __future__ import annotations
@@ -81,6 +82,16 @@ LAYERS = "gradedesk layers"
     ("core/cli/runs_cmd.py", "import sqlite3", "only the store opens SQLite"),
     ("tui/app.py", "    import sqlite_utils  # inside a function still counts", "only the store opens SQLite"),
     ("core/grading/rules.py", "    import textual  # inside a function still counts", "core never imports textual"),
+    # screens reach the store through the desk's one door (tui/db.py), never by importing it
+    ("tui/screens/queue.py", "from gradedesk.core.store import desk", "screens do not import the store"),
+    ("tui/screens/grading/view.py", "    from gradedesk.core.store.connection import open_store",
+     "screens do not import the store"),
+    # the grading screen's modules: the screen above the key table above the functions its rows run
+    ("tui/screens/grading/grades.py", "from gradedesk.tui.screens.grading import screen",
+     "the grading screen is layered"),
+    ("tui/screens/grading/moves.py", "from gradedesk.tui.screens.grading import opens",
+     "the grading screen is layered"),
+    ("tui/screens/grading/host.py", "from gradedesk.tui.screens.grading import keys", "the grading screen is layered"),
 ])
 def test_each_rule_of_the_contract_breaks_on_a_copy_that_violates_it(tmp_path, module, line, broken):
     copy = tmp_path / "gradedesk"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import events, work
 from textual.app import App
@@ -21,9 +21,9 @@ from textual.worker import WorkerState
 
 from gradedesk.core.config import grader_name
 from gradedesk.core.errors import UserError
-from gradedesk.core.store.connection import Store
+from gradedesk.core.review.session import Job
 
-from gradedesk.tui.db import Job, JobDone, JobFailed, JobWaiting, StoreThread
+from gradedesk.tui.db import Answer, JobFailed, JobWaiting, Left, Request, StoreThread
 from gradedesk.tui.desk_protocol import DeskConfig
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
 from gradedesk.tui.screens.explore import ExploreScreen
@@ -34,6 +34,8 @@ from gradedesk.tui.widgets.literal import clean
 from gradedesk.tui.widgets.status_line import StatusLine
 
 __all__ = ["DeskApp", "DeskConfig", "run_desk", "run_explore"]
+
+R = TypeVar("R")
 
 
 class DeskApp(App):
@@ -76,22 +78,24 @@ class DeskApp(App):
 
     # Store jobs ------------------------------------------------------------------------------------------------------
 
-    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None, *,
-               background: bool = False) -> None:
-        job = Job(what, fn, on_done, holds_keys=not background)
+    def submit(self, answer: type[Answer[R]], job: Job[R] | None, on_done: Callable[[R], object] | None = None, *,
+               on_failed: Callable[[BaseException], object] | None = None) -> None:
+        if job is None:
+            return
         if job.holds_keys:
             self.gate.holds += 1
-        self.store_thread.submit(job)
+        self.store_thread.submit(Request(job, answer, on_done, on_failed))
 
-    async def on_job_done(self, message: JobDone) -> None:
-        if message.job.on_done is not None:
-            message.job.on_done(message.result)
+    async def on_answer(self, message: Answer[Any]) -> None:
+        """Every job's typed answer (tui/db.py): its callback runs here, on the UI thread."""
+        if message.request.on_done is not None:
+            message.request.on_done(message.result)
         if self._waited:  # after the job's own message: the writes typed during the wait were kept, and say so
             shown, waited = self.last_status, " (after waiting for the store)"
             if not shown.endswith(waited):
                 self.report(f"{shown}{waited}" if shown else "saved after waiting for the store")
             self._waited = bool(self.gate.waiting) or not self.store_thread.idle  # until the typed-ahead keys are in
-        await self._release(message.job)
+        await self._release(message.request.job)
 
     def on_job_waiting(self, message: JobWaiting) -> None:
         """A write the store refused for now: it is retried in order; nothing typed after it is stored before it."""
@@ -99,12 +103,14 @@ class DeskApp(App):
         self.report(f"not saved yet: retrying ({message.error})", error=False)
 
     async def on_job_failed(self, message: JobFailed) -> None:
-        error = message.error
-        text = str(error) if isinstance(error, UserError) else f"{message.job.what} failed: {type(error).__name__}: {error}"
+        error, job = message.error, message.request.job
+        text = str(error) if isinstance(error, UserError) else f"{job.what} failed: {type(error).__name__}: {error}"
         self.report(text, error=True)
+        if message.request.on_failed is not None:
+            message.request.on_failed(error)
         if self.quitting:  # the store failed while saving the position: leave anyway, grades are committed
             self.exit()
-        await self._release(message.job)
+        await self._release(job)
 
     async def on_worker_state_changed(self, event) -> None:
         if event.state == WorkerState.ERROR:
@@ -164,7 +170,7 @@ class DeskApp(App):
         if let_waiting_through:
             await self._let_waiting_through()
 
-    async def _release(self, job: Job) -> None:
+    async def _release(self, job: Job[Any]) -> None:
         if job.holds_keys:
             self.gate.holds -= 1
             await self._let_waiting_through()
@@ -196,7 +202,7 @@ class DeskApp(App):
             self.report("quitting once the writes still waiting for the store are saved")
         for flush in self._flushes:
             flush()
-        self.submit("leave", lambda store: None, lambda _: self.exit(), background=True)
+        self.submit(Left, Job("leave", lambda store: None, holds_keys=False), lambda _: self.exit())
 
     @property
     def idle(self) -> bool:
@@ -225,8 +231,9 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     """Check the store and run (and that the run has bundled answers at `budget`), then open the desk (with
     ask_name, on the screen that asks the person's name). Problems raise UserError (one line, before the screen
     opens)."""
-    from gradedesk.core.store.run_records import resolve_run, run_info
     from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.leases import LeaseHeld, lease_of
+    from gradedesk.core.store.run_records import resolve_run, run_info
 
     if recheck is not None and not 0 < recheck <= 1:
         raise UserError(f"--recheck: {recheck!r} is not a share between 0 and 1 (e.g. 0.1)")
@@ -235,13 +242,15 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     from gradedesk.core.config import ENV_GRADER
     from gradedesk.core.review.grader_names import checked_name
 
-    name = checked_name(grader, "--grader") if grader is not None else checked_name(grader_name(), f"${ENV_GRADER}")
+    person = checked_name(grader, "--grader") if grader is not None else checked_name(grader_name(), f"${ENV_GRADER}")
     path = Path(store_path)
     with open_store(path, create=False) as store:
         run_id = resolve_run(store, run)
         if budget is not None:
             run_info(store, run_id).showing(budget)
-    config = DeskConfig(path, run_id, name, show_judge=show_judge,
+        if not ask_name and (held := lease_of(store, person)) is not None:  # one live desk per person and store
+            raise LeaseHeld(held)
+    config = DeskConfig(path, run_id, person, show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
                         reveal_share=reveal_share, ask_name=ask_name, budget=budget, adjudicate=adjudicate)
     DeskApp(config).run()

@@ -1,9 +1,12 @@
-"""The desk's one door to store.db: a thread worker that runs store jobs in order and answers with messages.
+"""The desk's one door to store.db: a thread worker that runs store jobs in order and answers with typed messages.
 
-Screens never touch SQLite. They submit a job (a function of the Store) with a callback; the store thread runs jobs one
-at a time, in submission order (so a grade is committed before the item is reloaded), on its own connection, and posts
-`JobDone` or `JobFailed` to the app. The app calls the callback on the UI thread, or shows the error in one place and
-keeps going. The worker never touches widgets.
+Screens never touch SQLite, and none opens a connection of its own: every screen (the grading desk, the queue, claims,
+agreement, team progress, explore) submits a `Job[R]` (core/review/session.py: a function of the Store typed by its
+result R) together with the message class that carries its answer, one per operation (`ItemShown` carries a
+`Shown`, `AgreementComputed` an `AgreementView`, ...), and the callback that takes the answer. The store thread runs
+jobs one at a time, in submission order (so a grade is committed before the item is reloaded), on its own connection,
+and posts the job's answer message, or `JobFailed`, to the app. The app calls the callback on the UI thread, or shows
+the error in one place and keeps going. The worker never touches widgets.
 """
 
 from __future__ import annotations
@@ -14,40 +17,151 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from gradedesk.core.agreement.report import AgreementReport
+from gradedesk.core.evidence.explore import Retrieval
+from gradedesk.core.review.claim_desk import ClaimMark, ClaimSheet
+from gradedesk.core.review.queue import Progress, QuestionOrder, QueueRow
+from gradedesk.core.review.session import Job, Lease, Opening, Shown
+from gradedesk.core.review.session import Refreshed as RefreshedItem
+from gradedesk.core.review.team import TeamProgress
+from gradedesk.core.runs.headline import Headline
+from gradedesk.core.runs.questions import Question
 from gradedesk.core.store.connection import Store, StoreError, open_store
+
+R = TypeVar("R")
+
+
+class Answer(Message, Generic[R]):
+    """A store job's answer, typed by its result. Each operation has its own subclass below; all of them reach the
+    app's one handler (`on_answer`), which hands `result` to the job's callback."""
+
+    def __init__(self, request: Request[R], result: R) -> None:
+        super().__init__()
+        self.request = request
+        self.result = result
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.handler_name = "on_answer"  # one handler in the app for every operation's answer
+
+
+class Opened(Answer[Opening]):
+    """The run opened where the person stopped."""
+
+
+class ItemShown(Answer[Shown]):
+    """A move or a write landed: the item to show (core/review/session.py DeskSession.landed takes it in)."""
+
+
+class Counted(Answer[Progress]):
+    """The person's figures for the status line."""
+
+
+class AnswersCounted(Answer[int]):
+    """How many answers the desk shows."""
+
+
+class QuestionsOrdered(Answer[QuestionOrder]):
+    """The run's questions in order ('question 3 of 48')."""
+
+
+class RecheckDrawn(Answer[list[int]]):
+    """A recheck pass's sample of graded questions."""
+
+
+class StateSaved(Answer[None]):
+    """Where the person is, stored."""
+
+
+class LeaseTaken(Answer[Lease]):
+    """The person's lease: this is their one live desk on the store."""
+
+
+class LeaseRenewed(Answer[bool]):
+    """The lease pushed on (False: lost to another desk after it expired)."""
+
+
+class LeaseReleased(Answer[None]):
+    """The lease freed: the desk is closing."""
+
+
+class Refreshed(Answer[RefreshedItem]):
+    """A look for other desks' writes, with the item shown loaded again when one came."""
 
 
 @dataclass(frozen=True)
-class Job:
-    what: str  # for error messages: "save grade", "load item", ...
-    fn: Callable[[Store], Any]
-    on_done: Callable[[Any], None] | None = None
-    holds_keys: bool = True  # keys wait until it has answered (tui/keygate.py); progress counts do not hold them
+class AgreementView:
+    """What the agreement screen shows: agree's report and the run's headline."""
+    report: AgreementReport
+    headline: Headline
 
 
-class JobDone(Message):
-    def __init__(self, job: Job, result: Any) -> None:
-        super().__init__()
-        self.job = job
-        self.result = result
+class AgreementComputed(Answer[AgreementView]):
+    """The agreement screen's figures."""
+
+
+class TeamCounted(Answer[TeamProgress]):
+    """The team's progress."""
+
+
+class QueuePaged(Answer[list[QueueRow]]):
+    """A page of the queue."""
+
+
+class CategoriesListed(Answer[list[str]]):
+    """The run's categories, for the filters."""
+
+
+class ClaimsOpened(Answer[ClaimSheet]):
+    """An answer's claims, where each points, and the person's marks."""
+
+
+class ClaimMarked(Answer[dict[int, str]]):
+    """A claim marked: the person's marks now."""
+
+
+class ClaimUndone(Answer[tuple[ClaimMark | None, dict[int, str]]]):
+    """The newest mark taken back (None: there was none), and the marks now."""
+
+
+class Retrieved(Answer[Retrieval]):
+    """Explore's hits for a question."""
+
+
+class QuestionKept(Answer[Question]):
+    """Explore kept a question in a benchmark file."""
+
+
+class Left(Answer[None]):
+    """Every job before leaving has run: the desk may close."""
+
+
+@dataclass(frozen=True)
+class Request(Generic[R]):
+    """A job as submitted: the job, the message class of its answer, who takes the answer, and who hears of a failure
+    (after the app has shown it in its one place: a screen that said 'computing…' says what went wrong instead)."""
+    job: Job[R]
+    answer: type[Answer[R]]
+    on_done: Callable[[R], object] | None = None
+    on_failed: Callable[[BaseException], object] | None = None
 
 
 class JobFailed(Message):
-    def __init__(self, job: Job, error: BaseException) -> None:
+    def __init__(self, request: Request[Any], error: BaseException) -> None:
         super().__init__()
-        self.job = job
+        self.request = request
         self.error = error
 
 
 class JobWaiting(Message):
     """A job the store refused for now (locked, read-only, full): it is retried, in order, until the store takes it."""
 
-    def __init__(self, job: Job, error: BaseException) -> None:
+    def __init__(self, job: Job[Any], error: BaseException) -> None:
         super().__init__()
         self.job = job
         self.error = error
@@ -62,14 +176,14 @@ class StoreThread:
     def __init__(self, store_path: Path, *, delay: float = 0.0) -> None:
         self.store_path = store_path
         self.delay = delay  # seconds before each job: tests and benchmarks slow the store on purpose
-        self._jobs: queue.Queue[Job] = queue.Queue()
+        self._jobs: queue.Queue[Request[Any]] = queue.Queue()
         self._pending = 0
         self._lock = threading.Lock()
 
-    def submit(self, job: Job) -> None:
+    def submit(self, request: Request[Any]) -> None:
         with self._lock:
             self._pending += 1
-        self._jobs.put(job)
+        self._jobs.put(request)
 
     @property
     def idle(self) -> bool:
@@ -83,15 +197,15 @@ class StoreThread:
         try:
             while not worker.is_cancelled:
                 try:
-                    job = self._jobs.get(timeout=0.05)
+                    request = self._jobs.get(timeout=0.05)
                 except queue.Empty:
                     continue
                 try:
                     if self.delay:
                         time.sleep(self.delay)
-                    post(JobDone(job, self._until_stored(job, store, post, worker)))
+                    post(request.answer(request, self._until_stored(request, store, post, worker)))
                 except Exception as exc:  # shown by the app's one error handler; the desk keeps going
-                    post(JobFailed(job, exc))
+                    post(JobFailed(request, exc))
                 finally:
                     with self._lock:
                         self._pending -= 1
@@ -99,17 +213,17 @@ class StoreThread:
             store.close()
 
     @staticmethod
-    def _until_stored(job: Job, store: Store, post: Callable[[Message], Any], worker: Any) -> Any:
+    def _until_stored(request: Request[Any], store: Store, post: Callable[[Message], Any], worker: Any) -> Any:
         """Run the job; while the store refuses it for now, say so once and try again. The jobs after it wait
         (they run in order), so a grade typed during a lock is never dropped nor stored before an earlier one."""
         said = False
         while True:
             try:
-                return job.fn(store)
+                return request.job.run(store)
             except StoreError as exc:
                 if not exc.transient or worker.is_cancelled:
                     raise
                 if not said:
-                    post(JobWaiting(job, exc))
+                    post(JobWaiting(request.job, exc))
                     said = True
                 time.sleep(RETRY_EVERY)

@@ -9,9 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from gradedesk.core.store.connection import Store
+from gradedesk.core.review.session import Job
+
+if TYPE_CHECKING:
+    from gradedesk.tui.db import Answer
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -36,11 +41,12 @@ class Desk(Protocol):
     @property
     def config(self) -> DeskConfig: ...
 
-    def submit(self, what: str, fn: Callable[[Store], Any], on_done: Callable[[Any], Any] | None = None, *,
-               background: bool = False) -> None:
-        """Run `fn(store)` on the store thread, in submission order; `on_done(result)` then runs on the UI thread.
-        A failure is reported by the app (`what` names the job) and `on_done` is not called. Keys wait until the job
-        has answered (exact type-ahead), unless it is `background` work that changes nothing keys act on."""
+    def submit(self, answer: type[Answer[R]], job: Job[R] | None, on_done: Callable[[R], object] | None = None, *,
+               on_failed: Callable[[BaseException], object] | None = None) -> None:
+        """Run the job on the store thread (the one door: tui/db.py), in submission order; its answer comes back as
+        an `answer` message and `on_done(result)` then runs on the UI thread. A failure is reported by the app (the
+        job's `what` names it), then `on_failed(error)` runs instead of `on_done`. Keys wait until the job has answered (exact type-ahead)
+        when it holds keys. None: nothing to do (a session action with nothing to run)."""
 
     @property
     def keys_waiting(self) -> bool:

@@ -167,6 +167,11 @@ class Store:
         row = self._conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
+    def data_version(self) -> int:
+        """SQLite's PRAGMA data_version: it moves when another connection commits to the file (this connection's own
+        commits leave it), so a desk sees other desks' writes by looking at it."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     @property
     def schema_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])

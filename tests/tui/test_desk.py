@@ -13,9 +13,11 @@ from tests.fixtures.desk import keys, palette, pane_text, rows, running, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
+from gradedesk.core.review.session import Job
 from gradedesk.core.store.connection import StoreError
 from tests.fixtures.desk_store import build_fixture_store
 from gradedesk.tui.app import run_desk
+from gradedesk.tui.db import StateSaved
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.queue import QueueScreen
@@ -210,7 +212,7 @@ async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_
 
         def broken(store):
             raise RuntimeError("disk on fire")
-        app.submit("test job", broken)
+        app.submit(StateSaved, Job("test job", broken))
         await settle(pilot)
         assert "test job failed: RuntimeError: disk on fire" in app.last_status
         await keys(pilot, "1")

@@ -13,25 +13,23 @@ over the run's budget sweep. Once people graded bundled answers at more than one
 beside raw), the curve follows: pass rate by budget for people and the machine grader, with their intervals as a table
 (agree's) and a plot whose bars are the intervals.
 
-The report is computed by core/agreement/report.py in a thread worker with its own store connection (read-only work, WAL
-lets it run beside the desk's store thread); the worker posts a message and never touches widgets. Every text that came
+The report is computed by core/agreement/report.py as a job on the desk's store thread (the one door, tui/db.py), in the
+background (keys do not wait for it); a failure is shown where the desk shows every error. Every text that came
 from outside (people's names, categories) goes through `literal`, never markup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table as RichTable
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
@@ -44,10 +42,13 @@ from gradedesk.core.agreement.tables import (
     Table, budget_tables, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
+from gradedesk.core.review.session import Job
 from gradedesk.core.runs.headline import Headline, headline, headline_table
 from gradedesk.core.stats.measures import texts_once
 
-from gradedesk.tui.widgets.literal import clean, literal
+from gradedesk.tui.db import AgreementComputed, AgreementView
+from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.widgets.literal import literal
 
 SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
            ("kappa_quadratic", "weighted kappa (quadratic)"), ("gwet_ac1", "Gwet's AC1"))
@@ -134,23 +135,9 @@ class AgreementScreen(Screen):
                 priority=True),
     ]
 
-    class Loaded(Message):
-        def __init__(self, report: AgreementReport, head: Headline) -> None:
-            super().__init__()
-            self.report = report
-            self.head = head
-
-    class Failed(Message):
-        def __init__(self, error: BaseException) -> None:
-            super().__init__()
-            self.error = error
-
-    def __init__(self, store_path: str | Path, run_id: int, settings: Settings | None = None, *,
-                 report_error: Callable[[str], None] | None = None) -> None:
-        """`report_error`: the desk's one place for errors; without it (the screen alone) a notification."""
+    def __init__(self, desk: Desk, run_id: int, settings: Settings | None = None) -> None:
         super().__init__()
-        self.report_error = report_error
-        self.store_path = Path(store_path)
+        self.desk = desk
         self.run_id = run_id
         self.settings = settings or Settings()
         self.report: AgreementReport | None = None
@@ -192,25 +179,22 @@ class AgreementScreen(Screen):
         matrix.focus()
         self._load()
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
     def _load(self) -> None:
-        from gradedesk.core.store.connection import open_store
+        run_id, settings = self.run_id, self.settings
+        self.desk.submit(AgreementComputed, Job("compute agreement", lambda store: AgreementView(
+            agreement_report(store, run_id, settings), headline(store, run_id)), holds_keys=False), self._loaded,
+                         on_failed=self._failed)
 
-        try:
-            with open_store(self.store_path, create=False) as store:
-                report = agreement_report(store, self.run_id, self.settings)
-                head = headline(store, self.run_id)
-        except Exception as exc:  # shown by on_agreement_screen_failed; the desk keeps going
-            self.post_message(self.Failed(exc))
-            return
-        self.post_message(self.Loaded(report, head))
+    def _failed(self, error: BaseException) -> None:
+        self.query_one("#agreement-top", Static).update(literal(f"agreement could not be computed: {error}",
+                                                                "bold red"))
 
     # Messages ---------------------------------------------------------------------------------------------------------
 
-    def on_agreement_screen_loaded(self, message: Loaded) -> None:
-        report = self.report = message.report
+    def _loaded(self, view: AgreementView) -> None:
+        report = self.report = view.report
         self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}"))
-        self.query_one("#agreement-headline", Static).update(headline_group(message.head))
+        self.query_one("#agreement-headline", Static).update(headline_group(view.headline))
         self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
         if len(report.judge_rubrics.versions) > 1:
@@ -228,14 +212,6 @@ class AgreementScreen(Screen):
         self._plot(report.quality_by_tokens)
         if report.by_budget.drawn:
             self._plot_budgets(report)
-
-    def on_agreement_screen_failed(self, message: Failed) -> None:
-        text = f"agreement could not be computed: {message.error}"
-        self.query_one("#agreement-top", Static).update(literal(text, "bold red"))
-        if self.report_error is not None:
-            self.report_error(text)
-        else:
-            self.notify(clean(text), title="error", severity="error", markup=False)  # a str: the toast cannot build from a Text
 
     # Widgets ----------------------------------------------------------------------------------------------------------
 

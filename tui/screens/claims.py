@@ -21,11 +21,12 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gradedesk.core.grading.claim_marks import MARK_LABELS
-from gradedesk.core.store.grades import ClaimMark
 from gradedesk.core.review import claim_desk
-from gradedesk.core.review.claim_desk import ClaimSheet
+from gradedesk.core.review.claim_desk import ClaimMark, ClaimSheet
+from gradedesk.core.review.session import Job
 from gradedesk.core.review.visibility import Blindness
 
+from gradedesk.tui.db import ClaimMarked, ClaimsOpened, ClaimUndone
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.block_view import BlockView
 from gradedesk.tui.widgets.claim_view import claim_evidence_blocks, claim_prompt, figures_text
@@ -82,7 +83,8 @@ class ClaimScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         answer_id, grader = self.answer_id, self.desk.config.grader
-        self.desk.submit("open claims", lambda store: claim_desk.open_claims(store, answer_id, grader), self._opened)
+        self.desk.submit(ClaimsOpened, Job("open claims", lambda store: claim_desk.open_claims(store, answer_id, grader)),
+                         self._opened)
 
     # What is on screen -----------------------------------------------------------------------------------------------
 
@@ -173,10 +175,8 @@ class ClaimScreen(Screen):
             return
         claim, claims, grader = sheet.claims[index], list(sheet.claims), self.desk.config.grader
         answer_id, visible = sheet.answer_id, self.scorers_visible
-        self.desk.submit(
-            "mark claim",
-            lambda store: claim_desk.mark(store, answer_id, grader, claims, claim, what, scorers_visible=visible),
-            self._set_marks)
+        self.desk.submit(ClaimMarked, Job("mark claim", lambda store: claim_desk.mark(
+            store, answer_id, grader, claims, claim, what, scorers_visible=visible)), self._set_marks)
         if index + 1 < len(claims):  # on to the next claim at once: the next key marks that one
             self.query_one(OptionList).highlighted = index + 1
 
@@ -198,9 +198,8 @@ class ClaimScreen(Screen):
                 self.query_one(OptionList).highlighted = undone.claim_index - 1
             self.desk.report(f"undone: claim {undone.claim_index} {MARK_LABELS[undone.mark]} "
                              "(a new undo event; nothing was deleted)")
-        self.desk.submit("undo claim mark",
-                         lambda store: claim_desk.undo(store, answer_id, grader, claims, scorers_visible=visible),
-                         done)
+        self.desk.submit(ClaimUndone, Job("undo claim mark", lambda store: claim_desk.undo(
+            store, answer_id, grader, claims, scorers_visible=visible)), done)
 
     def action_switch(self) -> None:
         target = "#claims-evidence" if self.query_one(OptionList).has_focus else "#claims-list"

@@ -28,10 +28,11 @@ from textual.widgets import Input, Static
 
 from gradedesk.core.evidence.explore import (Compiled, Retrieval, Step, compile_at, next_budget, retrieve_question,
                                              run_repo, step)
+from gradedesk.core.review.session import Job, Store
 from gradedesk.core.runs.questions import append_question
-from gradedesk.core.store.connection import Store
 
 from gradedesk.tui.collector import CollectorPause, freeze_once
+from gradedesk.tui.db import QuestionKept, Retrieved
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.explore_keep import KeepModal
 from gradedesk.tui.widgets.footer import DeskFooter
@@ -129,7 +130,7 @@ class ExploreScreen(Screen):
             # after the paint could not be timed to come after it)
             freeze_once(("index", store.path, retrieval.repo))
             return retrieval
-        self.desk.submit("retrieve", find, lambda r: self._retrieved(asked, r), background=True)
+        self.desk.submit(Retrieved, Job("retrieve", find, holds_keys=False), lambda r: self._retrieved(asked, r))
 
     def _retrieved(self, asked: int, retrieval: Retrieval) -> None:
         if asked != self.asked:  # another question was asked since
@@ -245,8 +246,8 @@ class ExploreScreen(Screen):
             if answer is None:
                 return
             gold, files = answer
-            self.desk.submit("keep question", lambda store: append_question(
-                path, retrieval.info.text, retrieval.info.question_type, gold, files),
+            self.desk.submit(QuestionKept, Job("keep question", lambda store: append_question(
+                path, retrieval.info.text, retrieval.info.question_type, gold, files)),
                 lambda q: self.desk.report(f"kept as {q.id} in {path}"))
         self.app.push_screen(KeepModal(retrieval.info.text, blink=self.desk.config.cursor_blink), kept)
 

@@ -8,10 +8,12 @@ the app's own keys from the footer (they still work), so each modal names them a
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
@@ -19,7 +21,9 @@ from rich.text import Text
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS, GRADE_LABELS, GRADES
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.queue import Filters, STATUSES
+from gradedesk.core.review.session import Job
 
+from gradedesk.tui.db import CategoriesListed
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.widgets.literal import literal
 
@@ -211,9 +215,9 @@ class FiltersModal(_Modal):
         self.dismiss(Filters())
 
 
-def open_filters(screen: Screen, desk: Desk, run_id: int, filters: Filters, chosen,
+def open_filters(app: App[Any], desk: Desk, run_id: int, filters: Filters, chosen,
                  judge_rubric: str | None = None) -> None:
-    """Load the run's categories in the store thread, then show the filters dialog over `screen`; `chosen` gets
-    the result."""
-    desk.submit("list categories", lambda store: review.run_categories(store, run_id),
-                lambda categories: screen.app.push_screen(FiltersModal(filters, categories, judge_rubric), chosen))
+    """Load the run's categories in the store thread, then show the filters dialog over the screen on top; `chosen`
+    gets the result."""
+    desk.submit(CategoriesListed, Job("list categories", lambda store: review.run_categories(store, run_id)),
+                lambda categories: app.push_screen(FiltersModal(filters, categories, judge_rubric), chosen))

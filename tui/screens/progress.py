@@ -1,24 +1,23 @@
 """The team's progress on one run (gradedesk assign): per person assigned, graded and adjudicated items, the disputed
 items, alpha between people with its interval, and how many more overlap items the interval needs (the figures of
-`gradedesk progress`, core/review/team.py). Computed in a thread worker with its own store connection (read-only work
-beside the desk's store thread); names are literal text."""
+`gradedesk progress`, core/review/team.py). Counted as a job on the desk's store thread (the one door, tui/db.py);
+names are literal text."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Group
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from gradedesk.core.agreement.tables import Table
+from gradedesk.core.review.session import Job
 from gradedesk.core.review.team import TeamProgress, team_progress
 
+from gradedesk.tui.db import TeamCounted
+from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.agreement import rich_table
 from gradedesk.tui.widgets.literal import literal
 
@@ -41,15 +40,9 @@ class ProgressScreen(Screen):
 
     BINDINGS = [Binding("escape", "back", "back", id="progress.back")]
 
-    class Loaded(Message):
-        def __init__(self, report: TeamProgress | None, error: str = "") -> None:
-            super().__init__()
-            self.report = report
-            self.error = error
-
-    def __init__(self, store_path: str | Path, run_id: int) -> None:
+    def __init__(self, desk: Desk, run_id: int) -> None:
         super().__init__()
-        self.store_path = Path(store_path)
+        self.desk = desk
         self.run_id = run_id
 
     def compose(self) -> ComposeResult:
@@ -58,23 +51,10 @@ class ProgressScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._load()
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def _load(self) -> None:
-        from gradedesk.core.store.connection import open_store
-
-        try:
-            with open_store(self.store_path, create=False) as store:
-                report = team_progress(store, self.run_id)
-        except Exception as exc:  # shown on the screen; the desk keeps going
-            self.post_message(self.Loaded(None, f"team progress could not be counted: {exc}"))
-            return
-        self.post_message(self.Loaded(report))
-
-    def on_progress_screen_loaded(self, message: Loaded) -> None:
-        shown = progress_group(message.report) if message.report else literal(message.error, "bold red")
-        self.query_one("#team-progress", Static).update(shown)
+        run_id = self.run_id
+        self.desk.submit(TeamCounted, Job("count the team's progress", lambda store: team_progress(store, run_id),
+                                          holds_keys=False),
+                         lambda report: self.query_one("#team-progress", Static).update(progress_group(report)))
 
     def action_back(self) -> None:
         self.dismiss(None)

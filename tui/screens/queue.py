@@ -20,8 +20,9 @@ from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import MACHINE_NAMES
 from gradedesk.core.review.visibility import Blindness
 from gradedesk.core.review.queue import Filters, QueueRow
-from gradedesk.core.store.run_records import RunInfo
+from gradedesk.core.review.session import Job, RunInfo
 
+from gradedesk.tui.db import QueuePaged
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.screens.modals import open_filters
 from gradedesk.tui.widgets.answer_pane import grade_text
@@ -86,9 +87,8 @@ class QueueScreen(Screen):
         seq, run, grader, filters = self._seq, self.run, self.desk.config.grader, self.filters
         rubric = self.judge_rubric
         after = self.rows[-1].key if self.rows else None
-        self.desk.submit("load queue page",
-                         lambda store: review.queue_page(store, run, grader, filters, after=after, limit=PAGE,
-                                                         judge_rubric=rubric),
+        self.desk.submit(QueuePaged, Job("load queue page", lambda store: review.queue_page(
+            store, run, grader, filters, after=after, limit=PAGE, judge_rubric=rubric)),
                          lambda page: self._page(seq, page))
 
     def _page(self, seq: int, page: list[QueueRow]) -> None:
@@ -156,4 +156,4 @@ class QueueScreen(Screen):
             if filters is not None:
                 self.filters = filters
                 self._restart()
-        open_filters(self, self.desk, run.id, self.filters, chosen, self.judge_rubric)
+        open_filters(self.app, self.desk, run.id, self.filters, chosen, self.judge_rubric)

@@ -1,6 +1,7 @@
 """The grading screen's keys, in one table: each row is one key, what it runs, its id, its word in the footer, its
-line in help and the task help lists it under, and the state it needs. The screen's Bindings are built from the rows (so the Footer and the help screen,
-tui/screens/help.py, show what the rows say); a key is added by adding a row whose `run` is a function of the screen.
+line in help and the task help lists it under, and the state it needs. The screen's Bindings are built from the rows
+(so the Footer and the help screen, tui/screens/help.py, show what the rows say); a key is added by adding a row whose
+`run` is a function of the screen as a `GradingHost` (host.py): the table sits below the screen, above what it runs.
 
 Every Binding runs the screen's one action, `key('<id>')`, which looks the row up and calls `run(screen, *args)`; the
 rows' order is the order of the Footer and of help.
@@ -16,7 +17,7 @@ from textual.binding import Binding, BindingType
 
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 
-from gradedesk.tui.screens.grading import flags, grades, moves, opens
+from gradedesk.tui.screens.grading import grades, moves, opens
 
 
 class Task(Enum):
@@ -37,7 +38,7 @@ class When(Enum):
 @dataclass(frozen=True, slots=True)
 class Key:
     key: str  # Textual's key name
-    run: Callable[..., object]  # what the key does: called with the screen, then `args`
+    run: Callable[..., object]  # what the key does: called with the screen (a GradingHost), then `args`
     id: str  # the Binding's id: stable, for keymaps
     description: str  # the key's word in the Footer
     help: str = ""  # help's line for it, when it says more than the description (the Binding's tooltip)
@@ -75,8 +76,8 @@ KEYS: tuple[Key, ...] = (
         footer=False, when=ITEM, task=NOTE),
     Key("u", grades.undo, "desk.undo", "undo", "take back your last grade, label or preference (an undo event)",
         when=ITEM, task=GRADE),
-    # flagging the item for fixing the benchmark (tui/screens/grading/flags.py)
-    Key("exclamation_mark", flags.flag, "desk.flag", "flag",
+    # flagging the item for fixing the benchmark
+    Key("exclamation_mark", grades.flag, "desk.flag", "flag",
         "flag the question for a fix: bad gold, ambiguous, other + note; ! again unflags",
         key_display="!", footer=False, when=ITEM, task=NOTE),
     # moving between the answers and the items (tui/screens/grading/moves.py)

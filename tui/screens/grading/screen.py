@@ -3,20 +3,21 @@
 Blind first (core/review/visibility.py): an answer's machine grade stays hidden until the person has saved a grade for
 it (unless the desk was opened with --show-judge, in 'open' mode); a label, scores or a note may come before the
 grade. Which answer is on the left is a per-question coin seeded by the run, and method names can be hidden ("Answer
-A / B") until both answers are graded. Every store call is a job on the desk's store thread (one core/review function
-each); this screen keeps only what is on screen.
+A / B") until both answers are graded.
 
-The screen holds the state (what is on screen, the order, the filters, what blind first reveals), draws it and loads
-items; its keys are one table (keys.py), whose rows run functions of the screen by concern: grades.py (the grade keys),
-moves.py (between items and answers, the order), opens.py (the screens opened over this one), reveal.py (what blind
-first shows, set in the command palette), budget.py (which budget's bundled answer sits beside raw); opening.py opens
-the run; view.py draws the text.
+The desk session (core/review/session.py) holds the state: the run and budget shown, the item, the order, the filters,
+what blind first shows, the person. A key calls the session, which returns a store job; the screen runs it through
+the desk's one door (tui/db.py) and draws what the session says once its answer lands. The screen keeps only what is
+on screen: the focused side and what is drawn. Its keys are one table (keys.py), whose rows run functions of the
+screen as a `GradingHost` (host.py) by concern: grades.py (the grade and flag keys), moves.py (between items and
+answers, the order), opens.py (the screens opened over this one), settings.py (blind first and the budget shown, set
+in the command palette); view.py draws the text.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -27,28 +28,28 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.review import queue as review
-from gradedesk.core.review.item import SIDES, AnswerView, Item, load_item, side_on_show
 from gradedesk.core.review.flags import describe as describe_flag
-from gradedesk.core.review.queue import Filters
-from gradedesk.core.review.visibility import Blindness
-from gradedesk.core.store.run_records import RunInfo
-from gradedesk.core.store.connection import Store
+from gradedesk.core.review.item import SIDES, AnswerView, Item, side_on_show
+from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
+from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, RunInfo, Shown
+from gradedesk.core.review.session import Refreshed as RefreshedItem
 
-from gradedesk.tui.collector import CollectorPause
+from gradedesk.tui.collector import CollectorPause, freeze_startup
+from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseReleased, LeaseRenewed, LeaseTaken, Opened,
+                             QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
-from gradedesk.tui.screens.grading import budget, keys, moves, opening, opens, reveal, view
+from gradedesk.tui.screens.grading import keys, moves, opens, settings, view
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
 from gradedesk.tui.widgets.status_line import StatusLine
 
-Found = int | tuple[int | None, str] | None  # what a `find` of `load` returns: a question, maybe with a note
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
+WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
 
 
 class GradingScreen(Screen):
@@ -58,21 +59,11 @@ class GradingScreen(Screen):
     def __init__(self, desk: Desk) -> None:
         super().__init__()
         self.desk = desk
-        self.run: RunInfo | None = None
-        self.item: Item | None = None
-        self.filters = Filters()
-        self.show_judge = False
-        self.hide_methods = False
-        self.judge_rubric: str | None = None  # show the judge's verdicts under this rubric version (None: the newest)
-        self.order = "question"
-        self.order_list: list[int] = []
-        self.order_index = 0
-        # how the person came to the item on screen (human_grades.selection) and, for a sampled one, its probability
-        self.reached: tuple[str, float | None] = ("question_order", None)
-        self.total: int | None = None
-        self.questions: review.QuestionOrder | None = None  # the run's questions in order, once counted
+        cfg = desk.config
+        self.session = DeskSession(cfg.grader, cfg.run_id, recheck=cfg.recheck, recheck_share=cfg.recheck_share,
+                                   reveal_share=cfg.reveal_share, budget=cfg.budget, adjudicate=cfg.adjudicate,
+                                   show_judge=cfg.show_judge, hide_methods=cfg.hide_methods)
         self.side = "left"
-        self._seq = 0
         self._had_no_item = True
         self._shown_pk: int | None = None
         self._undrawn = False  # the item held was not drawn (keys were waiting to leave it)
@@ -93,90 +84,130 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
-        self.desk.on_quit(self.save_state)
-        opening.open_run(self)
+        self.desk.on_quit(self._leave)
+        self.desk.submit(LeaseTaken, self.session.take_lease(), self._leased, on_failed=self._refused)
+        self.desk.submit(Opened, self.session.open(), self._opened)
 
-    # What is on screen -----------------------------------------------------------------------------------------------
+    def _leased(self, lease: Lease) -> None:
+        self.session.lease = lease
+        self.set_interval(RENEW_SECONDS, lambda: self.desk.submit(LeaseRenewed, self.session.renew_lease(),
+                                                                  self._renewed))
+        self.set_interval(WATCH_SECONDS, lambda: self.desk.submit(Refreshed, self.session.watch(), self._refreshed))
+
+    def _refused(self, error: BaseException) -> None:
+        """Another desk under this name is live: this one closes, saying where the other runs (LeaseHeld's line)."""
+        self.app.exit(return_code=2, message=str(error))
+
+    def _renewed(self, held: bool) -> None:
+        if not held:
+            self.desk.report("this desk's lease expired and another desk under your name took it: close this one",
+                             error=True)
+
+    def _refreshed(self, refreshed: RefreshedItem) -> None:
+        if self.session.refreshed(refreshed):
+            self.redraw()
+        if refreshed.changed:
+            self.refresh_progress()
+
+    def _leave(self) -> None:
+        """The person quits: store where they are, then free their lease."""
+        self.save_state()
+        self.desk.submit(LeaseReleased, self.session.release_lease())
+
+    def _opened(self, opening: Opening) -> None:
+        for note in self.session.opened(opening):
+            self.desk.report(note)
+        self.focus_side("left")
+        self._show_item(moved=True)
+        self.call_after_refresh(freeze_startup)
+        self.recount()
+
+    # The session's state, as tests and the key modules read it ------------------------------------------------------
 
     @property
-    def recheck(self) -> bool:
-        return self.order == "recheck"
+    def item(self) -> Item | None:
+        return self.session.item
 
     @property
-    def blindness(self) -> Blindness:
-        """What blind first shows, as the desk is set now: every event saved records what it shows."""
-        run, cfg = self.run, self.desk.config
-        return Blindness(self.show_judge, self.recheck, cfg.reveal_share, run.order_seed if run else 0, cfg.grader)
+    def run(self) -> RunInfo | None:
+        return self.session.run
 
     @property
-    def adjudicating(self) -> bool:
-        return self.desk.config.adjudicate
+    def filters(self) -> Filters:
+        return self.session.filters
+
+    @property
+    def order(self) -> str:
+        return self.session.order
+
+    @property
+    def order_list(self) -> list[int]:
+        return self.session.order_list
+
+    @property
+    def judge_rubric(self) -> str | None:
+        return self.session.judge_rubric
 
     @property
     def mode(self) -> str:
-        """The mode the top bar names: adjudicate, or the one a grade is recorded in."""
-        return "adjudicate" if self.adjudicating else self.blindness.mode(self.item.question_pk if self.item else None)
+        return self.session.mode
 
     @property
     def progress_text(self) -> str:
         return self.query_one(StatusLine).progress
 
     def answer_at(self, side: str) -> AnswerView | None:
-        return self.item.at(side) if self.item else None
+        return self.session.answer_at(side)
 
     def judge_visible(self, answer: AnswerView | None) -> bool:
-        return self.blindness.answer_judge(self.item, answer)
-
-    def methods_visible(self) -> bool:
-        return not self.hide_methods or (self.item is not None and self.item.fully_graded)
+        return self.session.judge_visible(answer)
 
     def pane_title(self, side: str) -> str:
-        return view.pane_title(side, self.answer_at(side), self.methods_visible())
+        return view.pane_title(side, self.answer_at(side), self.session.methods_visible())
 
     def focused_answer(self) -> AnswerView | None:
         """The answer in the focused pane; if that pane is empty, say so (a key that does nothing must say why)."""
         a = self.answer_at(self.side)
-        if a is None and self.item is not None:
+        if a is None and self.session.item is not None:
             self.desk.report(f"Answer {'A' if self.side == 'left' else 'B'}: the run has no answer of this kind for "
                              "this question, so nothing to grade here (tab: the other answer)")
         return a
 
+    # Drawing ---------------------------------------------------------------------------------------------------------
+
     def redraw(self) -> None:
         self.render_topbar()
         self.render_question()
-        item = self.item
+        item = self.session.item
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
         self._render_panes(new_item)
         self.query_one(StatusLine).show_flag(describe_flag(item.flag) if item is not None and item.flag else "")
-        if (self.item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
-            self._had_no_item = self.item is None
+        if (item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
+            self._had_no_item = item is None
             self.refresh_bindings()
 
     def render_question(self) -> None:
-        self.query_one("#question", Static).update(
-            view.question_text(self.item, self.methods_visible(), self.questions))
-
-    def scorers_visible(self, answer: AnswerView | None) -> bool:
-        due = answer is not None and answer.claims is not None and answer.claims.scorers_due
-        return self.blindness.scorers(due=due)
+        s = self.session
+        self.query_one("#question", Static).update(view.question_text(s.item, s.methods_visible(), s.questions))
 
     def pane_view(self, side: str) -> PaneView:
         """What the pane of `side` shows now."""
-        a = self.answer_at(side)
-        return PaneView(a, self.pane_title(side), self.judge_visible(a), self.recheck, self.methods_visible(),
-                        self.scorers_visible(a), self.judge_rubric,
-                        bundle_budget=self.run.bundle_budget if self.run else 0, adjudicating=self.adjudicating)
+        s, a = self.session, self.answer_at(side)
+        return PaneView(a, self.pane_title(side), s.judge_visible(a), s.recheck, s.methods_visible(),
+                        s.scorers_visible(a), s.judge_rubric, bundle_budget=s.run.bundle_budget if s.run else 0,
+                        adjudicating=s.adjudicating)
 
     def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
             self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item)
 
     def render_topbar(self) -> None:
-        order = view.order_text(self.order, self.order_index, len(self.order_list))
+        s = self.session
+        order = view.order_text(s.order, s.order_index, len(s.order_list))
         topbar = self.query_one("#topbar", Static)
-        topbar.update(view.topbar_text(self.run, self.desk.config.grader, self.mode, self.hide_methods, order,
-                                       self.filters, width=topbar.content_region.width))
+        topbar.update(view.topbar_text(s.run, s.person, s.mode, s.hide_methods, order, s.filters,
+                                       width=topbar.content_region.width))
 
     def on_resize(self) -> None:
         self.render_topbar()  # one line at any width
@@ -202,33 +233,78 @@ class GradingScreen(Screen):
         self.post_message(self.Highlighted(item.question_pk))
 
     def on_grading_screen_highlighted(self, message: Highlighted) -> None:
-        if self.item is not None and self.item.question_pk == message.question_pk:
+        if self.session.item is not None and self.session.item.question_pk == message.question_pk:
             self._render_panes(new_item=False)
+
+    # Counting --------------------------------------------------------------------------------------------------------
+
+    def recount(self) -> None:
+        """Count the shown answers and order the questions of the run as shown now (of the person's set, when they
+        have assigned items), then the figures."""
+        self.refresh_progress()
+        self.desk.submit(AnswersCounted, self.session.count_total(), self._counted_total)
+        self.desk.submit(QuestionsOrdered, self.session.order_questions(), self._ordered)
+
+    def _counted_total(self, total: int) -> None:
+        self.session.total = total
+        self.refresh_progress()
+
+    def _ordered(self, order: QuestionOrder) -> None:
+        self.session.questions = order
+        self.render_question()
 
     def refresh_progress(self) -> None:
         """Count the progress figures again (the message beside them stays)."""
-        if self.run is None or self.total is None:
-            return
-        run, grader, total = self.run, self.desk.config.grader, self.total
-        named = view.status_budget(run, self.hide_methods)  # the figures are counted at the run's budget as shown now
-        self.desk.submit("count grades", lambda store: review.progress(store, run, grader, total),
-                         lambda p: self._progressed(p.describe(named)), background=True)
+        self.desk.submit(Counted, self.session.count(), self._progressed)
 
-    def _progressed(self, figures: str) -> None:
+    def _progressed(self, progress: Progress) -> None:
+        s = self.session
+        s.progress = progress
         # a recheck pass shows no agreement: it would hint at the earlier grades
         self.query_one(StatusLine).show_progress(
-            f"recheck pass: {len(self.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
-            if self.recheck else figures)
+            f"recheck pass: {len(s.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
+            if s.recheck else progress.describe(view.status_budget(s.run, s.hide_methods) if s.run else None))
 
-    def show_item(self, item: Item | None) -> None:
-        moved = item is not None and (self.item is None or item.question_pk != self.item.question_pk)
-        self.item = item
+    # Showing items ---------------------------------------------------------------------------------------------------
+
+    def show(self, plan: Plan, focus: str | None = None) -> None:
+        """Run a session job that shows an item; a plan that is a sentence says why nothing moves. Keys wait while
+        the job is in flight (tui/keygate.py), so each acts on the item the keys before it led to."""
+        if isinstance(plan, str):
+            self.desk.report(plan)
+            return
+        if not isinstance(plan, Job):
+            return
+        self._pause_collector()
+        self.desk.submit(ItemShown, plan, lambda shown: self._landed(shown, focus))
+
+    def _landed(self, shown: Shown, focus: str | None) -> None:
+        before = self.session.item
+        landed = self.session.landed(shown)
+        if landed.message:
+            self.desk.report(landed.message)
+        if landed.recount:
+            self.refresh_progress()
+        if not landed.show:
+            if shown.request.seq == self.session.seq:  # nothing newer on its way: the collector may run
+                self._resume_collector()
+            return
+        item = self.session.item
+        self._show_item(moved=item is not None and (before is None or item.question_pk != before.question_pk))
+        self.call_after_refresh(self._resume_collector)
+        if focus:
+            self.focus_side(focus)
+        for side in SIDES:  # the answer whose grade `u` took back: the next grade key is meant for it
+            answer = self.answer_at(side)
+            if landed.focus_answer is not None and answer is not None and answer.id == landed.focus_answer:
+                self.focus_side(side)
+
+    def _show_item(self, *, moved: bool) -> None:
+        item = self.session.item
         if item is not None:
             side = side_on_show(self.side, moved=moved, answered=[s for s in SIDES if item.at(s) is not None])
             if side != self.side:
-                moves.focus_side(self, side)
-            if item.question_pk in self.order_list:
-                self.order_index = self.order_list.index(item.question_pk)
+                self.focus_side(side)
         if self.desk.keys_waiting:  # the next key leaves this item at once: draw it when the keys have caught up
             self._undrawn = True
             return
@@ -241,75 +317,28 @@ class GradingScreen(Screen):
     def _draw(self) -> None:
         self._undrawn = False
         self.redraw()
-        item = self.item
+        item = self.session.item
         if item is not None:
             self._highlight(item)
-            if self.run is not None:  # save where the grader is once they pause, not on every key
+            if self.session.run is not None:  # save where the person is once they pause, not on every key
                 if self._state_timer is not None:
                     self._state_timer.stop()
                 self._state_timer = self.set_timer(STATE_DELAY, self.save_state)
 
     def save_state(self) -> None:
-        """Store where this grader is (and the filters and settings)."""
+        """Store where the person is (and the filters and settings)."""
         if self._state_timer is not None:
             self._state_timer.stop()
             self._state_timer = None
-        if self.recheck or self.run is None:  # a recheck pass does not move where the grader stopped
-            return
-        run, grader, pk = self.run, self.desk.config.grader, self.item.question_pk if self.item else None
-        settings = {"filters": self.filters.to_dict(), "show_judge": self.show_judge,
-                    "hide_methods": self.hide_methods, "judge_rubric": self.judge_rubric, "budget": run.bundle_budget}
-        self.desk.submit("save desk state", lambda store: review.save_desk_state(store, grader, run.id, pk, settings),
-                         background=True)
+        self.desk.submit(StateSaved, self.session.save_state())
 
-    # Loading items ---------------------------------------------------------------------------------------------------
+    def show_question(self, question_pk: int, side: str | None = None, how: str | None = "jump") -> None:
+        self.show(self.session.show_question(question_pk, how), focus=side)
 
-    def load(self, find: Callable[[Store], Found], *, empty: str, after: Callable[[], None] | None = None,
-             how: str | None = None, probability: Callable[[], float | None] = lambda: None,
-             clear_when_empty: bool = False) -> None:
-        """Run `find(store)` in the store thread, then load that item in the same job and show it. `find` may write
-        first (a grade, an undo) and return (question_pk, what it did) for the status line. `how` names how the
-        person reached the item ('jump', 'sampled'; by default what the order and filters say); staying on the same
-        item keeps how it was reached. `clear_when_empty`: when nothing is found, no item stays on screen (new filters
-        that match nothing must not leave the last item as if it matched).
-
-        Keys wait while this job is in flight (tui/keygate.py), so each acts on the item the keys before it led to;
-        results of an older request are still dropped, should one ever overtake.
-        """
-        if self.run is None:
-            return
-        self._pause_collector()
-        self._seq += 1
-        seq, run, grader, recheck, rubric = self._seq, self.run, self.desk.config.grader, self.recheck, self.judge_rubric
-        adjudicate = self.adjudicating
-
-        def fn(store: Store) -> tuple[str | None, Item | None]:
-            found = find(store)
-            pk, note = found if isinstance(found, tuple) else (found, None)
-            return note, None if pk is None else load_item(store, run, grader, pk, recheck=recheck,
-                                                           judge_rubric=rubric, adjudicate=adjudicate)
-
-        def done(result: tuple[str | None, Item | None]) -> None:
-            note, item = result
-            if note:
-                self.desk.report(note)
-            if seq != self._seq:  # a newer request is on its way: the collector stays paused for it
-                return
-            if item is None:
-                self._resume_collector()
-                if clear_when_empty:
-                    self.show_item(None)
-                if not note:
-                    self.desk.report(empty)
-                return
-            if how is not None or self.item is None or item.question_pk != self.item.question_pk:
-                self.reached = (how or self._navigation(), probability())
-            self.show_item(item)
-            self.call_after_refresh(self._resume_collector)
-            if after:
-                after()
-
-        self.desk.submit("load item", fn, done)
+    def apply_filters(self, filters: Filters) -> None:
+        plan = self.session.apply_filters(filters)
+        self.render_topbar()
+        self.show(plan)
 
     def _pause_collector(self) -> None:
         self._collector.pause()
@@ -323,32 +352,18 @@ class GradingScreen(Screen):
     def on_unmount(self) -> None:
         self._collector.resume()
 
-    def _navigation(self) -> str:
-        """How an item reached by stepping was chosen: the recheck sample, a filter, or the run's question order."""
-        if self.recheck:
-            return "recheck"
-        return "filter" if self.filters != Filters() else "question_order"
+    # What the key modules ask of the screen (host.py) ----------------------------------------------------------------
 
-    def show_question(self, question_pk: int, side: str | None = None, how: str | None = "jump") -> None:
-        def focus() -> None:
-            if side:
-                moves.focus_side(self, side)
-        self.load(lambda store: question_pk, empty=f"question {question_pk} is not in this run", after=focus, how=how)
+    def focus_side(self, side: str) -> None:
+        # now, not after the next message (Widget.focus): a grade key right behind must find the new side
+        self.set_focus(self.query_one(f"#{side}", AnswerPane))
+        self.side = side
 
-    def reload(self) -> None:
-        if self.item is not None:
-            pk = self.item.question_pk
-            self.load(lambda store: pk, empty="the item vanished from the store")
+    def scroll_question(self, step: int) -> None:
+        self.query_one("#question-box", VerticalScroll).scroll_relative(y=step * 2, animate=False)
 
-    def apply_filters(self, filters: Filters) -> None:
-        self.filters = filters
-        self.order = "question"
-        self.render_topbar()
-        run, grader, rubric = self.run, self.desk.config.grader, self.judge_rubric
-        if run is None:  # the run is still opening (load would do nothing)
-            return
-        self.load(lambda store: review.neighbour(store, run, grader, filters, None, judge_rubric=rubric),
-                  empty=f"no item matches filters: {filters.describe()}", clear_when_empty=True)
+    def push(self, screen: Screen[Any], callback: Any = None) -> None:
+        self.app.push_screen(screen, callback)
 
     # Keys and the command palette ----------------------------------------------------------------------------------
 
@@ -358,12 +373,12 @@ class GradingScreen(Screen):
         self.query_one(StatusLine).clear_message()
         key = keys.BY_ID[key_id]
         answer = self.answer_at(self.side)
-        log_key(self.desk.config.grader, key_id, self.item.question_pk if self.item else None,
+        log_key(self.session.person, key_id, self.session.item.question_pk if self.session.item else None,
                 answer.id if answer else None)
         key.run(self, *key.args)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "key" and keys.BY_ID[str(parameters[0])].when is keys.When.ITEM and self.item is None:
+        if action == "key" and keys.BY_ID[str(parameters[0])].when is keys.When.ITEM and self.session.item is None:
             return None  # shown dimmed: no item
         return True
 
@@ -375,4 +390,4 @@ class GradingScreen(Screen):
 
     def palette_commands(self) -> list[PaletteCommand]:
         """The desk's rarer actions, for the command palette (tui/screens/palette.py)."""
-        return reveal.commands(self) + budget.commands(self) + moves.commands(self) + opens.commands(self)
+        return settings.commands(self) + moves.commands(self) + opens.commands(self)

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from gradedesk.core.review.item import AnswerView, Item
 from gradedesk.core.review.queue import Filters, QuestionOrder
-from gradedesk.core.store.run_records import RunInfo
+from gradedesk.core.review.session import RunInfo
 
 from gradedesk.tui.widgets.literal import literal
 
