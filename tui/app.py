@@ -7,6 +7,7 @@ app only through the `Desk` protocol (tui/desk_protocol.py), and declare their o
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.worker import WorkerState
+from textual.worker import Worker, WorkerState
 
 from gradedesk.core.config import grader_name
 from gradedesk.core.errors import UserError
@@ -36,6 +37,7 @@ from gradedesk.tui.widgets.status_line import StatusLine
 __all__ = ["DeskApp", "DeskConfig", "run_desk", "run_explore"]
 
 R = TypeVar("R")
+CLOSE_WAIT = 2.0  # seconds the app waits, as it ends, for the store thread's last jobs
 
 
 class DeskApp(App):
@@ -59,9 +61,10 @@ class DeskApp(App):
         self.quitting = False
         self._flushes: list[Callable[[], None]] = []
         self._waited = False  # a write was refused for a while and retried (tui/db.py): messages say so
+        self._store_worker: Worker[None] | None = None
 
     def on_mount(self) -> None:
-        self._run_store_thread()
+        self._store_worker = self._run_store_thread()
         if self.config.ask_name:
             self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink),
                              self._named)
@@ -75,6 +78,14 @@ class DeskApp(App):
     @work(thread=True, name="store", exit_on_error=False)
     def _run_store_thread(self) -> None:
         self.store_thread.run(self.post_message)
+
+    async def on_unmount(self) -> None:
+        """The desk ends: let the store thread run its last jobs (the lease freed) and close, before the process or
+        the next desk goes on (a thread worker is only told to stop)."""
+        if self._store_worker is None:
+            return
+        self._store_worker.cancel()
+        await asyncio.to_thread(self.store_thread.closed.wait, CLOSE_WAIT)
 
     # Store jobs ------------------------------------------------------------------------------------------------------
 
@@ -190,6 +201,9 @@ class DeskApp(App):
             status.show_message(text, error=error)
         if error:
             self.notify(clean(text), title="error", severity="error", markup=False)
+
+    def at_close(self, last: Callable[[], Job[Any] | None]) -> None:
+        self.store_thread.at_close.append(last)
 
     def on_quit(self, flush: Callable[[], None]) -> None:
         self._flushes.append(flush)

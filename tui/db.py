@@ -86,10 +86,6 @@ class LeaseRenewed(Answer[bool]):
     """The lease pushed on (False: lost to another desk after it expired)."""
 
 
-class LeaseReleased(Answer[None]):
-    """The lease freed: the desk is closing."""
-
-
 class Refreshed(Answer[RefreshedItem]):
     """A look for other desks' writes, with the item shown loaded again when one came."""
 
@@ -179,6 +175,8 @@ class StoreThread:
         self._jobs: queue.Queue[Request[Any]] = queue.Queue()
         self._pending = 0
         self._lock = threading.Lock()
+        self.at_close: list[Callable[[], Job[Any] | None]] = []  # jobs run as the desk ends, however it ends
+        self.closed = threading.Event()  # the last jobs have run and the connection is closed
 
     def submit(self, request: Request[Any]) -> None:
         with self._lock:
@@ -210,7 +208,21 @@ class StoreThread:
                     with self._lock:
                         self._pending -= 1
         finally:
+            self._close(store)
+
+    def _close(self, store: Store) -> None:
+        """The last jobs (freeing the desk's lease), run however the desk ends (quit, a closed terminal, a test
+        leaving), then the connection closed. A failure here is nobody's to show: the lease expires on its own."""
+        try:
+            for make in self.at_close:
+                job = make()
+                if job is not None:
+                    job.run(store)
+        except Exception:  # the desk is gone: its lease runs out by itself (LEASE_SECONDS)
+            pass
+        finally:
             store.close()
+            self.closed.set()
 
     @staticmethod
     def _until_stored(request: Request[Any], store: Store, post: Callable[[Message], Any], worker: Any) -> Any:

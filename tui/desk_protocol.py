@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from gradedesk.core.review.session import Job
 
@@ -54,6 +54,10 @@ class Desk(Protocol):
 
     def report(self, text: str, *, error: bool = False) -> None:
         """Show a message (or an error) in the status line of the screen on top."""
+
+    def at_close(self, last: Callable[[], Job[Any] | None]) -> None:
+        """Register `last()`: the job it returns runs on the store thread as the desk ends, however it ends (quit, a
+        closed terminal), before the store is closed: what must not outlive the desk (its lease)."""
 
     def on_quit(self, flush: Callable[[], None]) -> None:
         """Register `flush()`, run when the person quits, before the app leaves: it submits the jobs that store what

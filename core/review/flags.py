@@ -35,3 +35,14 @@ def describe(flag: ItemFlag) -> str:
     """'flagged: bad gold answer — the note': the flag as the desk shows it (plain text; the note is untrusted)."""
     reason = "other" if flag.reason == "other" else FLAG_REASONS[flag.reason]
     return f"flagged: {reason}" + (f" — {flag.note}" if flag.note else "")
+
+
+def describe_flags(own: ItemFlag | None, others: tuple[ItemFlag, ...] | list[ItemFlag]) -> str:
+    """The flags on an item as the person's desk shows them: their own, then other people's, named (another's flag
+    leaves the item out of this person's figures too, so it is shown); '' when nobody flagged it."""
+    parts = [describe(own)] if own is not None else []
+    if others:
+        names = ", ".join(f.grader for f in others)
+        reason = describe(others[0]).removeprefix("flagged: ").split(" — ")[0]
+        parts.append(f"flagged by {names}: {reason}" + ("" if own else " (left out of your figures)"))
+    return " · ".join(parts)

@@ -22,7 +22,7 @@ from gradedesk.core.store import desk
 from gradedesk.core.store.adjudications import Decision
 from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.flags import ItemFlag, current_flag
+from gradedesk.core.store.flags import ItemFlag, current_flag, others_flags
 from gradedesk.core.store.grades import HumanGrade, MachineOnDesk, current_grade, judge_seen
 from gradedesk.core.store.preferences import newest_preference
 from gradedesk.core.store.machine_grades import GRADING_ERROR, MACHINE_NAMES, answer_score_values, judge_rubrics
@@ -131,6 +131,7 @@ class Item:
     judge_rubric: str | None = None  # the rubric version whose judge verdicts `machine` holds; None: the newest
     judge_rubrics: tuple[str, ...] = ()  # every rubric version the judge graded an answer of this item under
     flag: ItemFlag | None = None  # the person's current flag on the item (core/review/flags.py)
+    others_flags: tuple[ItemFlag, ...] = ()  # other people's: the item is left out of this person's figures too
     people: PeopleOnItem | None = None  # adjudicating: what the item's assigned people said, and what was decided
 
     def at(self, side: str) -> AnswerView | None:
@@ -210,4 +211,5 @@ def load_item(store: Store, run: RunInfo, grader: str, question_pk: int, *, rech
     return Item(run.id, question_pk, q.question_id, q.benchmark, q.category, q.question, q.gold_answer,
                 left_method(run.order_seed, question_pk), answers, preferred, judge_rubric,
                 judge_rubrics(store, [a.id for a in answers.values()]), people=people,
-                flag=current_flag(store, run.id, question_pk, grader))
+                flag=current_flag(store, run.id, question_pk, grader),
+                others_flags=tuple(others_flags(store, run.id, question_pk, grader)))

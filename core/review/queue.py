@@ -79,13 +79,15 @@ class Filters:
     def active(self) -> bool:
         return self != Filters()
 
-    def describe(self) -> str:
+    def describe(self, machine: str = "machine grade") -> str:
+        """The filters in words; `machine`: the machine grader as the desk names it ('rule grader', 'judge')."""
         parts = []
         if self.status != "all":
             parts.append(self.status)
-        for name in ("category", "method", "grade", "judge_grade"):
+        for name, word in (("category", "category"), ("method", "method"), ("grade", "grade"),
+                           ("judge_grade", machine)):
             if getattr(self, name) is not None:
-                parts.append(f"{name.replace('_', ' ')}={getattr(self, name)}")
+                parts.append(f"{word}={getattr(self, name)}")
         if self.max_confidence is not None:
             parts.append(f"confidence<={self.max_confidence:g}")
         return ", ".join(parts) or "none"
@@ -150,25 +152,35 @@ class Progress:
     other: int = 0  # graded answers beside another kind of machine grader: left out, as agree leaves them
     stale: int = 0  # of those beside a machine grade, made against a gold answer corrected since
     assigned: bool = False  # the person has assigned items: the desk shows those (total counts their answers)
+    flagged: int = 0  # graded answers on items someone flagged: not compared, as agree leaves them out
 
-    def describe(self, budget: int | None = None) -> str:
-        """The status line; `budget`, the bundled budget the figures are at, named first (the desk names it when its
-        top bar does not)."""
-        text = f"raw + bundle @ {budget:,}: " if budget is not None else ""  # the figures count both sides
-        text += f"{'assigned to you: ' if self.assigned else ''}graded {self.graded:,} of {self.total:,}"
-        name = MACHINE_NAMES.get(self.kind or "", self.kind or "machine grader")
+    def describe(self, budget: int | None = None, *, person: str = "", machine: str = "machine grader",
+                 short: bool = False) -> str:
+        """The status line: `person`'s own figures, named (a desk shows its person's; `agree` pools everyone's), and
+        `budget`, the bundled budget the figures are at, first (the desk names it when its top bar does not).
+        `machine`: the run's machine grader as the desk names it, for when nothing was compared with one yet.
+        `short`: the same figures in fewer words, for a narrow terminal."""
+        whose = [person] if person else []
+        if budget is not None:
+            whose.append(f"@ {budget:,}" if short else f"raw + bundle @ {budget:,}")  # the figures count both sides
+        text = f"{(' ' if short else ', ').join(whose)}: " if whose else ""
+        assigned = ("assigned: " if short else "assigned to you: ") if self.assigned else ""
+        text += assigned + (f"{self.graded:,}/{self.total:,} graded" if short
+                            else f"graded {self.graded:,} of {self.total:,}")
+        name = MACHINE_NAMES.get(self.kind or "", self.kind or machine)
         if self.compared:
             share = f"{100 * self.agreed / self.compared:.0f}%"
-            text += f" · agreement with {name} {self.agreed}/{self.compared} ({share})"
+            text += f" · {'agree with' if short else 'agreement with'} {name} {self.agreed}/{self.compared} ({share})"
         else:
-            text += f" · agreement with {name}: nothing compared yet" if self.graded else \
-                " · agreement: nothing to compare yet"
-        if self.unusable:
-            text += f" · {self.unusable} not compared (machine reply unusable)"
-        if self.other:
-            text += f" · {self.other} beside another kind of grader left out"
-        if self.stale:
-            text += f" · {self.stale} stale machine grade{'s' if self.stale > 1 else ''} (gold changed: grade again)"
+            text += f" · {name}: none compared yet" if short else f" · agreement with {name}: nothing compared yet"
+        notes = ((self.flagged, "on flagged items not compared", "flagged"),
+                 (self.unusable, "not compared (machine reply unusable)", "unusable"),
+                 (self.other, "beside another kind of grader left out", "other kind"),
+                 (self.stale, f"stale machine grade{'s' if self.stale > 1 else ''} (gold changed: grade again)",
+                  "stale"))
+        for n, long_words, short_words in notes:
+            if n:
+                text += f" · {n} {short_words if short else long_words}"
         return text
 
 
@@ -205,7 +217,8 @@ def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
     chosen = next((r for r in rows if r.kind == kind), None)
     return Progress(graded, total, kind, chosen.compared if chosen else 0, chosen.agreed if chosen else 0,
                     sum(r.unusable for r in rows), sum(r.compared for r in rows if r.kind != kind),
-                    sum(r.stale for r in rows), assigned_set(store, run.id, grader) is not None)
+                    sum(r.stale for r in rows), assigned_set(store, run.id, grader) is not None,
+                    sum(r.flagged for r in rows))
 
 
 # Recheck ---------------------------------------------------------------------------------------------------------------

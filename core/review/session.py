@@ -363,6 +363,8 @@ class DeskSession:
             self.order = "question"
         if self.order == "adjudicate" and not self.order_list:
             notes.append("nothing to adjudicate: no item's assigned people disagree (that you may see)")
+        if self.hide_methods and hide_methods is None:  # sticky: say why, and how to undo it
+            notes.append("method names hidden, as you left your last desk (command palette: Show method names)")
         return notes
 
     # Loading items ---------------------------------------------------------------------------------------------------
@@ -449,7 +451,7 @@ class DeskSession:
         if run is None:
             return None
         return self.load(lambda store: review.neighbour(store, run, person, filters, None, judge_rubric=rubric),
-                         empty=f"no item matches filters: {filters.describe()}", clear_when_empty=True)
+                         empty=f"no item matches filters: {filters.describe(self.machine_name)}", clear_when_empty=True)
 
     def _in_order(self, filters: Filters, forward: bool, wrap: str | None = None) -> Find:
         """The next item in question order; `wrap` (what is looked for, e.g. 'disagreement'): from the start at the
@@ -599,7 +601,7 @@ class DeskSession:
 
         def save(store: Store) -> Target:
             item_flags.flag_item(store, run.id, pk, person, reason, note, judge_visible=visible)
-            return Target(pk, "flag saved: left out of your figures and agree's; ! again takes it back")
+            return Target(pk, "flag saved: left out of every figure; ! again takes it back")
         return self._write("flag", pk, save)
 
     def unflag(self) -> Job[Shown] | None:

@@ -83,6 +83,10 @@ def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
         conds.append(f"{human} IS NULL")
     elif f.status == "disagreeing":
         conds.append(f"{human} <> {machine}")
+    if f.status == "disagreeing" or (f.grade is not None and f.judge_grade is not None):
+        # a disagreement, or a confusion-matrix cell: a compared pair, which a flagged item never is (the same rule
+        # as the person's figures and agree's: compared_counts, unflagged_sql)
+        conds.append(unflagged_sql("a.run_id", "a.question_pk"))
     return " AND ".join(conds) or "1", params
 
 
@@ -190,6 +194,7 @@ class ComparedCounts:
     agreed: int
     unusable: int  # beside an unusable reply (grading_error): not compared
     stale: int  # beside a machine grade made against a gold answer corrected since
+    flagged: int = 0  # on items someone flagged: not compared (kind None)
 
 
 def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts]]:
@@ -201,7 +206,8 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
     rows = store._conn.execute(
         f"""SELECT g.grader_kind, count({verdict}), coalesce(sum({verdict} = h.grade), 0),
                    coalesce(sum(g.id IS NOT NULL AND {verdict} IS NULL), 0),
-                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0), count(*)
+                   coalesce(sum(g.id IS NOT NULL AND {STALE_SQL}), 0),
+                   coalesce(sum(NOT {unflagged_sql("a.run_id", "a.question_pk")}), 0), count(*)
             FROM current_human_grades h
             JOIN answers a ON a.id = h.answer_id
             JOIN questions q ON q.id = a.question_pk
@@ -209,7 +215,7 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
             WHERE h.grader = :grader AND {SHOWN} AND h.grade IS NOT NULL
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.bundle_budget}).fetchall()
-    return sum(r[5] for r in rows), [ComparedCounts(*r[:5]) for r in rows]
+    return sum(r[6] for r in rows), [ComparedCounts(*r[:6]) for r in rows]
 
 
 def anyone_compared_with(store: Store, run: RunInfo, kind: str) -> bool:

@@ -68,6 +68,14 @@ def current_flag(store: Store, run_id: int, question_pk: int, grader: str) -> It
     return _flag(rows[0]) if rows else None
 
 
+def others_flags(store: Store, run_id: int, question_pk: int, grader: str) -> list[ItemFlag]:
+    """The current flags other people hold on the question of the run (they leave it out of this person's figures
+    too: the desk shows them), one per person."""
+    return [_flag(r) for r in store._query(
+        f"SELECT f.* FROM item_flags f WHERE f.run_id = ? AND f.question_pk = ? AND f.grader <> ? AND {_CURRENT} "
+        "ORDER BY f.grader", (run_id, question_pk, grader))]
+
+
 def add_flag(store: Store, run_id: int, question_pk: int, grader: str, reason: str, note: str | None, *,
              judge_visible: bool) -> ItemFlag:
     """Append a `set` event flagging the question of the run; return it as stored. One transaction."""

@@ -57,7 +57,7 @@ class Host(DeskApp):
 
     def on_mount(self, event) -> None:
         event.prevent_default()  # not the desk's grading screen
-        self._run_store_thread()
+        self._store_worker = self._run_store_thread()
         self.push_screen(AgreementScreen(self, self.run_id, FAST), self._dismissed)
 
     def _dismissed(self, result) -> None:

@@ -128,13 +128,13 @@ async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_doe
         record_grade(store, info.answer_ids[(other, "bundle")], "alice", GradeChange(grade="wrong"), budget=2000)
     async with running(info.path, budget=1000) as (app, pilot):
         line = app.screen.progress_text
-        assert line == "graded 0 of 12 · agreement: nothing to compare yet", line
+        assert line == "alice: graded 0 of 12 · agreement with judge: nothing compared yet", line
         await keys(pilot, "h" if bundle_side == "left" else "l", "1")
         line = app.screen.progress_text
         graded, compared, agreed = by_budget_counts(info.path, 1000)
         assert (graded, compared, agreed) == (1, 1, 1)
         # the top bar names the chosen budget, so the line does not
-        assert line.startswith(f"graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        assert line.startswith(f"alice: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
         commands = await palette(app.screen)
         commands["Bundled answer at 2,000 tokens (the run's largest)"].callback()
         await settle(pilot)
@@ -143,7 +143,8 @@ async def test_the_status_line_counts_at_the_budget_shown_as_agree_by_budget_doe
         assert (graded, compared) == (1, 1)
         # the run's largest is not on the top bar: the line names it
         assert "bundle @" not in screen_text(app).splitlines()[0]
-        assert line.startswith(f"raw + bundle @ 2,000: graded {graded} of 12 · agreement with judge {agreed}/{compared} "), line
+        assert line.startswith(f"alice, raw + bundle @ 2,000: graded {graded} of 12 · agreement with judge "
+                               f"{agreed}/{compared} "), line
         await pilot.press("ctrl+q")
         await pilot.pause()
 

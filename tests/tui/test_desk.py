@@ -125,30 +125,6 @@ async def test_hidden_method_names_until_both_answers_are_graded(fixture_store):
         assert "raw top-k" in screen.pane_title("left") + screen.pane_title("right")
 
 
-async def test_navigation_next_previous_ungraded_disagreement_jump(fixture_store):
-    info = fixture_store
-    pks = info.question_pks
-    async with running(info.path) as (app, pilot):
-        await keys(pilot, "j", "j")
-        assert app.screen.item.question_pk == pks[2]
-        await keys(pilot, "k")
-        assert app.screen.item.question_pk == pks[1]
-        # grade both answers of the first question against the machine grade, then look for disagreements
-        await keys(pilot, "k")
-        machine = app.screen.answer_at("left").machine.grade
-        other = "wrong" if machine != "wrong" else "fully_correct"
-        await pilot.press(str(["fully_correct", "partially_correct", "unsupported", "wrong"].index(other) + 1))
-        await keys(pilot, "tab", "1")
-        await keys(pilot, "n")
-        assert app.screen.item.question_pk == pks[1]  # the next one with an ungraded answer
-        await keys(pilot, "d")
-        assert app.screen.item.question_pk == pks[0]  # wraps round to the disagreement
-        await keys(pilot, "g", *"q-validate", "enter")
-        assert app.screen.item.question_id == "q-validate"
-        await keys(pilot, "g", *"nope", "enter")
-        assert app.screen.item.question_id == "q-validate" and "no question 'nope'" in app.last_status
-
-
 async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store):
     """A full collection (~100 ms at scale) landing between `j` and the repaint was the desk's repaint tail."""
     pks = fixture_store.question_pks
@@ -300,7 +276,6 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
     assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr
 
 
-
 async def test_command_palette_settings_and_orders(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):
@@ -325,25 +300,6 @@ async def test_command_palette_settings_and_orders(fixture_store):
         later["Order: question order"].callback()
         await settle(pilot)
         assert screen.order == "question"
-
-
-async def test_each_grade_records_how_the_person_came_to_the_item(fixture_store):
-    from gradedesk.core.review.queue import Filters
-
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        screen = app.screen
-        await keys(pilot, "2")
-        await keys(pilot, "j", "3")  # stepping in question order
-        target = info.question_pks[4]
-        screen.show_question(target)  # as the jump key and the queue do
-        await settle(pilot)
-        await keys(pilot, "1")
-        screen.apply_filters(Filters(status="ungraded"))
-        await settle(pilot)
-        await keys(pilot, "4")
-        assert [e["selection"] for e in events(info.path)] == ["question_order", "question_order", "jump", "filter"]
-        assert all(e["selection_probability"] is None for e in events(info.path))
 
 
 async def test_reveal_share_opens_that_share_of_items_with_the_judge_in_view(fixture_store):

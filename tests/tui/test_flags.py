@@ -29,7 +29,8 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert "⚑ flagged: bad gold answer" in app.screen.query_one("#progress").render().plain
         # the grade keys still work on a flagged item, which counts as graded, never as compared (as in agree)
         await keys(pilot, "2")
-        assert "graded 1 of 12 · agreement with machine grader: nothing compared yet" in app.screen.progress_text
+        assert "graded 1 of 12 · agreement with judge: nothing compared yet · 1 on flagged items not compared" \
+            in app.screen.progress_text
         await keys(pilot, "u")  # u takes back the grade, not the flag
         assert len(flag_events(info.path)) == 1
         await keys(pilot, "exclamation_mark")

@@ -76,19 +76,6 @@ async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_agai
         assert render().plain == before
 
 
-async def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(fixture_store):
-    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
-        await keys(pilot, "4")  # wrong, where the machine said otherwise: q-store-open disagrees
-        await jump(pilot, "q-general")
-        await keys(pilot, "d")
-        assert app.screen.item.question_id == "q-store-open"
-        assert "wrapped round from the last disagreement to the first" in status(app)
-        await keys(pilot, "d")  # from the only disagreement, round to itself
-        assert app.screen.item.question_id == "q-store-open" and "this is the only disagreement" in status(app)
-        await keys(pilot, "j")
-        assert "disagreement" not in status(app)
-
-
 async def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
     async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
         app.screen.apply_filters(Filters(grade="wrong", judge_grade="fully_correct"))  # nothing graded yet

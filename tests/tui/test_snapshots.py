@@ -113,3 +113,10 @@ def test_diff_at_small_sizes(snap_compare, tmp_path, size):
 def test_grading_methods_hidden_at_small_sizes(snap_compare, tmp_path, size):
     """--hide-methods: one plain form in both panes, the top bar on one line."""
     assert _snap(snap_compare, tmp_path, size=size, hide_methods=True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+def test_status_line_keeps_every_figure_behind_a_message_and_a_flag(snap_compare, tmp_path, size):
+    """Item 5 of issue 40: at 80 columns a message and a flag pushed the figures past the edge; they take a second
+    line of their own instead."""
+    assert _snap(snap_compare, tmp_path, "2", "exclamation_mark", "1", size=size)

@@ -193,7 +193,8 @@ class AgreementScreen(Screen):
 
     def _loaded(self, view: AgreementView) -> None:
         report = self.report = view.report
-        self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}"))
+        pooled = " · pooled: everyone's grades" if len(report.people) > 1 else ""  # a desk's status line: its own
+        self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}{pooled}"))
         self.query_one("#agreement-headline", Static).update(headline_group(view.headline))
         self._fill_matrix(report.confusion.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))

@@ -102,7 +102,8 @@ def machine_block(m: MachineGrade | None, visible: bool, recheck: bool, judge_ru
         return literal(f"No judge verdict under rubric {judge_rubric} for this answer (command palette: another).",
                        "dim")
     if m is None:
-        return Text("No machine grade for this answer.", style="dim")
+        return Text("No machine grade for this answer: `gradedesk grade-offline RUN` grades it with the rule grader, "
+                    "`gradedesk judge RUN --model M` with an LLM judge.", style="dim")
     if not visible:
         why = "recheck pass: hidden" if recheck else "hidden until you save your grade (blind first)"
         under = f" under rubric {judge_rubric}" if judge_rubric is not None else ""

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.grading.human_grades import GradeChange
-from gradedesk.core.review.queue import Filters
-from gradedesk.core.review.session import DeskSession, Job, Landed, run_job
+from gradedesk.core.grading.vocabulary import GRADES
+from gradedesk.core.review.flags import describe_flags
+from gradedesk.core.review.queue import Filters, queue_page
+from gradedesk.core.review.session import DeskSession, Job, Landed, disagrees, run_job
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.leases import LeaseHeld
 from tests.fixtures.desk import rows
@@ -17,6 +20,15 @@ from tests.fixtures.desk_store import build_fixture_store
 @pytest.fixture
 def desk(tmp_path):
     info = build_fixture_store(tmp_path / "store.db")
+    store = open_store(info.path)
+    yield info, store
+    store.close()
+
+
+@pytest.fixture
+def rule_desk(tmp_path):
+    """A run only the rule grader graded (as the demo's): every pair compares with one kind of machine grader."""
+    info = build_fixture_store(tmp_path / "store.db", judge=False)
     store = open_store(info.path)
     yield info, store
     store.close()
@@ -160,3 +172,116 @@ def test_one_live_desk_per_person_and_store(desk):
         run_job(store, second.take_lease())
     run_job(store, first.release_lease())
     assert run_job(store, second.take_lease()).holder == second.holder
+
+
+def graded_everything(store, info, person: str, grade: str = "partially_correct") -> DeskSession:
+    session = opened(store, info, person)
+    for pk in info.question_pks:
+        act(store, session, session.show_question(pk))
+        for side in ("left", "right"):
+            act(store, session, session.grade(session.answer_at(side), GradeChange(grade=grade)))
+    return session
+
+
+def figures(store, session: DeskSession):
+    session.total = run_job(store, session.count_total())
+    return run_job(store, session.count())
+
+
+def test_a_flagged_item_is_left_out_of_every_count_and_list_alike(rule_desk):
+    """Item 1 of issue 40: after `!` on a disagreement, the status line's disagreements, the queue filtered to
+    disagreeing, where `d` goes and the confusion cell's rows all leave the flagged item out, the same way."""
+    info, store = rule_desk
+    session = graded_everything(store, info, "alice")
+    act(store, session, session.show_question(info.question_pks[0]))
+    assert disagrees(session.item)
+    before = figures(store, session)
+    act(store, session, session.flag("bad_gold", None))
+    after = figures(store, session)
+    disagreements = after.compared - after.agreed
+    assert after.compared == before.compared - 2 and after.flagged == 2  # both answers of the flagged item
+    listed = queue_page(store, session.run, "alice", Filters(status="disagreeing"))
+    assert len(listed) == disagreements and info.question_pks[0] not in {r.question_pk for r in listed}
+    act(store, session, session.next_disagreement())
+    fresh = opened(store, info)  # `d` lands where a fresh desk's `d` would, never on the flagged item
+    act(store, fresh, fresh.next_disagreement())
+    assert session.item.question_pk == fresh.item.question_pk != info.question_pks[0]
+    matrix = agreement_report(store, info.run_id, Settings(boot=20)).confusion.matrix
+    for h, person in enumerate(GRADES):
+        for m, machine in enumerate(GRADES):
+            cell = queue_page(store, session.run, "alice", Filters(grade=person, judge_grade=machine))
+            assert len(cell) == matrix[h][m], (person, machine)
+
+
+def test_another_persons_flag_is_shown_where_it_changes_your_figures(desk):
+    """Item 2 of issue 40: carol graded an item root flagged; her figures leave it out and say so, and her desk shows
+    root's flag on it."""
+    info, store = desk
+    root = opened(store, info, "root")
+    act(store, root, root.flag("bad_gold", None))
+    carol = opened(store, info, "carol")
+    for side in ("left", "right"):
+        act(store, carol, carol.grade(carol.answer_at(side), GradeChange(grade="wrong")))
+    mine = figures(store, carol)
+    assert (mine.graded, mine.compared, mine.flagged) == (2, 0, 2)
+    text = mine.describe(person="carol", machine=carol.machine_name)
+    assert text.startswith("carol: graded 2 of 12") and "2 on flagged items not compared" in text
+    assert describe_flags(carol.item.flag, carol.item.others_flags) == \
+        "flagged by root: bad gold answer (left out of your figures)"
+
+
+# Moves and how each item was reached (these replace Pilot tests of the same behaviour: see the commit) -----------------
+
+def test_next_previous_ungraded_disagreement_and_jump(desk):
+    info, store = desk
+    pks = info.question_pks
+    session = opened(store, info)
+    act(store, session, session.step(1))
+    act(store, session, session.step(1))
+    assert session.item.question_pk == pks[2]
+    act(store, session, session.step(-1))
+    assert session.item.question_pk == pks[1]
+    act(store, session, session.step(-1))  # grade both answers of the first question, one against the machine
+    left = session.answer_at("left")
+    other = "wrong" if left.machine.grade != "wrong" else "fully_correct"
+    act(store, session, session.grade(left, GradeChange(grade=other)))
+    act(store, session, session.grade(session.answer_at("right"), GradeChange(grade="fully_correct")))
+    act(store, session, session.next_ungraded())
+    assert session.item.question_pk == pks[1]  # the next one with an ungraded answer
+    act(store, session, session.next_disagreement())
+    assert session.item.question_pk == pks[0]  # wraps round to the disagreement
+    act(store, session, session.jump("q-validate"))
+    assert session.item.question_id == "q-validate"
+    landed = act(store, session, session.jump("nope"))
+    assert session.item.question_id == "q-validate" and landed.message == "no question 'nope'"
+
+
+def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(desk):
+    info, store = desk
+    session = opened(store, info)
+    act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="wrong")))  # the machine said not
+    act(store, session, session.jump("q-general"))
+    landed = act(store, session, session.next_disagreement())
+    assert session.item.question_id == "q-store-open"
+    assert landed.message == "wrapped round from the last disagreement to the first"
+    landed = act(store, session, session.next_disagreement())  # from the only disagreement, round to itself
+    assert session.item.question_id == "q-store-open" and landed.message == "this is the only disagreement"
+    assert act(store, session, session.step(1)).message is None
+
+
+def test_each_grade_records_how_the_person_came_to_the_item(desk):
+    info, store = desk
+    session = opened(store, info)
+
+    def grade(value: str) -> None:
+        act(store, session, session.grade(session.answer_at("left"), GradeChange(grade=value)))
+    grade("partially_correct")
+    act(store, session, session.step(1))  # stepping in question order
+    grade("unsupported")
+    act(store, session, session.show_question(info.question_pks[4]))  # as the jump key and the queue do
+    grade("fully_correct")
+    act(store, session, session.apply_filters(Filters(status="ungraded")))
+    grade("wrong")
+    saved = rows(info.path, "SELECT selection, selection_probability FROM human_grades ORDER BY id")
+    assert [e["selection"] for e in saved] == ["question_order", "question_order", "jump", "filter"]
+    assert all(e["selection_probability"] is None for e in saved)

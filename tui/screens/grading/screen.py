@@ -28,14 +28,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from gradedesk.core.review.flags import describe as describe_flag
+from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.item import SIDES, AnswerView, Item, side_on_show
 from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
 from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, RunInfo, Shown
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
-from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseReleased, LeaseRenewed, LeaseTaken, Opened,
+from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, Opened,
                              QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.key_log import log_key
@@ -84,7 +84,8 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
-        self.desk.on_quit(self._leave)
+        self.desk.on_quit(self.save_state)
+        self.desk.at_close(self.session.release_lease)
         self.desk.submit(LeaseTaken, self.session.take_lease(), self._leased, on_failed=self._refused)
         self.desk.submit(Opened, self.session.open(), self._opened)
 
@@ -108,11 +109,6 @@ class GradingScreen(Screen):
             self.redraw()
         if refreshed.changed:
             self.refresh_progress()
-
-    def _leave(self) -> None:
-        """The person quits: store where they are, then free their lease."""
-        self.save_state()
-        self.desk.submit(LeaseReleased, self.session.release_lease())
 
     def _opened(self, opening: Opening) -> None:
         for note in self.session.opened(opening):
@@ -182,7 +178,7 @@ class GradingScreen(Screen):
         new_item = item is None or item.question_pk != self._shown_pk
         self._shown_pk = item.question_pk if item else None
         self._render_panes(new_item)
-        self.query_one(StatusLine).show_flag(describe_flag(item.flag) if item is not None and item.flag else "")
+        self.query_one(StatusLine).show_flag(describe_flags(item.flag, item.others_flags) if item is not None else "")
         if (item is None) != self._had_no_item:  # the Footer's keys change only with this (re-laying it is slow)
             self._had_no_item = item is None
             self.refresh_bindings()
@@ -206,7 +202,7 @@ class GradingScreen(Screen):
         s = self.session
         order = view.order_text(s.order, s.order_index, len(s.order_list))
         topbar = self.query_one("#topbar", Static)
-        topbar.update(view.topbar_text(s.run, s.person, s.mode, s.hide_methods, order, s.filters,
+        topbar.update(view.topbar_text(s.run, s.person, s.mode, s.hide_methods, order, s.filters.describe(s.machine_name),
                                        width=topbar.content_region.width))
 
     def on_resize(self) -> None:
@@ -260,10 +256,14 @@ class GradingScreen(Screen):
     def _progressed(self, progress: Progress) -> None:
         s = self.session
         s.progress = progress
-        # a recheck pass shows no agreement: it would hint at the earlier grades
+        if s.recheck:  # a recheck pass shows no agreement: it would hint at the earlier grades
+            self.query_one(StatusLine).show_progress(
+                f"recheck pass: {len(s.order_list)} items re-shown blind · earlier grades and the machine grade hidden")
+            return
+        budget = view.status_budget(s.run, s.hide_methods) if s.run else None
         self.query_one(StatusLine).show_progress(
-            f"recheck pass: {len(s.order_list)} items re-shown blind · earlier grades and the machine grade hidden"
-            if s.recheck else progress.describe(view.status_budget(s.run, s.hide_methods) if s.run else None))
+            progress.describe(budget, person=s.person, machine=s.machine_name),
+            progress.describe(budget, person=s.person, machine=s.machine_name, short=True))
 
     # Showing items ---------------------------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from gradedesk.core.review.item import AnswerView, Item
-from gradedesk.core.review.queue import Filters, QuestionOrder
+from gradedesk.core.review.queue import QuestionOrder
 from gradedesk.core.review.session import RunInfo
 
 from gradedesk.tui.widgets.literal import literal
@@ -83,10 +83,11 @@ def status_budget(run: RunInfo, hide_methods: bool) -> int | None:
     return run.bundle_budget if len(run.budgets) > 1 and not budget_on_topbar(run) and not hide_methods else None
 
 
-def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: Filters,
+def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool, order: str, filters: str,
                 width: int = 0) -> Text:
     """The one-line top bar: the run, the grader, the mode, the bundled answer's budget when it is not the run's
-    largest (chosen: the person must not forget it), whether methods are hidden, the order, the filters. When
+    largest (chosen: the person must not forget it), whether methods are hidden, the order, the filters (in words:
+    Filters.describe). When
     it is longer than `width` (0: no limit), the app's name and "filters: none" go, then the run's title is cut: the
     rest says how the person is grading, which matters more than the title they chose the run by."""
     def bar(title: str, full: bool) -> Text:
@@ -104,9 +105,9 @@ def topbar_text(run: RunInfo | None, grader: str, mode: str, hide_methods: bool,
         if hide_methods:
             t.append(" │ methods hidden")
         t.append(f" │ {order}")
-        if full or filters != Filters():
+        if full or filters != "none":
             t.append(" │ filters: ")
-            t.append_text(literal(filters.describe()))
+            t.append_text(literal(filters))
         return t
 
     title = run.title if run else "…"
