@@ -37,8 +37,10 @@ async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(
     """The message answers the key just pressed: it comes first, so a long progress line cannot push it off screen."""
     async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
         await keys(pilot, "3", "right_square_bracket")
-        line = screen_text(app).splitlines()[-2].strip()
-        assert line.startswith("preference saved: Answer B") and "graded 1 of" in line
+        message, figures = (line.strip() for line in screen_text(app).splitlines()[-3:-1])
+        # no room for both on one line: the figures take a second line of their own, every figure there
+        assert message.startswith("preference saved: Answer B")
+        assert figures == "alice, raw + bundle @ 2,000: graded 1 of 12 · agreement with judge 0/1 (0%)"
 
 
 async def test_a_message_stays_beside_the_figures_its_key_changed(fixture_store):
