@@ -660,7 +660,7 @@ class DeskSession:
                                               holds_keys=False)
 
     def watch(self) -> Job[Refreshed] | None:
-        """Look whether another desk (or a command) wrote to the store since the last look (PRAGMA data_version:
+        """Look whether another desk (or a command) wrote to the store since the last look (Store.data_version:
         this desk's own writes do not move it); if so, load the item shown again. In the background: keys never wait
         for it, and an answer overtaken by a move is dropped (`refreshed`)."""
         if self.run is None:
