@@ -192,8 +192,8 @@ def gain_cells(gain: JudgeGain | None) -> list[str]:
     return ["-", "-"] if gain is None else [f"{gain.lam:.2f}", gain.line]
 
 
-GAIN_HEADERS = ["lambda", "what the judge bought"]
-GAIN_NOTE = ("lambda: the judge's weight, 0 = people alone; what it bought: the people's grades it is worth, and the "
+GAIN_HEADERS = ["lambda", "what machine grades bought"]
+GAIN_NOTE = ("lambda: the machine grades' weight, 0 = people alone; what they bought: the people's grades it is worth, and the "
              "grades still needed for +/-0.05")
 
 

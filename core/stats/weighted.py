@@ -150,13 +150,13 @@ class JudgeGain(Record):
 def _gain_line(lam: float, worth: int | None, n: int, more: int | None) -> str:
     """One sentence: what the judge bought (from lambda and the widths), then the graded items still needed."""
     if lam < NOTHING_ADDED:
-        bought = "the judge added nothing here: only more people's grades narrow it"
+        bought = "the machine grades added nothing here: only more people's grades narrow it"
     elif worth is None:
         bought = "no interval width to compare yet"
     elif worth < NEAR_ZERO * n:
-        bought = f"the judge is worth {worth} more graded items: only more people's grades narrow it"
+        bought = f"the machine grades are worth {worth} more graded items: only more people's grades narrow it"
     else:
-        bought = f"the judge is worth {worth} more graded items"
+        bought = f"the machine grades are worth {worth} more graded items"
     needed = ("" if more is None else "; already +/-0.05" if more == 0 else f"; {more} more for +/-0.05")
     return bought + needed
 

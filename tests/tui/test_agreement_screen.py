@@ -180,7 +180,7 @@ async def test_each_prediction_powered_pass_rate_shows_its_lambda_and_what_the_j
     for method in ("raw", "bundle"):
         bought = rates[method].judge_bought
         assert bought is not None and f"{bought.lam:.2f}" in plain and bought.line in " ".join(plain.split())
-    assert "what the judge bought" in plain
+    assert "what machine grades bought" in plain
 
 
 @sync

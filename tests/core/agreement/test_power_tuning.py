@@ -47,7 +47,7 @@ def test_a_judge_that_points_the_wrong_way_is_clipped_to_nothing_as_ppi_python_c
     est, gain = ppi_mean(judge_all, human, judge, boot=500)
     assert lam == pytest.approx(0.0, abs=1e-12) and gain.lam == 0.0
     assert est.value == pytest.approx(theirs) == pytest.approx(human.mean())
-    assert gain.line.startswith("the judge added nothing here: only more people's grades narrow it")
+    assert gain.line.startswith("the machine grades added nothing here: only more people's grades narrow it")
 
 
 def test_lambda_does_not_depend_on_the_weights_scale_and_a_first_stage_keeps_it_in_range():
@@ -72,4 +72,4 @@ def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_wort
     assert gain.worth_more == expected > 100
     # with the judge the interval is already +/-0.05; people alone would need more grades for it
     assert est.more_for_target == 0 and alone.more_for_target > 0
-    assert gain.line == f"the judge is worth {expected} more graded items; already +/-0.05"
+    assert gain.line == f"the machine grades are worth {expected} more graded items; already +/-0.05"

@@ -55,7 +55,7 @@ def test_ppi_with_a_perfect_judge_is_worth_more_than_its_human_grades():
     est, gain = ppi_mean(judge_all, judge_all[sample], judge_all[sample], boot=1000)
     assert est.value == pytest.approx(judge_all.mean()) and gain.lam > 0.9
     assert gain.worth_more > 50 * 10  # the judge's 5,000 grades carry the precision; 50 human grades alone would not
-    assert gain.line.startswith(f"the judge is worth {gain.worth_more} more graded items")
+    assert gain.line.startswith(f"the machine grades are worth {gain.worth_more} more graded items")
 
 
 def test_sampler_keeps_every_item_possible_and_prefers_the_useful():

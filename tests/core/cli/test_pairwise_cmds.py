@@ -104,7 +104,7 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     bought = overall["judge_bought"]
     lam, alone = bought["lam"], bought["people_alone"]["value"]
     assert 0 < lam <= 1 and overall["ppi"]["value"] == pytest.approx(lam * TRUE_WIN_RATE + (1 - lam) * alone)
-    assert bought["line"].startswith(("the judge is worth", "the judge added nothing"))
+    assert bought["line"].startswith(("the machine grades are worth", "the machine grades added nothing"))
     assert overall["sampled_preferences"] >= 1
     other = next(w for w in pw["win_rates"] if w["budget"] == 500)
     assert other["people"]["value"] is None and "at this budget yet" in other["people"]["reason"]
@@ -112,7 +112,7 @@ def test_agree_json_carries_the_pairwise_figures(store_path, chat_server, capsys
     for title in ("Which answer is better: the pairwise judge pair-judge", "Judge vs people's preferences",
                   "Preferences (rows: person, columns: judge)", "Win rate of bundled over raw",
                   "Prediction-powered win rates: what the pairwise judge bought",
-                  "what the judge bought"):
+                  "what machine grades bought"):
         assert title in out
 
 
