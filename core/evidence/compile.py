@@ -1,57 +1,72 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
-compile_context: hits in rank order, each file's best hit before any file's second; content-level dedup (normalized text
-hash, not chunk ids); chunks over a small per-snippet limit (about SNIPPET_FLOOR tokens, or a SNIPPET_SHARE of a larger
-budget) cut to the contiguous lines that match the question (the line range stays exact, the definition's first line is
-favoured; a cut that repeats a kept snippet gives way to the chunk's first lines), so a small budget shows many files'
-best lines rather than a few whole chunks; each snippet gets an evidence role and a selection reason (which methods
-found it, what matched: the bundle stores it in full, the prompt carries its brief form, core/text/prompt_layout);
-snippets are added while the exact token count of the prompt context (headers, reasons, separators included) stays
-within the budget.
+compile_context (compiler 5) puts the answer first. Candidates are considered in rank order, the question's subject
+before breadth: the definitions of what the question names and the ALWAYS_FIRST best hits, then the callers and callees
+the call graph reached from those definitions, then every other hit. Each is kept whole when it fits within a
+per-snippet limit (a SNIPPET_SHARE of the budget, at least SNIPPET_FLOOR tokens), else cut: a definition to its
+signature and first body lines (a long docstring left out behind an elision line, blank lines keeping every line at
+its number), other text to the contiguous lines that best match the question. A candidate not kept is left out for
+one reason of a fixed list (LEFT_OUT_REASONS), each true of the compiler's ledger at that moment: a duplicate of kept
+evidence (content-level: normalized text hashes, not chunk ids), displaced (its lines inside kept evidence), did not
+fit (its smallest useful cut, header included, needed more than the tokens then free, by the exact count of the context
+so far), or taken out last to keep the exact total. Each snippet gets an evidence role and a selection reason (which
+methods found it, what matched, any cut: the bundle stores it in full, the prompt carries its brief form,
+core/text/prompt_layout). The exact token count of the whole prompt context stays within the budget.
 Everything dropped or cut is a warning. build_bundle adds coverage notes that say what is present and what is missing.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, EvidenceSnippet, prompt_context, validate
-from gradedesk.core.text.prompt_layout import METHOD_WORDS, SNIPPET_SEPARATOR, Found, Reason, full_reason
+from gradedesk.core.text.prompt_layout import (METHOD_WORDS, SNIPPET_SEPARATOR, Cut, Found, Reason, elision_line,
+                                                full_reason)
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
 from gradedesk.core.text.question import QuestionInfo, analyse_question
-from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve
+from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve, unindexed_files
+from gradedesk.core.retrieval.graph import reached_from
 from gradedesk.core.retrieval.vectors import Embedder, embed_question
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.tokens import Tokenizer, get_tokenizer
 
 MIN_SLICE_TOKENS = 40  # a cut smaller than this is not worth its header (a header and its brief reason: ~25-35)
-# a file's best lines before more files: at 1k a snippet is cut to about 100 tokens (7-8 lines), so a bundle shows
-# 8-11 files; 120 missed files ranked 8th-10th when large chunks took the budget (with vectors 1k/4k fell to 0.89),
-# 90 added headers for no more recall without vectors, 150 lost files (benchmarks/retrieval_bench.py --natural: tuned
-# share, then the kept-aside share as the check). Below 1k: MIN_SLICE_TOKENS and a tenth of the budget (90 at 500), so
-# cuts grow with the budget from the smallest one up; from 2k a sixteenth of the budget.
-SNIPPET_FLOOR = 100
-SNIPPET_SHARE = 16  # above 2k a snippet may take a sixteenth of the budget: 250 tokens at 4k
+# A snippet may take up to a SNIPPET_SHARE of the budget (never less than SNIPPET_FLOOR tokens): the best hits come
+# near whole, and a small budget still holds several of them (benchmarks/retrieval_bench.py, code coverage on the
+# natural sets' tuned share).
+SNIPPET_FLOOR = 160
+SNIPPET_SHARE = 8
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
-PER_FILE = 1  # snippets of one file before the other files' hits get their turn (1: measured best, --natural)
-# ...except the best hits: a file's second hit that fuses 1st or 2nd is evidence on its own merits (the module a
-# question is about, behind its own graph callee). File recall at 1k and 4k unchanged, symbol recall at 1k up on both
-# sets (reflex 0.218 -> 0.234, streamlink 0.317 -> 0.341; kept aside too); 3 cost recall at 2k (--natural).
-NEVER_WAITS = 2
+ALWAYS_FIRST = 3  # the best fused hits are part of the subject: no named definition goes before them
+
+# Why a candidate is not in the bundle: the fixed list. Each is given at the moment the candidate is considered and
+# is true of the ledger then (tests/core/evidence/test_ledger.py checks every one).
+DUPLICATE = "duplicate"  # its text (whole, or the cut it would get) is the text of kept evidence
+DID_NOT_FIT = "did not fit"  # its smallest useful cut, header included, needed more tokens than were free
+DISPLACED = "displaced"  # its lines lie inside kept evidence of the same file, kept for a better-ranked hit
+OVER_TOTAL = "over total"  # kept, then taken out last: the exact count of the whole context was over the budget
+LEFT_OUT_REASONS = (DUPLICATE, DID_NOT_FIT, DISPLACED, OVER_TOTAL)
 
 
 @dataclass
 class Dropped:
+    """A candidate left out, and the ledger's numbers at the moment it was: the tokens then free and the tokens its
+    smallest useful cut needed (a did-not-fit is true only when need > free)."""
     file_path: str
     start_line: int
     end_line: int
     symbol_name: str | None
     evidence_role: str
-    why: str  # duplicate | budget
+    why: str  # one of LEFT_OUT_REASONS
     chunk_id: str = ""  # the candidate left out (explore lists them by chunk id)
-    same_as: str = ""  # a duplicate: path:a-b of the kept chunk with the same content
+    same_as: str = ""  # a duplicate or a displaced hit: path:a-b of the kept evidence
+    free: int = 0
+    need: int = 0
+    rank: int = 0  # fused rank of the candidate
+    kept_before: int = 0  # snippets in the bundle at that moment (its first kept_before snippets)
 
 
 @dataclass
@@ -68,6 +83,7 @@ class ContextPack:
     dropped: list[Dropped] = field(default_factory=list)
     sliced: int = 0
     files: list[str] = field(default_factory=list)  # file names and paths the question names
+    unindexed: tuple[str, ...] = ()  # of those, the ones no indexed file of the repository is
 
     def to_prompt_context(self) -> str:
         return prompt_context(self.snippets)
@@ -92,7 +108,7 @@ def evidence_role(hit: Hit, targets: list[str]) -> str:
     return "context"
 
 
-def selection_reason(hit: Hit, role: str, cut: tuple[int, int, int] | None = None) -> str:
+def selection_reason(hit: Hit, role: str, cut: Cut | None = None) -> str:
     """The full reason the bundle stores (its prompt form is core/text/prompt_layout.prompt_reason's)."""
     found = tuple(Found(METHOD_WORDS.get(m, m), hit.method_ranks[m],
                         hit.method_scores.get(m, 0.0) if m == "bm25" else None, hit.matches.get(m, ""))
@@ -100,24 +116,47 @@ def selection_reason(hit: Hit, role: str, cut: tuple[int, int, int] | None = Non
     return full_reason(Reason(hit.rank, role, found, cut))
 
 
-def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int,
-           tok: Tokenizer) -> tuple[int, int, int] | None:
-    """The 0-based inclusive line range of the best-matching contiguous slice within `limit` tokens and its exact
-    token count, or None."""
-    counts = [len(tok.encoding.encode_ordinary(line)) + 1 for line in text_lines]
-    # the symbol's own name is in the snippet header already: lines matter for the other terms they match
-    terms = terms - set(code_tokens(hit.symbol_name or ""))
-    scores: list[float] = [len(terms.intersection(code_tokens(line))) for line in text_lines]
-    if hit.kind in DEFINITION_KINDS:
-        scores[0] += 0.5  # between equal slices, the one with the signature
+def _line_counts(lines: list[str], tok: Tokenizer) -> list[int]:
+    return [len(tok.encoding.encode_ordinary(line)) + 1 for line in lines]
+
+
+def _trim(lines: list[str], i: int, j: int, limit: int, tok: Tokenizer) -> tuple[int, int, int] | None:
+    """Lines i..j without blank edges, shortened at the end until their exact count is within `limit`."""
+    while i < j and not lines[i].strip():
+        i += 1
+    n_tokens = limit + 1
+    while j >= i:
+        while j > i and not lines[j].strip():
+            j -= 1
+        n_tokens = tok.count("\n".join(lines[i:j + 1]))
+        if n_tokens <= limit or j == i:  # per-line counts are close, not exact: trim until the exact count fits
+            break
+        j -= 1
+    return (i, j, n_tokens) if n_tokens <= limit else None
+
+
+def _first_lines(lines: list[str], counts: list[int], limit: int, tok: Tokenizer) -> tuple[int, int, int] | None:
+    """A definition's cut: its first lines (decorators, signature, then the body in order) within `limit` tokens."""
+    j, used = -1, 0
+    while j + 1 < len(lines) and used + counts[j + 1] <= limit:
+        j += 1
+        used += counts[j]
+    return _trim(lines, 0, j, limit, tok) if j >= 0 else None
+
+
+def _best_window(hit: Hit, lines: list[str], counts: list[int], terms: set[str], limit: int,
+                 tok: Tokenizer) -> tuple[int, int, int] | None:
+    """Prose and module text's cut: the contiguous lines within `limit` tokens that match most question terms."""
+    terms = terms - set(code_tokens(hit.symbol_name or ""))  # the header names the symbol already
+    scores = [len(terms.intersection(code_tokens(line))) for line in lines]
     best: tuple[int, int] | None = None
-    best_score: float = -1
-    window_score: float = 0
+    best_score = -1
+    window_score = 0
     j, window_tokens = -1, 0
-    for i in range(len(text_lines)):
+    for i in range(len(lines)):
         if j < i - 1:
             j, window_tokens, window_score = i - 1, 0, 0
-        while j + 1 < len(text_lines) and window_tokens + counts[j + 1] <= limit:
+        while j + 1 < len(lines) and window_tokens + counts[j + 1] <= limit:
             j += 1
             window_tokens += counts[j]
             window_score += scores[j]
@@ -126,43 +165,72 @@ def _slice(hit: Hit, text_lines: list[str], terms: set[str], limit: int,
         if j >= i:
             window_tokens -= counts[i]
             window_score -= scores[i]
-    if best is None:
+    return None if best is None else _trim(lines, best[0], best[1], limit, tok)
+
+
+_DEF_LINE = re.compile(r"\s*(?:async\s+def|def|class)\b")
+_DOC_OPEN = re.compile(r"(\s*)[rRuUbB]{0,2}(\"\"\"|\'\'\')")
+ELIDE_ALWAYS = True
+ELIDE_FROM = 4  # docstrings this long (lines) give way to their first line and an elision line when a cut is made
+
+
+def _docstring(lines: list[str]) -> tuple[int, int] | None:
+    """0-based first and last line of a definition's docstring (its text's own def/class), found line by line."""
+    k = next((n for n, line in enumerate(lines) if _DEF_LINE.match(line)), None)
+    if k is None:
         return None
-    i, j = best
-    while i < j and not text_lines[i].strip():
-        i += 1
-    n_tokens = limit + 1
-    while j >= i:
-        while j > i and not text_lines[j].strip():
-            j -= 1
-        n_tokens = tok.count("\n".join(text_lines[i:j + 1]))
-        if n_tokens <= limit or j == i:  # per-line counts are close, not exact: trim until the exact count fits
-            break
-        j -= 1
-    return (i, j, n_tokens) if n_tokens <= limit else None
+    while k < len(lines) and not lines[k].split("#", 1)[0].rstrip().endswith(":"):  # a signature over several lines
+        k += 1
+    n = k + 1
+    while n < len(lines) and not lines[n].strip():
+        n += 1
+    opened = _DOC_OPEN.match(lines[n]) if n < len(lines) else None
+    if opened is None:
+        return None
+    quote = opened.group(2)
+    if quote in lines[n][opened.end():]:
+        return n, n
+    last = next((m for m in range(n + 1, len(lines)) if quote in lines[m]), None)
+    return None if last is None else (n, last)
 
 
-def _cut(hit: Hit, lines: list[str], terms: set[str], limit: int, tok: Tokenizer,
-         seen: dict[str, str]) -> tuple[int, int, int] | None:
-    """The lines to keep of a chunk over `limit`: those that best match the question; when they repeat a kept snippet
-    (plugins share decorators and boilerplate), the chunk's first lines, which name what it defines."""
-    cut = _slice(hit, lines, terms, limit, tok)
-    if cut is not None and content_hash("\n".join(lines[cut[0]:cut[1] + 1])) in seen:
-        return _slice(hit, lines, set(), limit, tok)  # no term scores: the first lines win (the signature's bonus)
-    return cut
+def _elided(lines: list[str], first_line: int) -> tuple[list[str], tuple[int, int] | None]:
+    """A definition's lines with a long docstring's body left out: its first line stays (the summary), an elision line
+    names the lines left out, and blank lines keep every later line at its number."""
+    doc = _docstring(lines)
+    if doc is None or doc[1] - doc[0] + 1 < ELIDE_FROM:
+        return lines, None
+    i, j = doc
+    indent = _DOC_OPEN.match(lines[i]).group(1)  # type: ignore[union-attr]  # _docstring matched this line
+    gap = (first_line + i + 1, first_line + j)
+    return lines[:i + 1] + [elision_line(indent, *gap)] + [""] * (j - i - 1) + lines[j + 1:], gap
 
 
-def _spread(hits: list[Hit]) -> list[Hit]:
-    """Rank order, except that a file's hits beyond its first PER_FILE wait until every file had its turn (the best
-    NEVER_WAITS hits excepted): a small budget then covers more of the files a question needs instead of one file's
-    many chunks."""
-    first: list[Hit] = []
-    later: list[Hit] = []
-    per_file: dict[str, int] = {}
-    for hit in sorted(hits, key=lambda h: h.rank):
-        per_file[hit.file_path] = per_file.get(hit.file_path, 0) + 1
-        (first if per_file[hit.file_path] <= PER_FILE or hit.rank <= NEVER_WAITS else later).append(hit)
-    return first + later
+def _cut(hit: Hit, lines: list[str], counts: list[int], terms: set[str], limit: int,
+         tok: Tokenizer) -> tuple[int, int, int] | None:
+    """The lines to keep of a chunk over `limit`: a definition's signature and first body lines (what it is and does,
+    in the order it does it), other text's lines that best match the question."""
+    if hit.kind in DEFINITION_KINDS:
+        return _first_lines(lines, counts, limit, tok)
+    return _best_window(hit, lines, counts, terms, limit, tok)
+
+
+def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str]) -> list[Hit]:
+    """The question's subject first, then its callers and callees, then breadth: each in rank order. The subject is the
+    definitions of what the question names (with no names, the best-ranked definitions: rank order already) and the
+    ALWAYS_FIRST best hits, whatever they are; its
+    callers and callees are the hits the call graph reached from one of them. Graph hits reached from other hits (the
+    definitions the top hits use) are breadth: promoted, they cost code coverage at every budget (benchmarks/
+    retrieval_bench.py, the natural sets' tuned share)."""
+    subject = {_last(h.symbol_name) for h in hits if roles[h.chunk_id] == "definition"} if targets else set()
+
+    def tier(hit: Hit) -> int:
+        if roles[hit.chunk_id] == "definition" or hit.rank <= ALWAYS_FIRST:
+            return 0
+        via = reached_from(hit.matches.get("graph", ""))
+        return 1 if via and _last(via) in subject else 2
+
+    return sorted(hits, key=lambda h: (tier(h), h.rank))
 
 
 def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str, reason: str) -> EvidenceSnippet:
@@ -170,81 +238,137 @@ def _snippet(hit: Hit, text: str, n_tokens: int, start: int, end: int, role: str
                            hit.symbol_name, hit.method, hit.score, hit.rank, reason, role)
 
 
-def _drop(pack: ContextPack, item: Hit | EvidenceSnippet, role: str, why: str, same_as: str = "") -> None:
-    pack.dropped.append(Dropped(item.file_path, item.start_line, item.end_line, item.symbol_name, role, why,
-                                item.chunk_id, same_as))
-
-
-def _describe(hit: Hit) -> str:
+def _describe(hit: Hit | Dropped) -> str:
     return f"{hit.file_path}:{hit.start_line}-{hit.end_line}" + (f" ({hit.symbol_name})" if hit.symbol_name else "")
 
 
+def _place(item: Hit | EvidenceSnippet) -> str:
+    return f"{item.file_path}:{item.start_line}-{item.end_line}"
+
+
+class _Packer:
+    """The compiler's ledger while it packs: the tokens used, the kept evidence's texts and lines, every decision."""
+
+    def __init__(self, pack: ContextPack, tok: Tokenizer, terms: set[str]) -> None:
+        self.pack, self.tok, self.terms = pack, tok, terms
+        self.separator = tok.count(SNIPPET_SEPARATOR)
+        budget = pack.token_budget
+        self.limit = max(SNIPPET_FLOOR, budget // SNIPPET_SHARE)
+        self.used = 0  # the kept blocks' counts added up: within a token or two per block of the exact count
+        self.exact_at = -1  # the number of snippets when `used` was last set to the exact count of the context
+        self.seen: dict[str, str] = {}  # content hash of kept text (whole chunk and cut) -> the kept evidence's place
+        self.kept_lines: dict[str, list[tuple[int, int, str]]] = {}  # file -> (first, last, place) of kept evidence
+
+    def leave_out(self, hit: Hit, role: str, why: str, same_as: str = "", free: int = 0, need: int = 0) -> None:
+        self.pack.dropped.append(Dropped(hit.file_path, hit.start_line, hit.end_line, hit.symbol_name, role, why,
+                                         hit.chunk_id, same_as, free, need, hit.rank, len(self.pack.snippets)))
+        if why == DUPLICATE:
+            self.pack.warnings.append(f"{_describe(hit)} has the same content as {same_as}; kept once")
+        elif why == DISPLACED:
+            self.pack.warnings.append(f"{_describe(hit)} lies inside {same_as}, kept for a better-ranked hit")
+
+    def inside_kept(self, hit: Hit) -> str:
+        for first, last, place in self.kept_lines.get(hit.file_path, []):
+            if first <= hit.start_line and hit.end_line <= last:
+                return place
+        return ""
+
+    def exact_free(self) -> int:
+        """The tokens free after the exact count of the context so far (counted once per number of snippets)."""
+        pack = self.pack
+        if self.exact_at != len(pack.snippets):
+            self.used = self.tok.count(prompt_context(pack.snippets)) if pack.snippets else 0
+            self.exact_at = len(pack.snippets)
+        return pack.token_budget - self.used - (self.separator if pack.snippets else 0)
+
+    def consider(self, hit: Hit, role: str) -> None:
+        pack, tok = self.pack, self.tok
+        digest = content_hash(hit.text)
+        if digest in self.seen:
+            self.leave_out(hit, role, DUPLICATE, self.seen[digest])
+            return
+        inside = self.inside_kept(hit)
+        if inside:
+            self.leave_out(hit, role, DISPLACED, inside)
+            return
+        label = len(pack.snippets) + 1
+        free = pack.token_budget - self.used - (self.separator if pack.snippets else 0)
+        reason = selection_reason(hit, role)
+        overhead = tok.count(_snippet(hit, "", 0, hit.start_line, hit.end_line, role, reason).prompt_block(label))
+        lines = hit.text.split("\n")
+        n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(hit.text)
+        if overhead + 1 + min(hit_tokens, self.limit) > free:
+            free = self.exact_free()  # room is short: decide, and state a did-not-fit, on the exact count
+        smallest = overhead + 1 + min(hit_tokens, MIN_SLICE_TOKENS)
+        if smallest > free:
+            self.leave_out(hit, role, DID_NOT_FIT, free=free, need=smallest)
+            return
+        text, start, end = hit.text, hit.start_line, hit.end_line
+        limit = min(self.limit, free - overhead - 1)
+        gap = None
+        if hit.kind in DEFINITION_KINDS and (n_tokens > limit or ELIDE_ALWAYS):
+            lines, gap = _elided(lines, hit.start_line)
+        if gap or n_tokens > limit:
+            counts = _line_counts(lines, tok)
+            cut = _cut(hit, lines, counts, self.terms, limit, tok)
+            if cut is None:  # its first line alone is longer than the limit: it may take what is free
+                need = overhead + 1 + tok.count(lines[0])
+                if need > free:
+                    self.leave_out(hit, role, DID_NOT_FIT, free=free, need=need)
+                    return
+                cut = (0, 0, need - overhead - 1)  # the first line, which fits what is free
+            i, j, n_tokens = cut
+            text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
+            how = "first" if hit.kind in DEFINITION_KINDS else "match"
+            gap = gap if gap and gap[0] <= end else None
+            if gap and gap[1] > end:
+                gap = (gap[0], end)
+            reason = selection_reason(hit, role, Cut(hit.start_line, hit.end_line, end - start + 1, how, gap))
+            why = f"{hit_tokens} tokens would not fit" if hit_tokens > limit else "whole, it would fit"
+            left = f", docstring lines {gap[0]}-{gap[1]} left out" if gap else ""
+            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end}{left} ({why})")
+            pack.sliced += 1
+            if content_hash(text) in self.seen:  # a cut can equal kept evidence even when the whole chunks differ
+                self.leave_out(hit, role, DUPLICATE, self.seen[content_hash(text)])
+                return
+        snippet = _snippet(hit, text, n_tokens, start, end, role, reason)
+        pack.snippets.append(snippet)
+        self.seen[digest] = self.seen[snippet.content_hash] = _place(hit)
+        self.kept_lines.setdefault(hit.file_path, []).append((hit.start_line, hit.end_line, _place(hit)))
+        # header and text counted apart add up to within a token or two of the block; the exact total is checked last
+        self.used += overhead + n_tokens + 1 + (self.separator if label > 1 else 0)
+
+
 def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget: int,
-                    tokenizer: str = "o200k_base") -> ContextPack:
-    """The pack for a question: pass retrieval's QuestionInfo (a text is analysed the same way)."""
+                    tokenizer: str = "o200k_base", unindexed: tuple[str, ...] = ()) -> ContextPack:
+    """The pack for a question: pass retrieval's QuestionInfo (a text is analysed the same way), and the file names it
+    gives that the index does not hold (hybrid.unindexed_files), so a note does not call them missing evidence."""
     if token_budget <= 0:
         raise UserError(f"token budget: must be a positive number of tokens, got {token_budget}")
     tok = get_tokenizer(tokenizer)
     info = analyse_question(question)
     targets = list(info.identifiers)
-    terms = set(info.terms)
     pack = ContextPack(info.text, info.question_type, [], token_budget, 0, tok.id, [], targets,
-                       files=list(info.files))
-    separator = tok.count(SNIPPET_SEPARATOR)
-    slice_limit = max(token_budget // SNIPPET_SHARE, min(SNIPPET_FLOOR, MIN_SLICE_TOKENS + token_budget // 10))
-    seen: dict[str, str] = {}
-    used = 0
-    budget_dropped: list[Hit] = []
-    for hit in _spread(hits):
-        role = evidence_role(hit, targets)
-        digest = content_hash(hit.text)
-        if digest in seen:
-            _drop(pack, hit, role, "duplicate", seen[digest])
-            pack.warnings.append(f"{_describe(hit)} has the same content as {seen[digest]}; kept once")
-            continue
-        remaining = token_budget - used - (separator if pack.snippets else 0)
-        if remaining < MIN_SLICE_TOKENS:
-            budget_dropped.append(hit)
-            _drop(pack, hit, role, "budget")
-            continue
-        lines = hit.text.split("\n")
-        reason = selection_reason(hit, role)
-        label = len(pack.snippets) + 1
-        overhead = tok.count(_snippet(hit, "", 0, hit.start_line, hit.end_line, role, reason).prompt_block(label))
-        text, start, end = hit.text, hit.start_line, hit.end_line
-        n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(text)
-        limit = min(slice_limit, remaining - overhead - 1)
-        if n_tokens > limit:
-            cut = _cut(hit, lines, terms, limit, tok, seen) if limit >= MIN_SLICE_TOKENS else None
-            if cut is None:
-                budget_dropped.append(hit)
-                _drop(pack, hit, role, "budget")
-                continue
-            i, j, n_tokens = cut
-            text, start, end = "\n".join(lines[i:j + 1]), hit.start_line + i, hit.start_line + j
-            reason = selection_reason(hit, role, (hit.start_line, hit.end_line, end - start + 1))
-            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end} ({hit_tokens} tokens would not fit)")
-            pack.sliced += 1
-        snippet = _snippet(hit, text, n_tokens, start, end, role, reason)
-        if snippet.content_hash in seen:  # a slice can equal a kept snippet even when the whole chunks differ
-            _drop(pack, hit, role, "duplicate", seen[snippet.content_hash])
-            pack.warnings.append(f"{_describe(hit)} cut to the same lines as {seen[snippet.content_hash]}; kept once")
-            continue
-        pack.snippets.append(snippet)
-        seen[digest] = seen[snippet.content_hash] = f"{hit.file_path}:{hit.start_line}-{hit.end_line}"
-        # header and text counted apart add up to within a token or two of the block; the exact total is checked below
-        used += overhead + n_tokens + 1 + (separator if label > 1 else 0)
+                       files=list(info.files), unindexed=unindexed)
+    packer = _Packer(pack, tok, set(info.terms))
+    roles = {h.chunk_id: evidence_role(h, targets) for h in hits}
+    for hit in _subject_first(hits, roles, targets):
+        packer.consider(hit, roles[hit.chunk_id])
     total = tok.count(prompt_context(pack.snippets))
     while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole
         gone = pack.snippets.pop()
-        _drop(pack, gone, gone.evidence_role or "related", "budget")
+        pack.dropped.append(Dropped(gone.file_path, gone.start_line, gone.end_line, gone.symbol_name,
+                                    gone.evidence_role or "related", OVER_TOTAL, gone.chunk_id,
+                                    rank=gone.retrieval_rank, kept_before=len(pack.snippets)))
         pack.warnings.append(f"{gone.file_path}:{gone.start_line}-{gone.end_line} removed to keep the exact total "
                              f"within {token_budget} tokens")
         total = tok.count(prompt_context(pack.snippets))
-    if budget_dropped:
-        first = budget_dropped[0]
-        pack.warnings.append(f"{len(budget_dropped)} lower-ranked hit(s) did not fit the {token_budget}-token budget "
+    unfit = [d for d in pack.dropped if d.why in (DID_NOT_FIT, OVER_TOTAL)]
+    if unfit:
+        first = min(unfit, key=lambda d: d.rank)
+        pack.warnings.append(f"{len(unfit)} hit(s) did not fit the {token_budget}-token budget "
                              f"(best of them: {_describe(first)}, rank {first.rank})")
+    pack.dropped.sort(key=lambda d: d.rank)
     pack.total_tokens = total
     by_chunk = {h.chunk_id: h for h in hits}
     methods = {m for s in pack.snippets for m in by_chunk[s.chunk_id].method_ranks}
@@ -258,7 +382,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
 def coverage_notes(pack: ContextPack) -> list[str]:
     """What the evidence covers and what it does not, in plain sentences."""
     snippets = pack.snippets
-    named = [_named_file_note(name, snippets, pack.dropped) for name in pack.files]
+    named = [_named_file_note(name, snippets, pack.dropped, name in pack.unindexed) for name in pack.files]
     if not snippets:
         why = f"; {len(pack.dropped)} hit(s) did not fit the budget" if pack.dropped else ""
         return [f"no evidence for this question was found in the index{why}"] + named
@@ -277,7 +401,7 @@ def coverage_notes(pack: ContextPack) -> list[str]:
     if pack.question_type == "relationship":
         for role, plural in (("caller", "callers"), ("callee", "callees")):
             present = [s.symbol_name or f"{s.file_path}:{s.start_line}" for s in snippets if s.evidence_role == role]
-            left_out = sum(1 for d in pack.dropped if d.evidence_role == role and d.why == "budget")
+            left_out = sum(1 for d in pack.dropped if d.evidence_role == role and d.why in (DID_NOT_FIT, OVER_TOTAL))
             if present:
                 notes.append(f"{len(present)} {plural if len(present) > 1 else role} found: {', '.join(present[:6])}"
                              + (f" ({left_out} more left out for the budget)" if left_out else ""))
@@ -290,8 +414,9 @@ def coverage_notes(pack: ContextPack) -> list[str]:
     files = list(dict.fromkeys(s.file_path for s in snippets))
     notes.append(f"evidence from {len(files)} file(s): {', '.join(files[:8])}" + (" ..." if len(files) > 8 else ""))
     if pack.sliced:
-        notes.append(f"{pack.sliced} snippet(s) cut to the lines that match; the rest of those chunks is not shown")
-    left_out = sum(1 for d in pack.dropped if d.why == "budget")
+        notes.append(f"{pack.sliced} snippet(s) cut to fit: a definition to its signature and first lines (a long "
+                     f"docstring left out), other text to the lines that match; the rest of those chunks is not shown")
+    left_out = sum(1 for d in pack.dropped if d.why in (DID_NOT_FIT, OVER_TOTAL))
     if left_out:
         notes.append(f"{left_out} further hit(s) left out for the {pack.token_budget}-token budget")
     return notes
@@ -302,12 +427,14 @@ def _names_file(path: str, name: str) -> bool:
     return path == name or path.endswith("/" + name)
 
 
-def _named_file_note(name: str, snippets: list[EvidenceSnippet], dropped: list[Dropped]) -> str:
+def _named_file_note(name: str, snippets: list[EvidenceSnippet], dropped: list[Dropped], unindexed: bool) -> str:
+    if unindexed:
+        return f"file {name}, named in the question, is not a file of the indexed repository"
     shown = [s for s in snippets if _names_file(s.file_path, name)]
     if shown:
         places = ", ".join(f"{s.start_line}-{s.end_line}" for s in shown[:4]) + (" ..." if len(shown) > 4 else "")
         return f"file {name} is in the evidence ({shown[0].file_path}, lines {places})"
-    if any(_names_file(d.file_path, name) and d.why == "budget" for d in dropped):
+    if any(_names_file(d.file_path, name) and d.why in (DID_NOT_FIT, OVER_TOTAL) for d in dropped):
         return f"file {name} was retrieved but did not fit the token budget"
     return f"file {name}, named in the question, is not in the evidence"
 
@@ -334,4 +461,5 @@ def ask(store: Store, question: str, repo: str | None = None, budget: int = 4000
     info = analyse_question(question)
     vector = embed_question(store, record, embedder, info.text) if embedder else None
     hits = retrieve(store, info, repo=record, k=CANDIDATE_HITS, query_vector=vector)
-    return build_bundle(compile_context(info, hits, budget, tokenizer=record.tokenizer))
+    absent = unindexed_files(store, record, info.files)
+    return build_bundle(compile_context(info, hits, budget, tokenizer=record.tokenizer, unindexed=absent))

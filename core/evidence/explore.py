@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from gradedesk.core.config import RAW_K
 from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet
-from gradedesk.core.evidence.compile import CANDIDATE_HITS, Dropped, build_bundle, compile_context
-from gradedesk.core.retrieval.hybrid import Hit, retrieve
+from gradedesk.core.evidence.compile import (CANDIDATE_HITS, DISPLACED, DUPLICATE, OVER_TOTAL, Dropped,
+                                              build_bundle, compile_context)
+from gradedesk.core.retrieval.hybrid import Hit, retrieve, unindexed_files
 from gradedesk.core.retrieval.vectors import Embedder, embed_question
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.index import RepoRecord, list_repos
@@ -36,6 +37,7 @@ class Retrieval:
     vector_model: str | None = None  # vector search joined with this model's stored vectors
     embed_ms: float | None = None  # the question's embedding, apart from retrieval
     retrieve_ms: float = 0.0
+    unindexed: tuple[str, ...] = ()  # file names the question gives that the index does not hold
 
     @property
     def raw(self) -> list[Hit]:
@@ -65,7 +67,8 @@ def retrieve_question(store: Store, question: str, repo: str | RepoRecord | None
     started = time.perf_counter()
     hits = retrieve(store, info, repo=record, k=CANDIDATE_HITS, query_vector=vector)
     return Retrieval(info, record.name, record.tokenizer, hits, vector.model if vector else None,
-                     vector.seconds * 1000 if vector else None, (time.perf_counter() - started) * 1000)
+                     vector.seconds * 1000 if vector else None, (time.perf_counter() - started) * 1000,
+                     unindexed_files(store, record, info.files))
 
 
 @dataclass(frozen=True)
@@ -91,23 +94,31 @@ def _where(item: Hit | EvidenceSnippet | Dropped) -> str:
     return f"{item.file_path}:{item.start_line}-{item.end_line}"
 
 
+def left_out_words(d: Dropped, kept_label: int | None, budget: int) -> str:
+    """The compiler's left-out reason (compile.LEFT_OUT_REASONS) in words, with the ledger's numbers."""
+    kept = f"evidence {kept_label} ({d.same_as})" if kept_label else d.same_as
+    if d.why == DUPLICATE:
+        return f"duplicate of {kept}"
+    if d.why == DISPLACED:
+        return f"inside {kept}, kept for a better-ranked hit"
+    if d.why == OVER_TOTAL:
+        return f"taken out last to keep the exact total within {budget:,} tokens"
+    return f"did not fit: its smallest cut needs {d.need:,} tokens, {d.free:,} were free of {budget:,}"
+
+
 def compile_at(retrieval: Retrieval, budget: int) -> Compiled:
     """The bundle `ask` and `run` would make at `budget`, and the candidates it left out or cut."""
     started = time.perf_counter()
-    pack = compile_context(retrieval.info, retrieval.hits, budget, tokenizer=retrieval.tokenizer)
+    pack = compile_context(retrieval.info, retrieval.hits, budget, tokenizer=retrieval.tokenizer,
+                           unindexed=retrieval.unindexed)
     bundle = build_bundle(pack)
     by_chunk = {h.chunk_id: h for h in retrieval.hits}
     kept_at = {_where(by_chunk[s.chunk_id]): i for i, s in enumerate(bundle.snippets, start=1)}
     out: list[LeftOut] = []
     for d in pack.dropped:
         hit = by_chunk.get(d.chunk_id)
-        if d.why == "duplicate":
-            n = kept_at.get(d.same_as)
-            reason = f"duplicate of evidence {n} ({d.same_as})" if n else f"duplicate of {d.same_as}"
-        else:
-            reason = f"did not fit the {budget:,}-token budget"
         out.append(LeftOut(d.chunk_id, hit.rank if hit else None, _where(hit or d),
-                           d.symbol_name, d.evidence_role, reason))
+                           d.symbol_name, d.evidence_role, left_out_words(d, kept_at.get(d.same_as), budget)))
     for s in bundle.snippets:
         hit = by_chunk[s.chunk_id]
         if (s.start_line, s.end_line) != (hit.start_line, hit.end_line):

@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # hybrid loads the index and imports this module
 Ranked = list[tuple[int, float, str]]  # (doc, method score, what matched)
 USED_FILES = 2  # a name defined in more files than this is too common to say which one is meant
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*")
+# the words a graph hit's note opens with, each followed by the symbol it was reached from (`called by Store.open()`)
+GRAPH_VERBS = ("calls", "imports", "called by", "subclassed by", "used by")
+_REACHED_FROM = re.compile(rf"(?:{'|'.join(GRAPH_VERBS)}) ([\w.]+)")
 _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)[ \t]*:", re.M)
 
 
@@ -56,6 +59,12 @@ def relationship_graph(store: Store, index: LoadedIndex, info: QuestionInfo, tar
                                        f"called by {index.docs[d].symbol_name}()", "callee")
     ranked = sorted(out, key=lambda d: (-out[d][0], d))
     return [(d, out[d][0], f"{out[d][1]}|{out[d][2]}") for d in ranked]
+
+
+def reached_from(note: str) -> str | None:
+    """The symbol a graph hit's note names as the one it was reached from; None for any other note."""
+    found = _REACHED_FROM.match(note)
+    return found.group(1) if found else None
 
 
 def _bases(text: str) -> list[str]:

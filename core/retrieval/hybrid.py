@@ -277,6 +277,15 @@ def _path(index: LoadedIndex, question: str, idents: list[str], bm25: np.ndarray
     return out[:CANDIDATES]
 
 
+def unindexed_files(store: Store, repo: RepoRecord, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The file names a question gives that no indexed file of the repository ends with (`store.db`: a user's store,
+    not a file of the repository): evidence cannot miss what the index never held."""
+    if not names:
+        return ()
+    index = load_index(store, repo)
+    return tuple(name for name in names if not _suffix_matches(index, name))
+
+
 def _suffix_matches(index: LoadedIndex, path: str) -> list[str]:
     if path in index.by_file:
         return [path]
@@ -343,7 +352,8 @@ def retrieve(store: Store, question: str | QuestionInfo, repo: str | RepoRecord 
             matches["graph"], relation = matches["graph"].rsplit("|", 1)
         if "bm25" in ranks[d]:
             matched = [t for t in query_terms if index.bm25.contains(t, d)]
-            matches["bm25"] = "terms " + ", ".join(repr(written.get(t, t)) for t in matched[:8])
+            shown = list(dict.fromkeys(written.get(t, t) for t in matched))  # `pushed` once, whichever form matched
+            matches["bm25"] = "terms " + ", ".join(map(repr, shown[:8]))
         hits.append(Hit(m.chunk_id, m.file_path, m.start_line, m.end_line, m.symbol_name, m.kind, text,
                         m.content_hash, m.token_count, round(fused[d], 6), rank, method, dict(ranks[d]),
                         dict(scores[d]), matches, relation, repo_row.tokenizer))

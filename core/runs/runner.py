@@ -179,7 +179,7 @@ def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, 
              todo: list[tuple[str, int]], embedder: Any = None) -> list[AnswerTask]:
     """Retrieve once per question; build the raw context and one bundle per budget still to answer."""
     from gradedesk.core.evidence.compile import build_bundle, compile_context
-    from gradedesk.core.retrieval.hybrid import retrieve
+    from gradedesk.core.retrieval.hybrid import retrieve, unindexed_files
     from gradedesk.core.retrieval.vectors import embed_question
     from gradedesk.core.text.question import analyse_question
 
@@ -187,6 +187,7 @@ def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, 
     vector = embed_question(store, repo, embedder, info.text) if embedder else None
     hits = [h for h in retrieve(store, info, repo=repo, k=spec.fetch_k, query_vector=vector)
             if h.file_path not in spec.excluded_files][:max(spec.candidates_k, spec.raw_k)]
+    absent = unindexed_files(store, repo, info.files)
     tasks = []
     for method, budget in todo:
         task = AnswerTask(qpk, question, method, budget)
@@ -195,7 +196,7 @@ def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, 
             task.evidence, task.evidence_files = evidence_json(hits)
             task.prompt_version = spec.prompt_versions["raw_system"]
         else:
-            bundle = build_bundle(compile_context(info, hits, budget, spec.tokenizer))
+            bundle = build_bundle(compile_context(info, hits, budget, spec.tokenizer, absent))
             task.bundle = bundle
             task.messages = bundle_messages(question.question, bundle)
             task.evidence_files = json.dumps(unique_files([s.file_path for s in bundle.snippets]))

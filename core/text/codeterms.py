@@ -85,14 +85,17 @@ def _singular(word: str) -> str:
 
 
 def written_forms(text: str) -> dict[str, str]:
-    """The text's words that are BM25 terms only with their plural `s` cut off, keyed by that term (`applie` ->
-    `applies`): a reason shows people the question's words, not the index's forms."""
+    """The text's words that are BM25 terms only with their plural `s` cut off or as query_variants' base forms, keyed
+    by that term (`applie` -> `applies`, `pushe` -> `pushed`): a reason shows people the question's words, not the
+    index's forms."""
     out: dict[str, str] = {}
     for word in _WORD.findall(text):
         lowered = word.lower().strip("_")
         singular = _singular(lowered)
         if singular != lowered:
             out.setdefault(singular, lowered)
+        for base in query_variants([lowered])[1:]:  # `pushe` and `push`, searched for `pushed`
+            out.setdefault(base, lowered)
     return out
 
 

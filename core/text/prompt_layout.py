@@ -122,8 +122,8 @@ METHOD_WORDS = {"bm25": "BM25", "symbol": "symbol match", "path": "path match", 
 _BRIEF_NOTES = {"call graph": lambda note: note,  # how the graph reached it: "subclassed by Blueprint"
                 "path match": lambda note: "file named" if note.endswith("is named in the question") else ""}
 _FULL_REASON_RE = re.compile(r"Fused rank (?P<rank>\d+) as (?P<role>\w+) evidence, found by (?P<found>.+?)"
-                             r"(?:; cut from lines (?P<a>\d+)-(?P<b>\d+) to the (?P<n>\d+) lines that best match the "
-                             r"question)?\.")
+                             r"(?:; cut from lines (?P<a>\d+)-(?P<b>\d+) to (?:the (?P<n>\d+) lines that best match "
+                             r"the question|its first (?P<first>\d+) lines)(?:, docstring lines (?P<e>\d+)-(?P<f>\d+) left out)?)?\.")
 _FOUND_SPLIT_RE = re.compile(r"; (?=[\w -]+ rank \d+)")
 _FOUND_RE = re.compile(r"(?P<method>[\w -]+?) rank (?P<rank>\d+)(?: \(score (?P<score>-?[\d.]+)\))?"
                        r"(?:(?: on |: )(?P<note>.*))?")
@@ -148,7 +148,35 @@ class Reason:
     rank: int
     role: str
     found: tuple[Found, ...]
-    cut: tuple[int, int, int] | None = None  # (chunk's first line, last line, lines kept)
+    cut: Cut | None = None
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A chunk cut to fit: its first and last line, the number of lines kept, and which: `first` (a definition's
+    signature and the body in order, compiler 5 on) or `match` (the lines that best match the question); `elided`: the
+    docstring lines a first-lines cut left out (an `elision_line` stands in their place)."""
+
+    first: int
+    last: int
+    kept: int
+    how: str = "match"
+    elided: tuple[int, int] | None = None
+
+    def words(self) -> str:
+        which = f"its first {self.kept} lines" if self.how == "first" else \
+            f"the {self.kept} lines that best match the question"
+        gap = f", docstring lines {self.elided[0]}-{self.elided[1]} left out" if self.elided else ""
+        return f"cut from lines {self.first}-{self.last} to {which}{gap}"
+
+
+ELISION = "… docstring lines {a}-{b} left out"  # stands for the docstring lines a cut left out; blank lines follow it
+
+
+def elision_line(indent: str, first: int, last: int) -> str:
+    """The line a cut writes in place of docstring lines first-last; the lines after it up to `last` stay blank, so
+    every line of the text keeps its number."""
+    return indent + ELISION.format(a=first, b=last)
 
 
 def _found_text(f: Found) -> str:
@@ -164,7 +192,7 @@ def full_reason(r: Reason) -> str:
     found = "; ".join(map(_found_text, r.found)) or "retrieved"
     text = f"Fused rank {r.rank} as {r.role} evidence, found by {found}"
     if r.cut:
-        text += f"; cut from lines {r.cut[0]}-{r.cut[1]} to the {r.cut[2]} lines that best match the question"
+        text += f"; {r.cut.words()}"
     return text + "."
 
 
@@ -181,7 +209,12 @@ def read_reason(text: str) -> Reason | None:
             if f is None:
                 return None
             found.append(Found(f["method"], int(f["rank"]), _float(f["score"]), f["note"] or ""))
-    cut = (int(m["a"]), int(m["b"]), int(m["n"])) if m["a"] else None
+    cut = None
+    if m["a"]:
+        first = m["first"] is not None
+        elided = (int(m["e"]), int(m["f"])) if m["e"] else None
+        cut = Cut(int(m["a"]), int(m["b"]), int(m["first"] if first else m["n"]), "first" if first else "match",
+                  elided)
     return Reason(int(m["rank"]), m["role"], tuple(found), cut)
 
 

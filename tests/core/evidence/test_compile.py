@@ -49,7 +49,7 @@ def test_dedup_by_content_not_chunk_id(indexed):
     assert any("same content" in w for w in pack.warnings)
 
 
-def test_long_chunks_are_sliced_to_matching_lines_with_exact_ranges(indexed):
+def test_a_long_definition_is_cut_to_its_signature_and_first_lines_with_exact_ranges(indexed):
     store, repo = indexed
     question = "Where does run_pipeline call verify_checksum?"
     hits = retrieve(store, question, k=5)
@@ -57,11 +57,11 @@ def test_long_chunks_are_sliced_to_matching_lines_with_exact_ranges(indexed):
     snippet = next(s for s in pack.snippets if s.symbol_name == "run_pipeline")
     lines = split_lines((repo / "pipeline.py").read_text())
     assert snippet.text == "\n".join(lines[snippet.start_line - 1:snippet.end_line])
-    assert "verify_checksum" in snippet.text and snippet.end_line - snippet.start_line < 300
-    assert "cut from lines" in snippet.selection_reason
+    assert snippet.text.startswith("def run_pipeline(config):") and snippet.end_line - snippet.start_line < 300
+    assert "to its first" in snippet.selection_reason
     assert any("run_pipeline" in w and "cut to lines" in w for w in pack.warnings)
     bundle = build_bundle(pack)
-    assert validate(bundle) == [] and any("cut to the lines" in n for n in bundle.coverage_notes)
+    assert validate(bundle) == [] and any("cut to fit" in n for n in bundle.coverage_notes)
 
 
 def test_roles_reasons_and_coverage_for_a_relationship_question(indexed):
@@ -92,7 +92,10 @@ def test_coverage_says_whether_each_file_the_question_names_is_in_the_evidence(i
     bundle = ask(store, "What does routing.py do with the weight, and what is in settings.toml?", budget=2000)
     found = [n for n in bundle.coverage_notes if n.startswith("file routing.py is in the evidence (routing.py, lines ")]
     assert len(found) == 1
-    assert "file settings.toml, named in the question, is not in the evidence" in bundle.coverage_notes
+    # settings.toml (like a user's store.db) is no file of the repository: nothing the evidence could have held
+    assert "file settings.toml, named in the question, is not a file of the indexed repository" \
+        in bundle.coverage_notes
+    assert not any("not in the evidence" in n for n in bundle.coverage_notes)
     bundle = ask(store, "What is written in notes.txt?", budget=40)  # too small for any snippet of it
     assert "file notes.txt was retrieved but did not fit the token budget" in bundle.coverage_notes
 
@@ -126,24 +129,30 @@ def test_bad_budget_is_a_user_error():
         compile_context("q", [], 0)
 
 
-def test_equal_slices_of_different_chunks_give_way_to_the_first_lines(tmp_path):
-    """Two chunks whose best lines are the same text: the second shows its own first lines (what it defines) instead,
-    so the bundle keeps both files' places without repeating a line."""
-    body = "\n".join(f"    x_{i} = compute({i})" for i in range(150))
-    repo = tmp_path / "twins"
+def test_a_cut_leaves_a_long_docstring_out_and_every_line_keeps_its_number(tmp_path):
+    """Prose is not what a cut keeps: the docstring's first line stays, an elision line names the lines left out, and
+    blank lines hold their places, so the code after it sits at its own line numbers."""
+    doc = "\n".join(f"    Paragraph line {i} about parcels in general." for i in range(30))
+    body = "\n".join(f"    weight_{i} = measure_parcel({i})" for i in range(80))
+    repo = tmp_path / "docs"
     repo.mkdir()
-    (repo / "twins.py").write_text(f"def alpha():\n{body}\n    special_marker_call()\n{body}\n\n\n"
-                                   f"def beta():\n{body}\n    special_marker_call()\n{body}\n")
-    for n in range(4):  # other documents, so the marker's BM25 idf is positive
+    (repo / "scale.py").write_text(f'import os\n\n\ndef weigh_parcel(parcel):\n    """Weigh a parcel.\n\n{doc}\n    """\n'
+                                   f"{body}\n    return weight_0\n")
+    for n in range(4):
         (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
-    with open_store(tmp_path / "twins.db") as store:
+    with open_store(tmp_path / "docs.db") as store:
         index_repository(store, repo)
-        hits = retrieve(store, "special_marker_call", k=5)
-        pack = compile_context("special_marker_call", hits, 600)
-    assert len([s for s in pack.snippets if "special_marker_call" in s.text]) == 1
-    [beta] = [s for s in pack.snippets if s.symbol_name == "beta"]
-    assert beta.text.startswith("def beta():")
-    assert beta.start_line == next(h.start_line for h in hits if h.symbol_name == "beta")
+        hits = retrieve(store, "weigh_parcel", k=5)
+        pack = compile_context("weigh_parcel", hits, 600)
+    [s] = [s for s in pack.snippets if s.symbol_name == "weigh_parcel"]
+    source = split_lines((repo / "scale.py").read_text())
+    kept = s.text.split("\n")
+    assert kept[0] == "def weigh_parcel(parcel):" and kept[1] == '    """Weigh a parcel.'
+    assert kept[2] == "    … docstring lines 6-37 left out" and all(line == "" for line in kept[3:34])
+    assert kept[34] == "    weight_0 = measure_parcel(0)"
+    for n, line in enumerate(kept[34:], start=s.start_line + 34):
+        assert line == source[n - 1]
+    assert "docstring lines 6-37 left out" in s.selection_reason and s.end_line < 120
     assert validate(build_bundle(pack)) == []
 
 
@@ -157,9 +166,10 @@ def test_baseline_windows_compile_into_a_valid_bundle(indexed):
 
 
 
-def test_a_files_further_hits_wait_for_the_other_files_except_the_two_best(tmp_path):
-    """Each file's best hit comes before any file's second, but a second hit that fuses 1st or 2nd keeps its place:
-    the module a question is about is not left out behind its own callee."""
+def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path):
+    """No file waits for others: hits go in rank order; a question that names a definition has it right after the
+    three best hits, then what
+    the call graph reached from it, then the rest."""
     repo = tmp_path / "depot"
     repo.mkdir()
     (repo / "main.py").write_text("".join(f"def parcel_{n}():\n    return 'parcel {n}'\n\n\n" for n in range(3)))
@@ -172,7 +182,9 @@ def test_a_files_further_hits_wait_for_the_other_files_except_the_two_best(tmp_p
         hits = [h for h in retrieve(store, "parcel", k=20) if h.symbol_name]
     main = sorted((h for h in hits if h.file_path == "main.py"), key=lambda h: h.start_line)
     others = sorted((h for h in hits if h.file_path != "main.py"), key=lambda h: h.file_path)
-    assert len(main) == 3 and len(others) == 4
-    order = [main[0], main[1], *others[:3], main[2], others[3]]  # fused ranks 1..7
-    pack = compile_context("parcel", [replace(h, rank=i) for i, h in enumerate(order, start=1)], 8000)
-    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 4, 5, 7, 6]
+    order = [main[0], main[1], *others[:3], main[2], others[3]]
+    ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
+    pack = compile_context("parcel", ranked, 8000)
+    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 4, 5, 6, 7]
+    named = compile_context("parcel_in_e", ranked, 8000)
+    assert [s.retrieval_rank for s in named.snippets] == [1, 2, 3, 7, 4, 5, 6]  # the three best, then the subject

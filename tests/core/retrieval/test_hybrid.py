@@ -226,3 +226,17 @@ def test_bm25_reasons_name_the_question_words_not_their_index_forms(store):
     hits = retrieve(store, "Which zones does ship_parcel apply, and what weights?", k=10)
     notes = " ".join(h.matches.get("bm25", "") for h in hits)
     assert "'weights'" in notes and "'zones'" in notes and "'weight'" not in notes
+
+
+def test_bm25_reasons_name_a_past_tense_word_as_written_once(tmp_path):
+    """"pushed" is searched as `pushe` and `push` too (query_variants); the reason says 'pushed', once, never a stem."""
+    repo = tmp_path / "ctx"
+    repo.mkdir()
+    (repo / "ctx.py").write_text("def push(ctx):\n    ctx.pushed = True\n    return ctx\n")
+    for n in range(4):
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "store.db") as s:
+        index_repository(s, repo)
+        hits = retrieve(s, "where is the request context pushed?", k=5)
+    note = next(h.matches["bm25"] for h in hits if h.symbol_name == "push")
+    assert note.count("'pushed'") == 1 and "'pushe'" not in note and "'push'" not in note
