@@ -325,3 +325,48 @@ async def test_no_garbage_collection_between_a_budget_key_and_its_bundle_painted
         budgets = [budget for budget, _ in paints]
         assert all(not enabled for _, enabled in paints[:budgets.index(1000) + 1])  # paused from the key to the paint
         assert gc.isenabled()  # and back on once the bundle is painted
+
+
+async def test_tab_moves_between_the_two_columns_and_never_to_a_widget_that_does_not_show_it(tmp_path):
+    """Tab and shift+Tab alternate between the raw and the bundle column, each drawn with the focus border and the
+    budget keys in the footer; from the question input, Tab goes to the bundle (the input is reached by `/`)."""
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        raw, bundle = screen.query_one("#explore-raw"), screen.query_one("#explore-bundle")
+        assert app.focused is bundle
+        for key, expected in (("tab", raw), ("tab", bundle), ("shift+tab", raw), ("shift+tab", bundle)):
+            await keys(pilot, key)
+            assert app.focused is expected
+            assert expected.has_pseudo_class("focus") and expected.region.area > 0
+            assert "+/- budget" in screen_text(app).splitlines()[-1]
+        bundle.scroll_to(y=0, animate=False, immediate=True)
+        await keys(pilot, "pagedown")  # the page keys act on the column in view
+        assert bundle.scroll_offset.y > 0
+        await keys(pilot, "slash")
+        assert app.focused is screen.query_one("#explore-question")
+        await keys(pilot, "tab")
+        assert app.focused is bundle
+
+
+async def test_a_new_question_opens_both_columns_at_their_top(tmp_path):
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=8000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        raw, bundle = screen.query_one("#explore-raw"), screen.query_one("#explore-bundle")
+        await keys(pilot, "end")
+        raw.focus()
+        await keys(pilot, "end")  # both columns scrolled down the first question's results
+        assert bundle.scroll_offset.y > 0 and raw.scroll_offset.y > 0
+        await keys(pilot, "minus")  # a budget step keeps the place: the marks are read against what was there
+        assert bundle.scroll_offset.y > 0
+        await keys(pilot, "slash")
+        screen.query_one("#explore-question").value = "Where is unit_price defined?"
+        await keys(pilot, "enter")
+        assert screen.shown.compiled.bundle.question == "Where is unit_price defined?"
+        assert bundle.scroll_offset.y == 0 and raw.scroll_offset.y == 0
+        assert "Bundle at 4,000" in screen_text(app)

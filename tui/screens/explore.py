@@ -67,6 +67,8 @@ class ExploreScreen(Screen):
         Binding("enter", "typed_budget", "set typed budget", show=False, id="explore.typed"),
         Binding("backspace", "undigit", "erase a typed digit", show=False, id="explore.undigit"),
         Binding("slash,i", "ask_again", "question", key_display="/", id="explore.input"),
+        Binding("tab,shift+tab", "other_column", "other column", show=False, id="explore.column",
+                tooltip="move the keys between the raw hits and the bundle (/ reaches the question)"),
         Binding("v", "toggle_code", "code", tooltip="show or hide the snippets' code", id="explore.code"),
         Binding("s", "keep", "keep", tooltip="append the question to the benchmark questions file", id="explore.keep"),
         Binding("escape", "leave", "back", tooltip="clear a typed budget; else back to the desk", id="explore.close"),
@@ -89,6 +91,7 @@ class ExploreScreen(Screen):
         self._collector = CollectorPause()  # no garbage collection between a key and its bundle painted
         self._collector_timer: Timer | None = None
         self._unpainted = False  # a bundle was drawn and the screen has not been painted since
+        self._drawn_asked = 0  # the question whose bundle the columns show: a new one opens them at their top
 
     def compose(self) -> ComposeResult:
         yield Input(self.question, placeholder="a question about the code · Enter asks", id="explore-question",
@@ -222,6 +225,13 @@ class ExploreScreen(Screen):
     def action_ask_again(self) -> None:
         self.query_one(Input).focus()
 
+    def action_other_column(self) -> None:
+        """Tab and shift+Tab move between the two columns only (from the question, to the bundle): Textual's focus
+        chain also held the question input, whose focus is a cursor on the top line, so a Tab from the bundle sent
+        the keys where nothing showed it and two more Tabs brought them back. `/` and `i` reach the input."""
+        raw, bundle = self.query_one("#explore-raw"), self.query_one("#explore-bundle")
+        (raw if self.focused is bundle else bundle).focus()
+
     def action_toggle_code(self) -> None:
         self.show_code = not self.show_code
         self._draw()
@@ -266,10 +276,12 @@ class ExploreScreen(Screen):
                 t.append(" · vectors ")
                 t.append_text(literal(r.vector_model))
             t.append(" · ")
-        t.append(f"budget {self.budget:,} ", style="bold")
         current = shown is not None and shown.compiled.budget == self.budget
-        if current and shown is not None:
+        if current and shown is not None:  # the bar ends `used / budget tokens`: the budget once, so 80 columns hold it
+            t.append("budget ", style="bold")
             t.append_text(token_bar(shown.compiled.bundle.total_tokens, self.budget, width=16))
+        else:
+            t.append(f"budget {self.budget:,}", style="bold")
         t.append("\n")
         if self.typed:
             t.append(f"typed budget {self.typed}▏ Enter sets it, Esc clears", style="reverse")
@@ -281,7 +293,9 @@ class ExploreScreen(Screen):
             t.append(shown.moved.summary, style="bold")
         else:
             t.append("type a question and press Enter", style="dim")
-        # always two lines (the CSS height): no layout pass, which would redraw the whole screen
+        # always two lines (the CSS height): no layout pass, which would redraw the whole screen; a line too long for
+        # the width ends in an ellipsis rather than wrap and push the step's line out of the head
+        t.no_wrap, t.overflow = True, "ellipsis"
         self.query_one("#explore-head", Static).update(t, layout=False)
 
     def _draw(self) -> None:
@@ -289,7 +303,11 @@ class ExploreScreen(Screen):
         self._draw_head()
         if r is None or shown is None:
             return
-        self.query_one("#explore-raw", TextColumn).update(raw_text(r, shown.compiled))
-        self.query_one("#explore-bundle", TextColumn).update(bundle_text(r, shown.compiled, shown.moved,
-                                                                         show_code=self.show_code))
+        raw, bundle = self.query_one("#explore-raw", TextColumn), self.query_one("#explore-bundle", TextColumn)
+        raw.update(raw_text(r, shown.compiled))
+        bundle.update(bundle_text(r, shown.compiled, shown.moved, show_code=self.show_code))
+        if self._drawn_asked != self.asked:  # a new question's first bundle opens at its top, not where the last was
+            self._drawn_asked = self.asked
+            raw.scroll_home(animate=False, immediate=True)
+            bundle.scroll_home(animate=False, immediate=True)
         self._unpainted = True
