@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 
 import pytest
 from pathlib import Path
@@ -152,6 +153,52 @@ def test_snapshot(store, snap_compare):
         await loaded(pilot)
 
     assert snap_compare(Host(store.path, store.run_id), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+@pytest.mark.parametrize("section", ["headline", "measures"])
+def test_snapshot_at_small_sizes(store, snap_compare, size, section):
+    """At the sizes terminals open at, each figure's interval on one line: at 80 columns the headline's columns go into
+    two tables (each naming the method) with each interval under its value; the agreement measures fit as they are."""
+    async def run_before(pilot) -> None:
+        screen = await loaded(pilot)
+        if section == "measures":
+            screen.query_one("#agreement-body").scroll_to_widget(screen.query_one("#agreement-measures"), top=True,
+                                                                 animate=False, immediate=True)
+            await pilot.pause()
+
+    assert snap_compare(Host(store.path, store.run_id), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("width", [60, 78, 98, 140])
+def test_every_interval_is_on_one_line_at_any_width(store, width):
+    """Each table of the screen, drawn as wide as the screen's body at 80 and 100 columns (and narrower and wider):
+    every estimate's value and its whole interval are on the screen, the interval on one line; no row name is lost."""
+    from rich.console import Console
+
+    from gradedesk.core.agreement.report import agreement_report
+    from gradedesk.core.agreement.tables import group_table, samples_table, switch_table
+    from gradedesk.core.runs.headline import headline, headline_table
+    from gradedesk.tui.screens.agreement import corrected_summary, headline_group, rich_table, summary_table
+    from gradedesk.tui.widgets.figure_table import FIGURE
+
+    with open_store(store.path) as s:
+        report, head = agreement_report(s, store.run_id, FAST), headline(s, store.run_id)
+    tables = [summary_table(report), corrected_summary(report), switch_table(report), samples_table(report),
+              group_table("By category", "category", report.breakdowns["category"])]
+    shown = [(headline_group(head), headline_table(head)[1]), *((rich_table(t), t.rows) for t in tables)]
+    for renderable, rows in shown:
+        console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+        console.print(renderable)
+        lines = console.export_text().splitlines()
+        assert all(len(line.rstrip()) <= width for line in lines)
+        figures = [f for f in (FIGURE.fullmatch(str(c)) for row in rows for c in row) if f]
+        assert figures
+        for figure in figures:
+            assert any(figure.group(2) in line for line in lines), (width, figure.group(0))
+            assert any(figure.group(1) in line for line in lines)
+        for row in rows:
+            assert str(row[0]).split()[0] in "\n".join(lines)
 
 
 @sync

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -48,6 +47,7 @@ from gradedesk.core.stats.measures import texts_once
 
 from gradedesk.tui.db import AgreementComputed, AgreementView
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.widgets.figure_table import FigureTable
 from gradedesk.tui.widgets.literal import literal
 
 SUMMARY = (("percent_agreement", "agreement"), ("cohen_kappa", "Cohen's kappa"),
@@ -64,14 +64,10 @@ class MatrixTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "show these items", id="agreement.cell")]
 
 
-def rich_table(table: Table) -> Group:
-    """A core/agreement/tables.Table as its title over a Rich table; every cell literal text."""
-    out = RichTable(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for header in table.headers:
-        out.add_column(literal(header))
-    for row in table.rows:
-        out.add_row(*(literal("-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
-    return Group(literal(table.title, "bold"), out)
+def rich_table(table: Table) -> FigureTable:
+    """A core/agreement/tables.Table as its title over a table fitted to the width (tui/widgets/figure_table.py: a
+    figure's interval stays on one line at 80 columns); every cell literal text."""
+    return FigureTable(table.title, table.headers, table.rows)
 
 
 def summary_table(report: AgreementReport) -> Table:
@@ -102,12 +98,10 @@ def pairwise_group(report: AgreementReport) -> Group:
     return Group(*(part for t in tables for part in (rich_table(t), Text(" "))))
 
 
-def headline_group(head: Headline) -> Group:
-    """The run's headline table, and the one line on what answer quality needs (when nothing graded it). A figure's
-    interval goes under its value, so the table reads at 80 columns."""
+def headline_group(head: Headline) -> Group | FigureTable:
+    """The run's headline table, and the one line on what answer quality needs (when nothing graded it)."""
     headers, rows = headline_table(head)
-    cells: list[list[Any]] = [[c.replace(" [", "\n[", 1) for c in row] for row in rows]
-    table = rich_table(Table(f"{head.title} (means and pass rates, 95% bootstrap intervals)", headers, cells))
+    table = rich_table(Table(f"{head.title} (means and pass rates, 95% bootstrap intervals)", headers, rows))
     return Group(table, literal(head.quality_note, "dim")) if head.quality_note else table
 
 
