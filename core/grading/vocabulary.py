@@ -32,6 +32,13 @@ GRADE_LABELS = {
     "unsupported": "unsupported",
     "wrong": "wrong",
 }
+# the same grades in a word each, where columns are narrow (the desk's queue at 100 columns or fewer)
+GRADE_SHORT_LABELS = {
+    "fully_correct": "correct",
+    "partially_correct": "partial",
+    "unsupported": "unsupported",
+    "wrong": "wrong",
+}
 
 
 def grade_rank(grade: str) -> int:

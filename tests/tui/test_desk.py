@@ -209,6 +209,26 @@ async def test_queue_screen_opens_the_chosen_item(fixture_store):
         assert app.screen.item.question_pk == info.question_pks[1]
 
 
+async def test_queue_columns_follow_the_width_and_the_cursor_stays(fixture_store):
+    """Narrower than its columns, the queue drops columns and words rather than cut the last one at the edge."""
+    info = fixture_store
+    async with running(info.path) as (app, pilot):
+        await keys(pilot, "1", "q", "down", "down")
+        table = app.screen.query_one("DataTable")
+        labels = [str(c.label) for c in table.columns.values()]
+        assert labels[-1] == "confidence" and "fully correct" in [str(c) for c in table.get_row_at(0)]
+        for size, last in (((100, 30), "conf."), ((80, 24), "conf.")):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            labels = [str(c.label) for c in table.columns.values()]
+            assert labels[-1] == last and ("category" in labels) == (size[0] == 100)
+            assert sum(c.get_render_width(table) for c in table.columns.values()) <= size[0] - 2  # beside the scrollbar
+            assert table.row_count == 12 and table.cursor_row == 2
+            assert "correct" in [str(c) for c in table.get_row_at(0)]  # the grade in a word
+        await keys(pilot, "enter")
+        assert app.screen.item.question_pk == info.question_pks[1]
+
+
 async def test_filters_dialog_applies_and_resets(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):

@@ -98,6 +98,13 @@ SMALL_SIZES = pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24
 
 
 @SMALL_SIZES
+def test_queue_at_small_sizes(snap_compare, tmp_path, size):
+    """After a grade: at 100 columns every column with grades in a word and `conf.`; at 80 without category and by;
+    no column cut at the edge."""
+    assert _snap(snap_compare, tmp_path, "1", "q", size=size)
+
+
+@SMALL_SIZES
 def test_help_at_small_sizes(snap_compare, tmp_path, size):
     """Help opens on the workflow (blind first, methods hidden, the order), then the keys by task."""
     assert _snap(snap_compare, tmp_path, "question_mark", size=size)

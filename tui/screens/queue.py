@@ -29,7 +29,13 @@ from gradedesk.tui.widgets.answer_pane import grade_text
 from gradedesk.tui.widgets.literal import literal
 
 PAGE = 200
-COLUMNS = ("status", "question", "category", "answer", "your grade", "machine grade", "by", "confidence")
+# (key, header) of every column; narrower screens show fewer, with shorter words (grades in a word each), so no column
+# is cut at its edge (at 100 columns "confidence" read `co`, its figures `0.`)
+COLUMNS = (("status", "status"), ("question", "question"), ("category", "category"), ("answer", "answer"),
+           ("human", "your grade"), ("machine", "machine grade"), ("by", "by"), ("confidence", "confidence"))
+MEDIUM = {"confidence": "conf."}  # below FULL_WIDTH: these headers, and grades in a word
+NARROW_DROPS = ("category", "by")  # below MEDIUM_WIDTH: these columns go (the filters still choose by category)
+FULL_WIDTH, MEDIUM_WIDTH = 112, 96  # what each layout takes with the longest grade, grader name and category words
 
 
 class QueueScreen(Screen):
@@ -50,6 +56,7 @@ class QueueScreen(Screen):
         self.done = False
         self._fetching = False
         self._seq = 0
+        self.width_class = ""  # full, medium or narrow: the columns the screen's width takes (set on mount)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="queue-title", markup=False)
@@ -57,10 +64,34 @@ class QueueScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.width_class = self._width_class()
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
+        table.add_columns(*self._headers())
         table.focus()
         self._restart()
+
+    def _width_class(self) -> str:
+        width = self.app.size.width
+        return "full" if width >= FULL_WIDTH else "medium" if width >= MEDIUM_WIDTH else "narrow"
+
+    def _headers(self) -> list[str]:
+        short = self.width_class != "full"
+        return [MEDIUM.get(key, header) if short else header for key, header in COLUMNS
+                if self.width_class != "narrow" or key not in NARROW_DROPS]
+
+    def on_resize(self) -> None:
+        """A width that takes other columns: the table again, with the rows loaded so far and the cursor kept."""
+        if not self.width_class or self._width_class() == self.width_class:
+            return
+        self.width_class = self._width_class()
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        table.add_columns(*self._headers())
+        for r in self.rows:
+            table.add_row(*self._cells(r), key=str(r.answer_id))
+        if self.rows:
+            table.move_cursor(row=min(row, len(self.rows) - 1), animate=False)
 
     def _restart(self) -> None:
         self._seq += 1
@@ -109,6 +140,10 @@ class QueueScreen(Screen):
                     break
 
     def _cells(self, row: QueueRow) -> list[Text]:
+        cells = self._all_cells(row)
+        return [cells[key] for key, _ in COLUMNS if self.width_class != "narrow" or key not in NARROW_DROPS]
+
+    def _all_cells(self, row: QueueRow) -> dict[str, Text]:
         graded = row.human_grade is not None
         if row.disagrees:
             status = Text("≠ disagree", style="bold red")
@@ -126,14 +161,15 @@ class QueueScreen(Screen):
                                                                  seen=row.judge_seen):
             machine, by, conf = Text("hidden", style="dim italic"), Text(""), Text("")
         else:
-            machine = grade_text(row.machine_grade)
+            machine = grade_text(row.machine_grade, short=self.width_class != "full")
             by = Text(MACHINE_NAMES.get(row.machine_kind or "", row.machine_kind or ""))
             conf = Text("—" if row.confidence is None else f"{row.confidence:.2f}")
         question = literal(row.question_id)
         if row.flag:  # the person flagged the item (core/review/flags.py): a mark before its id
             question = Text("⚑ ", style="bold yellow").append_text(question)
-        return [status, question, literal(row.category), answer, grade_text(row.human_grade),
-                machine, by, conf]
+        return {"status": status, "question": question, "category": literal(row.category), "answer": answer,
+                "human": grade_text(row.human_grade, short=self.width_class != "full"), "machine": machine, "by": by,
+                "confidence": conf}
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.cursor_row >= len(self.rows) - 20:

@@ -15,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS
+from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS, GRADE_SHORT_LABELS
 from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
@@ -63,10 +63,10 @@ def people_block(people: tuple[AssignedGrade, ...]) -> Text:
     return t
 
 
-def grade_text(grade: str | None) -> Text:
+def grade_text(grade: str | None, *, short: bool = False) -> Text:
     if not grade:
         return Text("—", style="dim")
-    return Text(GRADE_LABELS.get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
+    return Text((GRADE_SHORT_LABELS if short else GRADE_LABELS).get(grade, grade), style=GRADE_STYLE.get(grade, "bold"))
 
 
 def human_block(h: HumanGrade | None, recheck: bool, adjudicating: bool = False,
