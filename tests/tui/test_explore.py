@@ -239,7 +239,8 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         column = app.screen.query_one("#explore-bundle")
         assert column.virtual_size.height > column.size.height  # longer than the screen: only part of it drawn
         assert "Coverage" not in screen_text(app)
-        assert max(column._strips) < column.size.height  # the rows below the view were never made into strips
+        made = [column._starts[i] for i, key in enumerate(column._keys) if key in column._made]
+        assert made and max(made) < column.size.height  # the lines below the view were never made into strips
         await keys(pilot, "end")
         assert column.scroll_offset.y > 0
         assert "Coverage" in screen_text(app)
@@ -296,9 +297,8 @@ async def test_the_columns_rows_are_their_whole_texts_wrapped(tmp_path):
             whole = Visual.to_strips(column, Content.from_rich_text(column.content), width, None, column.visual_style)
             assert column.virtual_size.height == len(whole)
             for first in (0, 7, len(whole) - 5):  # from the top, from inside a line, at the end
-                column._strips.clear()
-                column._render_rows(first, 20)
-                drawn_rows = [column._strips[first + i] for i in range(min(20, len(whole) - first))]
+                column._made.clear()
+                drawn_rows = [column._strip(first + i, 20 - i) for i in range(min(20, len(whole) - first))]
                 assert [looks(s) for s in drawn_rows] == [looks(s) for s in whole[first:first + 20]]
 
 
@@ -370,3 +370,28 @@ async def test_a_new_question_opens_both_columns_at_their_top(tmp_path):
         assert screen.shown.compiled.bundle.question == "Where is unit_price defined?"
         assert bundle.scroll_offset.y == 0 and raw.scroll_offset.y == 0
         assert "Bundle at 4,000" in screen_text(app)
+
+
+async def test_budget_steps_repaint_the_rows_that_changed_and_leave_nothing_stale(tmp_path):
+    """A new text repaints only the rows in view whose line changed; what the screen then shows of each column is its
+    whole text wrapped, row for row (the rows kept from before included), at any scroll position."""
+    from textual.content import Content
+    from textual.geometry import Region
+    from textual.visual import Visual
+
+    path = build_explore_store(tmp_path)
+    app = explore_app(path, QUESTION, budget=500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        columns = list(app.screen.query(TextColumn))
+        for step in (("plus",), ("plus",), ("minus",), ("pagedown", "plus"), ("v",), ("minus", "minus")):
+            await keys(pilot, *step)
+            for column in columns:
+                width, height = column.scrollable_content_region.width, column.scrollable_content_region.height
+                whole = Visual.to_strips(column, Content.from_rich_text(column.content), width, None,
+                                         column.visual_style)
+                top = column.scroll_offset.y
+                expected = [s.text.rstrip() for s in whole[top:top + height]]
+                shown = [s.text[2:2 + width].rstrip()
+                         for s in column.render_lines(Region(0, 1, column.size.width, height))]
+                assert shown[:len(expected)] == expected, (step, column.id)
