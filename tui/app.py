@@ -62,18 +62,29 @@ class DeskApp(App):
         self._flushes: list[Callable[[], None]] = []
         self._waited = False  # a write was refused for a while and retried (tui/db.py): messages say so
         self._store_worker: Worker[None] | None = None
+        self._asks_name = config.ask_name  # served: a name refused goes back to the name screen
 
     def on_mount(self) -> None:
         self._store_worker = self._run_store_thread()
         if self.config.ask_name:
-            self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink),
-                             self._named)
+            self._ask_name()
         else:
             self.push_screen(self._first(self))
+
+    def _ask_name(self, problem: str = "") -> None:
+        self.push_screen(NameScreen(f"gradedesk · run {self.config.run_id}", blink=self.config.cursor_blink,
+                                    problem=problem), self._named)
 
     def _named(self, name: str | None) -> None:
         self.config = replace(self.config, grader=name or "", ask_name=False)
         self.push_screen(GradingScreen(self))
+
+    def refused(self, reason: str) -> None:
+        if self._asks_name:  # served: the person stays, and types another name (or waits for theirs to be free)
+            self.pop_screen()
+            self._ask_name(reason)
+        else:
+            self.exit(return_code=2, message=reason)
 
     @work(thread=True, name="store", exit_on_error=False)
     def _run_store_thread(self) -> None:

@@ -55,6 +55,10 @@ class Desk(Protocol):
     def report(self, text: str, *, error: bool = False) -> None:
         """Show a message (or an error) in the status line of the screen on top."""
 
+    def refused(self, reason: str) -> None:
+        """This desk may not open (another live desk holds the person's name): a terminal desk ends with the reason
+        (exit 2); a served desk asks for a name again, showing it."""
+
     def at_close(self, last: Callable[[], Job[Any] | None]) -> None:
         """Register `last()`: the job it returns runs on the store thread as the desk ends, however it ends (quit, a
         closed terminal), before the store is closed: what must not outlive the desk (its lease)."""

@@ -9,7 +9,6 @@ text, or the store) against a deadline. With CI=true a missing browser fails the
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.desk import rows
-from tests.fixtures.served import Served
+from tests.fixtures.served import ANSI, Served
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -43,7 +42,6 @@ window.WebSocket = function (...args) {
 window.WebSocket.prototype = Native.prototype;
 for (const k of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) window.WebSocket[k] = Native[k];
 """
-ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 
 
 def _browser_missing() -> str | None:

@@ -63,9 +63,37 @@ def test_serve_refuses_a_taken_port(fixture_store, capsys):
 
 
 @pytest.mark.parametrize("host, warns", [("127.0.0.1", False), ("0.0.0.0", True)])
-def test_serve_warns_in_one_line_off_loopback(fixture_store, host, warns):
+def test_serve_says_where_it_serves_and_warns_in_one_line_off_loopback(fixture_store, host, warns):
     with Served(fixture_store.path, host) as served:
         pass
-    warning = (f"gradedesk: warning: serving on {host}:{served.port} with no login: anyone who can reach this port "
-               "can grade\n")
-    assert (warning in served.stderr) is warns and served.stderr.count("warning") == warns
+    warning = (f"gradedesk: serving on {host}:{served.port} beyond this machine: only the URL below opens a desk; give "
+               "it only to people who may grade (a typed name is not a login: anyone with the URL may grade under any "
+               "name)\n")
+    assert (warning in served.stderr) is warns
+    assert served.stderr.count("serving the desk at") == 1 and served.stderr.count("\n") == 1 + warns
+
+
+def test_serve_refuses_no_desks(fixture_store, capsys):
+    code, out, err = cli(capsys, "serve", "--store", fixture_store.path, "--max-desks", "0")
+    assert (code, out, err) == (2, "", "gradedesk: error: --max-desks 0: at least 1 desk\n")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("served", [False, True])
+async def test_a_desk_under_a_name_whose_desk_is_open_never_opens_the_run(fixture_store, served):
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.leases import take_lease
+
+    with open_store(fixture_store.path) as store:
+        take_lease(store, "ann", "the-other-desk", 1)
+    async with running(fixture_store.path, grader="" if served else "ann", ask_name=served) as (app, pilot):
+        if served:
+            await keys(pilot, *"ann", "enter")
+            assert isinstance(app.screen, NameScreen)  # asked again, saying why
+            assert "'ann' already has a desk open on this store" in screen_text(app)
+            await keys(pilot, "1")
+            assert app.screen.query_one("#name").value == "1"  # the key went to the name, not to a grade
+        else:
+            assert app.return_code == 2 and "'ann' already has a desk open on this store" in str(app._exit_renderables)
+    assert rows(fixture_store.path, "SELECT grader FROM desk_state") == []  # not even where ann stopped was written
+    assert rows(fixture_store.path, "SELECT grader FROM human_grades") == []

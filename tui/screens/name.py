@@ -20,17 +20,18 @@ from gradedesk.tui.widgets.literal import literal
 class NameScreen(Screen[str]):
     """Asks for the grader's name; dismisses with it once it is a valid name."""
 
-    def __init__(self, title: str, *, blink: bool = True) -> None:
+    def __init__(self, title: str, *, blink: bool = True, problem: str = "") -> None:
         super().__init__()
         self.desk_title = title
         self.blink = blink
+        self.problem = problem  # why the last name did not open a desk (its desk is open elsewhere)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(literal(self.desk_title), classes="dialog-title")
             yield Label("Your name (it is stored with every grade you give):")
             yield Input(placeholder="e.g. ann", max_length=MAX_NAME, id="name")
-            yield Static("", id="name-problem")
+            yield Static(literal(self.problem, "bold red"), id="name-problem")
             yield Label("Enter to start grading")
         yield Footer()
 

@@ -84,20 +84,23 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
-        self.desk.on_quit(self.save_state)
-        self.desk.at_close(self.session.release_lease)
         self.desk.submit(LeaseTaken, self.session.take_lease(), self._leased, on_failed=self._refused)
-        self.desk.submit(Opened, self.session.open(), self._opened)
 
     def _leased(self, lease: Lease) -> None:
+        """The person's one live desk: only now is the run opened (a desk refused its lease never reads the person's
+        items, nor stores where they stopped)."""
         self.session.lease = lease
+        self.desk.on_quit(self.save_state)
+        self.desk.at_close(self.session.release_lease)
+        self.desk.submit(Opened, self.session.open(), self._opened)
         self.set_interval(RENEW_SECONDS, lambda: self.desk.submit(LeaseRenewed, self.session.renew_lease(),
                                                                   self._renewed))
         self.set_interval(WATCH_SECONDS, lambda: self.desk.submit(Refreshed, self.session.watch(), self._refreshed))
 
     def _refused(self, error: BaseException) -> None:
-        """Another desk under this name is live: this one closes, saying where the other runs (LeaseHeld's line)."""
-        self.app.exit(return_code=2, message=str(error))
+        """Another desk under this name is live: this one never opens, saying where the other runs (LeaseHeld's
+        line)."""
+        self.desk.refused(str(error))
 
     def _renewed(self, held: bool) -> None:
         if not held:

@@ -1,0 +1,115 @@
+"""DeskServer: textual-serve's `Server`, subclassed so that only the desk's own people reach a desk.
+
+textual-serve starts one process per browser connection and checks nothing: any Origin may open its websocket, any
+number of desks start, its page loads a font from Google. The subclass keeps what textual-serve does well (the process
+per connection, the websocket protocol, its static files) and replaces the routes and the page:
+
+- the websocket refuses an Origin that is not the desk's own address (`allowed_origins`), so a page on another site
+  open in a grader's browser cannot drive a desk (nor can a page reached by DNS rebinding: its Origin names its own
+  host); a request without an Origin (not a browser) is refused too;
+- at most `max_desks` desks run at once: past that, the page and the websocket answer 503 with `FULL`;
+- the page is gradedesk's own (templates/app_index.html): its font comes from the static folder and a
+  Content-Security-Policy of 'self' keeps the page from asking any other host for anything;
+- with a token (serving beyond loopback), every route lives under /TOKEN/: without the URL printed at start, nothing is
+  served (404, the same as a wrong path).
+
+No download route: the desk delivers no files (textual-serve's page builds that URL without the token's prefix).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+from textual_serve.server import Server
+from yarl import URL
+
+TEMPLATES = Path(__file__).parent / "templates"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; font-src 'self'; connect-src 'self' {ws}; frame-ancestors 'none'; base-uri 'none'; "
+       "form-action 'none'")
+
+
+def origin_of(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) as browsers compare origins: case-blind host, default ports filled in."""
+    parsed = URL(url)
+    return (parsed.scheme.lower(), (parsed.host or "").lower(), parsed.port)
+
+
+def allowed_origins(public_url: str, port: int, loopback: bool) -> set[tuple[str, str, int | None]]:
+    """The origins whose pages may open a desk: the address browsers are told to open and, when serving on loopback,
+    this machine's other names for it at the same port."""
+    allowed = {origin_of(public_url)}
+    if loopback:
+        allowed |= {origin_of(f"http://{name}:{port}") for name in LOOPBACK_NAMES}
+    return allowed
+
+
+def full_text(max_desks: int) -> str:
+    return (f"gradedesk: all {max_desks} desks of this server are in use. Try again once someone closes theirs "
+            f"(the person serving can allow more with `gradedesk serve --max-desks N`).")
+
+
+class DeskServer(Server):
+    def __init__(self, command: str, *, host: str, port: int, public_url: str, max_desks: int, token: str | None,
+                 loopback: bool) -> None:
+        super().__init__(command, host=host, port=port, title="gradedesk", public_url=public_url.rstrip("/"),
+                         templates_path=TEMPLATES)
+        self.max_desks = max_desks
+        self.desks = 0  # live websocket sessions, each a desk process (changed only on the event loop)
+        self.prefix = f"/{token}" if token else ""
+        self.origins = allowed_origins(self.public_url, port, loopback)
+
+    @property
+    def url(self) -> str:
+        """The address to open (with the token, when there is one): printed once at start."""
+        return f"{self.public_url}{self.prefix}/"
+
+    async def _make_app(self) -> web.Application:
+        app = web.Application()
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes([
+            web.get(f"{self.prefix}/", self.handle_index, name="index"),
+            web.get(f"{self.prefix}/ws", self.handle_websocket, name="websocket"),
+            web.static(f"{self.prefix}/static", self.statics_path, name="static"),
+        ])
+        app.on_startup.append(self.on_startup)
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        """textual-serve prints a banner and the command (the store's path) to stdout: stderr gets one line."""
+        print(f"gradedesk: serving the desk at {self.url} (ctrl-c stops it)", file=sys.stderr, flush=True)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        if self.desks >= self.max_desks:
+            return web.Response(status=503, text=full_text(self.max_desks), headers={"Retry-After": "30"})
+        response = await super().handle_index(request)
+        ws = f"ws{self.public_url.removeprefix('http')}"  # http->ws, https->wss: the desk's own websocket only
+        response.headers["Content-Security-Policy"] = CSP.format(ws=ws)
+        response.headers["Referrer-Policy"] = "no-referrer"  # the token is in the URL: never sent on elsewhere
+        return response
+
+    def origin_refused(self, request: web.Request) -> str | None:
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return "no Origin: a desk opens only from its own page"
+        if origin_of(origin) not in self.origins:
+            return (f"a page at another address ({origin!r}) may not open a desk; open {self.public_url} (or start "
+                    f"serve with --public-url set to the address people open)")
+        return None
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        refused = self.origin_refused(request)
+        if refused is not None:
+            raise web.HTTPForbidden(text=f"gradedesk: {refused}")
+        if self.desks >= self.max_desks:
+            raise web.HTTPServiceUnavailable(text=full_text(self.max_desks))
+        self.desks += 1  # no await since the check: two connections cannot both take the last desk
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self.desks -= 1
