@@ -39,7 +39,8 @@ async def test_a_page_from_another_origin_opens_no_desk(loopback):
     served = loopback
     async with aiohttp.ClientSession() as session:
         for origin in ("http://evil.example", f"http://evil.example:{served.port}", "null",
-                       f"https://127.0.0.1:{served.port}", f"http://127.0.0.1:{served.port + 1}"):
+                       f"https://127.0.0.1:{served.port}", f"http://127.0.0.1:{served.port + 1}",
+                       f"http://127.0.0.1:{served.port}.evil.example"):
             status, text = await refusal(session, served, {"Origin": origin})
             assert status == 403 and "may not open a desk" in text, origin
         status, text = await refusal(session, served, {})

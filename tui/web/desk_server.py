@@ -34,13 +34,13 @@ CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 
        "form-action 'none'")
 
 
-def origin_of(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) as browsers compare origins: case-blind host, default ports filled in."""
-    parsed = URL(url)
-    return (parsed.scheme.lower(), (parsed.host or "").lower(), parsed.port)
+def origin_of(url: str) -> str:
+    """A trusted address's origin as a browser writes it in an Origin header: scheme://host[:port], lowercase, no
+    default port. An Origin header is compared with these as a string, never parsed."""
+    return str(URL(url).origin()).lower()
 
 
-def allowed_origins(public_url: str, port: int, loopback: bool) -> set[tuple[str, str, int | None]]:
+def allowed_origins(public_url: str, port: int, loopback: bool) -> set[str]:
     """The origins whose pages may open a desk: the address browsers are told to open and, when serving on loopback,
     this machine's other names for it at the same port."""
     allowed = {origin_of(public_url)}
@@ -97,7 +97,7 @@ class DeskServer(Server):
         origin = request.headers.get("Origin")
         if origin is None:
             return "no Origin: a desk opens only from its own page"
-        if origin_of(origin) not in self.origins:
+        if origin.lower() not in self.origins:
             return (f"a page at another address ({origin!r}) may not open a desk; open {self.public_url} (or start "
                     f"serve with --public-url set to the address people open)")
         return None
