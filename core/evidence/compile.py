@@ -170,8 +170,7 @@ def _best_window(hit: Hit, lines: list[str], counts: list[int], terms: set[str],
 
 _DEF_LINE = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _DOC_OPEN = re.compile(r"(\s*)[rRuUbB]{0,2}(\"\"\"|\'\'\')")
-ELIDE_ALWAYS = True
-ELIDE_FROM = 4  # docstrings this long (lines) give way to their first line and an elision line when a cut is made
+ELIDE_FROM = 4  # docstrings this long (lines) give way to their first line and an elision line
 
 
 def _docstring(lines: list[str]) -> tuple[int, int] | None:
@@ -194,16 +193,20 @@ def _docstring(lines: list[str]) -> tuple[int, int] | None:
     return None if last is None else (n, last)
 
 
-def _elided(lines: list[str], first_line: int) -> tuple[list[str], tuple[int, int] | None]:
-    """A definition's lines with a long docstring's body left out: its first line stays (the summary), an elision line
-    names the lines left out, and blank lines keep every later line at its number."""
+def _prose_left_out(lines: list[str], first_line: int) -> tuple[list[str], tuple[int, int] | None, set[int]]:
+    """A definition's lines as a cut shows them: a long docstring's body left out (its first line stays, the summary,
+    and an elision line names the lines left out) and comment lines left out (0-based, returned), each a blank line in
+    its place so every later line keeps its number. The lines that answer are code (benchmarks/retrieval_bench.py:
+    leaving comments out bought code coverage at every budget on the natural sets' tuned share)."""
     doc = _docstring(lines)
-    if doc is None or doc[1] - doc[0] + 1 < ELIDE_FROM:
-        return lines, None
-    i, j = doc
-    indent = _DOC_OPEN.match(lines[i]).group(1)  # type: ignore[union-attr]  # _docstring matched this line
-    gap = (first_line + i + 1, first_line + j)
-    return lines[:i + 1] + [elision_line(indent, *gap)] + [""] * (j - i - 1) + lines[j + 1:], gap
+    gap = None
+    if doc is not None and doc[1] - doc[0] + 1 >= ELIDE_FROM:
+        i, j = doc
+        indent = _DOC_OPEN.match(lines[i]).group(1)  # type: ignore[union-attr]  # _docstring matched this line
+        gap = (first_line + i + 1, first_line + j)
+        lines = lines[:i + 1] + [elision_line(indent, *gap)] + [""] * (j - i - 1) + lines[j + 1:]
+    comments = {n for n, line in enumerate(lines) if line.lstrip().startswith("#")}
+    return [("" if n in comments else line) for n, line in enumerate(lines)], gap, comments
 
 
 def _cut(hit: Hit, lines: list[str], counts: list[int], terms: set[str], limit: int,
@@ -305,9 +308,9 @@ class _Packer:
             return
         text, start, end = hit.text, hit.start_line, hit.end_line
         limit = min(self.limit, free - overhead - 1)
-        gap = None
-        if hit.kind in DEFINITION_KINDS and (n_tokens > limit or ELIDE_ALWAYS):
-            lines, gap = _elided(lines, hit.start_line)
+        gap, comments = None, set[int]()
+        if hit.kind in DEFINITION_KINDS:  # a definition's prose gives way to its code, whole or cut
+            lines, gap, comments = _prose_left_out(lines, hit.start_line)
         if gap or n_tokens > limit:
             counts = _line_counts(lines, tok)
             cut = _cut(hit, lines, counts, self.terms, limit, tok)
@@ -323,10 +326,11 @@ class _Packer:
             gap = gap if gap and gap[0] <= end else None
             if gap and gap[1] > end:
                 gap = (gap[0], end)
-            reason = selection_reason(hit, role, Cut(hit.start_line, hit.end_line, end - start + 1, how, gap))
+            left_out = sum(i <= n <= j for n in comments)
+            cut_made = Cut(hit.start_line, hit.end_line, end - start + 1, how, gap, left_out)
+            reason = selection_reason(hit, role, cut_made)
             why = f"{hit_tokens} tokens would not fit" if hit_tokens > limit else "whole, it would fit"
-            left = f", docstring lines {gap[0]}-{gap[1]} left out" if gap else ""
-            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end}{left} ({why})")
+            pack.warnings.append(f"{_describe(hit)} cut to lines {start}-{end}{cut_made.prose_left_out()} ({why})")
             pack.sliced += 1
             if content_hash(text) in self.seen:  # a cut can equal kept evidence even when the whole chunks differ
                 self.leave_out(hit, role, DUPLICATE, self.seen[content_hash(text)])

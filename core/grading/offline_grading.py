@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from gradedesk.core.progress import Progress
 from gradedesk.core.grading.claim_store import compute_run_claims
-from gradedesk.core.grading.code_coverage import grade_code_coverage
-from gradedesk.core.grading.retrieval_evals import grade_retrieval
+from gradedesk.core.grading.evidence_grades import grade_evidence
 from gradedesk.core.grading.rules import RULES_ID, has_gold, rule_grade_run
 from gradedesk.core.grading.scorers import OFFLINE_METHOD, score_offline_run
 from gradedesk.core.store.answers import answers_of_run
@@ -36,8 +35,7 @@ class OfflineReport:
 
 def grade_offline(store: Store, run_id: int, progress: Progress | None = None) -> OfflineReport:
     stale = stale_grade_counts(store, run_id).get("rule", 0)
-    retrieval, rules = grade_retrieval(store, run_id, progress), rule_grade_run(store, run_id, progress)
-    grade_code_coverage(store, run_id, progress)  # the same answers as retrieval's
+    retrieval, rules = grade_evidence(store, run_id, progress), rule_grade_run(store, run_id, progress)
     claims = compute_run_claims(store, run_id, progress)
     no_gold = sum(not has_gold(a["gold_answer"]) for a in answers_of_run(store, run_id))
     return OfflineReport(run_id, retrieval, rules, score_offline_run(store, run_id, progress), claims,

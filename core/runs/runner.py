@@ -35,7 +35,7 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.providers import ChatResult, ProviderError, endpoint_host, run_bounded
 from gradedesk.core.runs.questions import Question, benchmark_name, load_questions, store_questions
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
-from gradedesk.core.grading.retrieval_evals import grade_retrieval
+from gradedesk.core.grading.evidence_grades import grade_evidence
 from gradedesk.core.runs.failures import stuck
 from gradedesk.core.runs.kept_replies import keep, kept, kept_path
 from gradedesk.core.store.answers import (AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer,
@@ -395,8 +395,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
                 raise StoreError(f"{faults[0]}. {summary.kept} repl{'y' if summary.kept == 1 else 'ies'} received "
                                  f"could not be stored and are kept in {kept_path(store.path)}: the next `gradedesk "
                                  "run` on this store takes them in") from None
-        if summary.answered_now:  # retrieval figures need no model: there as soon as the answers are
-            grade_retrieval(store, run_id)
+        if summary.answered_now:  # retrieval and code coverage need no model: there as soon as the answers are
+            grade_evidence(store, run_id)
     except KeyboardInterrupt:
         summary.interrupted = True
     except UserError:

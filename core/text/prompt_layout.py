@@ -123,7 +123,8 @@ _BRIEF_NOTES = {"call graph": lambda note: note,  # how the graph reached it: "s
                 "path match": lambda note: "file named" if note.endswith("is named in the question") else ""}
 _FULL_REASON_RE = re.compile(r"Fused rank (?P<rank>\d+) as (?P<role>\w+) evidence, found by (?P<found>.+?)"
                              r"(?:; cut from lines (?P<a>\d+)-(?P<b>\d+) to (?:the (?P<n>\d+) lines that best match "
-                             r"the question|its first (?P<first>\d+) lines)(?:, docstring lines (?P<e>\d+)-(?P<f>\d+) left out)?)?\.")
+                             r"the question|its first (?P<first>\d+) lines)(?:, docstring lines (?P<e>\d+)-(?P<f>\d+) left out)?"
+                             r"(?:, (?P<comments>\d+) comment lines? left out)?)?\.")
 _FOUND_SPLIT_RE = re.compile(r"; (?=[\w -]+ rank \d+)")
 _FOUND_RE = re.compile(r"(?P<method>[\w -]+?) rank (?P<rank>\d+)(?: \(score (?P<score>-?[\d.]+)\))?"
                        r"(?:(?: on |: )(?P<note>.*))?")
@@ -155,19 +156,27 @@ class Reason:
 class Cut:
     """A chunk cut to fit: its first and last line, the number of lines kept, and which: `first` (a definition's
     signature and the body in order, compiler 5 on) or `match` (the lines that best match the question); `elided`: the
-    docstring lines a first-lines cut left out (an `elision_line` stands in their place)."""
+    docstring lines a first-lines cut left out (an `elision_line` stands in their place); `comments`: the comment lines
+    within the kept lines it left out (each a blank line in its place)."""
 
     first: int
     last: int
     kept: int
     how: str = "match"
     elided: tuple[int, int] | None = None
+    comments: int = 0
 
     def words(self) -> str:
         which = f"its first {self.kept} lines" if self.how == "first" else \
             f"the {self.kept} lines that best match the question"
+        return f"cut from lines {self.first}-{self.last} to {which}{self.prose_left_out()}"
+
+    def prose_left_out(self) -> str:
+        """`, docstring lines a-b left out, 3 comment lines left out` (empty when the cut left no prose out)."""
         gap = f", docstring lines {self.elided[0]}-{self.elided[1]} left out" if self.elided else ""
-        return f"cut from lines {self.first}-{self.last} to {which}{gap}"
+        if self.comments:
+            gap += f", {self.comments} comment line{'s' if self.comments > 1 else ''} left out"
+        return gap
 
 
 ELISION = "… docstring lines {a}-{b} left out"  # stands for the docstring lines a cut left out; blank lines follow it
@@ -214,7 +223,7 @@ def read_reason(text: str) -> Reason | None:
         first = m["first"] is not None
         elided = (int(m["e"]), int(m["f"])) if m["e"] else None
         cut = Cut(int(m["a"]), int(m["b"]), int(m["first"] if first else m["n"]), "first" if first else "match",
-                  elided)
+                  elided, int(m["comments"] or 0))
     return Reason(int(m["rank"]), m["role"], tuple(found), cut)
 
 

@@ -43,7 +43,8 @@ def test_the_plan_line_counts_the_calls_made_and_estimates_their_prompt_tokens(p
     assert calls == len(chat_server.answer_requests) == 9  # 3 questions: raw and two budgets
     assert abs(estimate / reported_prompt_tokens(chat_server) - 1) < 0.10
     with open_store(db) as store:  # retrieval figures need no model: stored with the answers, before any grader
-        assert store._scalar("SELECT count(DISTINCT answer_id) FROM answer_scores WHERE metric = 'file_recall'") == 9
+        for metric in ("file_recall", "code_coverage"):
+            assert store._scalar("SELECT count(DISTINCT answer_id) FROM answer_scores WHERE metric = ?", [metric]) == 9
     code, out, _ = cli(capsys, "summary", "--store", db)
     assert code == 0 and "answer quality needs a model" not in out and "answer quality needs a judge" in out
 

@@ -156,6 +156,30 @@ def test_a_cut_leaves_a_long_docstring_out_and_every_line_keeps_its_number(tmp_p
     assert validate(build_bundle(pack)) == []
 
 
+def test_a_cut_leaves_comment_lines_out_and_says_how_many(tmp_path):
+    """A comment line is prose too: a definition's cut shows a blank line in its place (later lines keep their numbers)
+    and its reason counts the comment lines left out; code lines stay as the file has them."""
+    body = "\n".join(f"    # why step {i} is here\n    weight_{i} = measure_parcel({i})" for i in range(60))
+    repo = tmp_path / "comments"
+    repo.mkdir()
+    (repo / "scale.py").write_text(f"def weigh_parcel(parcel):\n{body}\n    return weight_0\n")
+    for n in range(4):
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "c.db") as store:
+        index_repository(store, repo)
+        hits = retrieve(store, "weigh_parcel", k=5)
+        pack = compile_context("weigh_parcel", hits, 600)
+    [s] = [s for s in pack.snippets if s.symbol_name == "weigh_parcel"]
+    source = split_lines((repo / "scale.py").read_text())
+    kept = s.text.split("\n")
+    assert not any(line.lstrip().startswith("#") for line in kept)
+    for n, line in enumerate(kept, start=s.start_line):
+        assert line == ("" if source[n - 1].lstrip().startswith("#") else source[n - 1])
+    comments = sum(source[n - 1].lstrip().startswith("#") for n in range(s.start_line, s.end_line + 1))
+    assert comments > 5 and f"{comments} comment lines left out" in s.selection_reason
+    assert validate(build_bundle(pack)) == []
+
+
 def test_baseline_windows_compile_into_a_valid_bundle(indexed):
     from gradedesk.core.retrieval.baseline import baseline_retrieve
 

@@ -93,7 +93,8 @@ FOUND = [Found("BM25", 10, 9.2611, "terms 'static', 'serve'"),
 
 @pytest.mark.parametrize("role", ROLES)
 def test_every_full_reason_reads_back_and_its_brief_form_names_role_and_methods(role):
-    for n, cut in itertools.product(range(len(FOUND) + 1), [None, Cut(52, 73, 15), Cut(52, 73, 15, "first"), Cut(52, 73, 9, "first", (54, 60))]):
+    for n, cut in itertools.product(range(len(FOUND) + 1), [None, Cut(52, 73, 15), Cut(52, 73, 15, "first"), Cut(52, 73, 9, "first", (54, 60)),
+                                                                       Cut(52, 73, 9, "first", (54, 60), 3), Cut(52, 73, 9, "first", None, 1)]):
         found = tuple(FOUND[:n])
         reason = Reason(n + 1, role, found, cut)
         read = read_reason(full_reason(reason))
