@@ -1,12 +1,12 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
-compile_context (compiler 5) puts the answer first. Candidates are considered in rank order, the question's subject
+compile_context (compiler 5 on) puts the answer first. Candidates are considered in rank order, the question's subject
 before breadth: the definitions of what the question names and the ALWAYS_FIRST best hits, then the callers and callees
 the call graph reached from those definitions, then every other hit. Each is kept whole when it fits within a
 per-snippet limit (a SNIPPET_SHARE of the budget, at least SNIPPET_FLOOR tokens), else cut: a definition to its
-signature and first body lines (a long docstring left out behind an elision line, blank lines keeping every line at
-its number), other text to the contiguous lines that best match the question. A candidate not kept is left out for
-one reason of a fixed list (LEFT_OUT_REASONS), each true of the compiler's ledger at that moment: a duplicate of kept
+signature and first body lines (a long docstring left out behind an elision line, comment lines left out, blank lines
+keeping every line at its number), other text to the contiguous lines that best match the question. A candidate not
+kept is left out for one reason of a fixed list (LEFT_OUT_REASONS), each true of the compiler's ledger at that moment: a duplicate of kept
 evidence (content-level: normalized text hashes, not chunk ids), displaced (its lines inside kept evidence), did not
 fit (its smallest useful cut, header included, needed more than the tokens then free, by the exact count of the context
 so far), or taken out last to keep the exact total. Each snippet gets an evidence role and a selection reason (which
@@ -17,14 +17,13 @@ Everything dropped or cut is a warning. build_bundle adds coverage notes that sa
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, EvidenceSnippet, prompt_context, validate
-from gradedesk.core.text.prompt_layout import (METHOD_WORDS, SNIPPET_SEPARATOR, Cut, Found, Reason, elision_line,
-                                                full_reason)
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
+from gradedesk.core.text.selection_reason import METHOD_WORDS, Cut, Found, Reason, full_reason
 from gradedesk.core.text.hashing import content_hash
-from gradedesk.core.text.codeterms import code_tokens
+from gradedesk.core.evidence.cuts import cut_lines, line_counts, prose_left_out
 from gradedesk.core.errors import UserError
 from gradedesk.core.text.question import QuestionInfo, analyse_question
 from gradedesk.core.retrieval.hybrid import DEFINITION_KINDS, Hit, is_test_path, retrieve, unindexed_files
@@ -114,108 +113,6 @@ def selection_reason(hit: Hit, role: str, cut: Cut | None = None) -> str:
                         hit.method_scores.get(m, 0.0) if m == "bm25" else None, hit.matches.get(m, ""))
                   for m in sorted(hit.method_ranks, key=lambda m: hit.method_ranks[m]))
     return full_reason(Reason(hit.rank, role, found, cut))
-
-
-def _line_counts(lines: list[str], tok: Tokenizer) -> list[int]:
-    return [len(tok.encoding.encode_ordinary(line)) + 1 for line in lines]
-
-
-def _trim(lines: list[str], i: int, j: int, limit: int, tok: Tokenizer) -> tuple[int, int, int] | None:
-    """Lines i..j without blank edges, shortened at the end until their exact count is within `limit`."""
-    while i < j and not lines[i].strip():
-        i += 1
-    n_tokens = limit + 1
-    while j >= i:
-        while j > i and not lines[j].strip():
-            j -= 1
-        n_tokens = tok.count("\n".join(lines[i:j + 1]))
-        if n_tokens <= limit or j == i:  # per-line counts are close, not exact: trim until the exact count fits
-            break
-        j -= 1
-    return (i, j, n_tokens) if n_tokens <= limit else None
-
-
-def _first_lines(lines: list[str], counts: list[int], limit: int, tok: Tokenizer) -> tuple[int, int, int] | None:
-    """A definition's cut: its first lines (decorators, signature, then the body in order) within `limit` tokens."""
-    j, used = -1, 0
-    while j + 1 < len(lines) and used + counts[j + 1] <= limit:
-        j += 1
-        used += counts[j]
-    return _trim(lines, 0, j, limit, tok) if j >= 0 else None
-
-
-def _best_window(hit: Hit, lines: list[str], counts: list[int], terms: set[str], limit: int,
-                 tok: Tokenizer) -> tuple[int, int, int] | None:
-    """Prose and module text's cut: the contiguous lines within `limit` tokens that match most question terms."""
-    terms = terms - set(code_tokens(hit.symbol_name or ""))  # the header names the symbol already
-    scores = [len(terms.intersection(code_tokens(line))) for line in lines]
-    best: tuple[int, int] | None = None
-    best_score = -1
-    window_score = 0
-    j, window_tokens = -1, 0
-    for i in range(len(lines)):
-        if j < i - 1:
-            j, window_tokens, window_score = i - 1, 0, 0
-        while j + 1 < len(lines) and window_tokens + counts[j + 1] <= limit:
-            j += 1
-            window_tokens += counts[j]
-            window_score += scores[j]
-        if j >= i and window_score > best_score:
-            best, best_score = (i, j), window_score
-        if j >= i:
-            window_tokens -= counts[i]
-            window_score -= scores[i]
-    return None if best is None else _trim(lines, best[0], best[1], limit, tok)
-
-
-_DEF_LINE = re.compile(r"\s*(?:async\s+def|def|class)\b")
-_DOC_OPEN = re.compile(r"(\s*)[rRuUbB]{0,2}(\"\"\"|\'\'\')")
-ELIDE_FROM = 4  # docstrings this long (lines) give way to their first line and an elision line
-
-
-def _docstring(lines: list[str]) -> tuple[int, int] | None:
-    """0-based first and last line of a definition's docstring (its text's own def/class), found line by line."""
-    k = next((n for n, line in enumerate(lines) if _DEF_LINE.match(line)), None)
-    if k is None:
-        return None
-    while k < len(lines) and not lines[k].split("#", 1)[0].rstrip().endswith(":"):  # a signature over several lines
-        k += 1
-    n = k + 1
-    while n < len(lines) and not lines[n].strip():
-        n += 1
-    opened = _DOC_OPEN.match(lines[n]) if n < len(lines) else None
-    if opened is None:
-        return None
-    quote = opened.group(2)
-    if quote in lines[n][opened.end():]:
-        return n, n
-    last = next((m for m in range(n + 1, len(lines)) if quote in lines[m]), None)
-    return None if last is None else (n, last)
-
-
-def _prose_left_out(lines: list[str], first_line: int) -> tuple[list[str], tuple[int, int] | None, set[int]]:
-    """A definition's lines as a cut shows them: a long docstring's body left out (its first line stays, the summary,
-    and an elision line names the lines left out) and comment lines left out (0-based, returned), each a blank line in
-    its place so every later line keeps its number. The lines that answer are code (benchmarks/retrieval_bench.py:
-    leaving comments out bought code coverage at every budget on the natural sets' tuned share)."""
-    doc = _docstring(lines)
-    gap = None
-    if doc is not None and doc[1] - doc[0] + 1 >= ELIDE_FROM:
-        i, j = doc
-        indent = _DOC_OPEN.match(lines[i]).group(1)  # type: ignore[union-attr]  # _docstring matched this line
-        gap = (first_line + i + 1, first_line + j)
-        lines = lines[:i + 1] + [elision_line(indent, *gap)] + [""] * (j - i - 1) + lines[j + 1:]
-    comments = {n for n, line in enumerate(lines) if line.lstrip().startswith("#")}
-    return [("" if n in comments else line) for n, line in enumerate(lines)], gap, comments
-
-
-def _cut(hit: Hit, lines: list[str], counts: list[int], terms: set[str], limit: int,
-         tok: Tokenizer) -> tuple[int, int, int] | None:
-    """The lines to keep of a chunk over `limit`: a definition's signature and first body lines (what it is and does,
-    in the order it does it), other text's lines that best match the question."""
-    if hit.kind in DEFINITION_KINDS:
-        return _first_lines(lines, counts, limit, tok)
-    return _best_window(hit, lines, counts, terms, limit, tok)
 
 
 def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str]) -> list[Hit]:
@@ -310,10 +207,10 @@ class _Packer:
         limit = min(self.limit, free - overhead - 1)
         gap, comments = None, set[int]()
         if hit.kind in DEFINITION_KINDS:  # a definition's prose gives way to its code, whole or cut
-            lines, gap, comments = _prose_left_out(lines, hit.start_line)
+            lines, gap, comments = prose_left_out(lines, hit.start_line)
         if gap or n_tokens > limit:
-            counts = _line_counts(lines, tok)
-            cut = _cut(hit, lines, counts, self.terms, limit, tok)
+            counts = line_counts(lines, tok)
+            cut = cut_lines(hit, lines, counts, self.terms, limit, tok)
             if cut is None:  # its first line alone is longer than the limit: it may take what is free
                 need = overhead + 1 + tok.count(lines[0])
                 if need > free:

@@ -13,7 +13,8 @@ from gradedesk.core.evidence.stored import load_bundle, save_bundle
 from gradedesk.core.index.indexer import index_repository
 from gradedesk.core.runs.questions import bundled_questions_path, load_questions
 from gradedesk.core.store.connection import open_store
-from gradedesk.core.text.prompt_layout import METHOD_WORDS, SNIPPET_SEPARATOR, parse_header, read_reason
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR, parse_header
+from gradedesk.core.text.selection_reason import METHOD_WORDS, read_reason
 from gradedesk.core.text.tokens import get_tokenizer
 
 BUDGETS = (500, 700, 1000, 1500, 2000, 3000, 4000, 6000, 8000)

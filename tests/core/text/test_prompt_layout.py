@@ -17,16 +17,13 @@ from gradedesk.core.retrieval.hybrid import Hit
 from gradedesk.core.review.blind import neutral_answer
 from gradedesk.core.runs.prompts import bundle_messages, raw_messages
 from gradedesk.core.text.matching import find_citations
+from gradedesk.core.text.selection_reason import (METHOD_WORDS, Cut, Found, Reason, brief_reason, full_reason,
+                                                   read_reason)
 from gradedesk.core.text.prompt_layout import (
     CONTEXT_MARK,
-    Cut,
     SNIPPET_SEPARATOR,
-    METHOD_WORDS,
     CitationRef,
-    Found,
     Header,
-    Reason,
-    brief_reason,
     bundle_block,
     cite,
     enclosed,
@@ -40,8 +37,6 @@ from gradedesk.core.text.prompt_layout import (
     place,
     read_block_start,
     read_citations,
-    read_reason,
-    full_reason,
     reason_line,
     user_message,
 )
