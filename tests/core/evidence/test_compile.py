@@ -129,23 +129,29 @@ def test_bad_budget_is_a_user_error():
         compile_context("q", [], 0)
 
 
+def _weigh_parcel_cut(tmp_path, scale_py: str):
+    """The weigh_parcel snippet of a 600-token bundle over a repository of scale.py (this text) and four small files,
+    with scale.py's lines."""
+    repo = tmp_path / "scale"
+    repo.mkdir()
+    (repo / "scale.py").write_text(scale_py)
+    for n in range(4):
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "scale.db") as store:
+        index_repository(store, repo)
+        pack = compile_context("weigh_parcel", retrieve(store, "weigh_parcel", k=5), 600)
+    assert validate(build_bundle(pack)) == []
+    [s] = [s for s in pack.snippets if s.symbol_name == "weigh_parcel"]
+    return s, split_lines(scale_py)
+
+
 def test_a_cut_leaves_a_long_docstring_out_and_every_line_keeps_its_number(tmp_path):
     """Prose is not what a cut keeps: the docstring's first line stays, an elision line names the lines left out, and
     blank lines hold their places, so the code after it sits at its own line numbers."""
     doc = "\n".join(f"    Paragraph line {i} about parcels in general." for i in range(30))
     body = "\n".join(f"    weight_{i} = measure_parcel({i})" for i in range(80))
-    repo = tmp_path / "docs"
-    repo.mkdir()
-    (repo / "scale.py").write_text(f'import os\n\n\ndef weigh_parcel(parcel):\n    """Weigh a parcel.\n\n{doc}\n    """\n'
-                                   f"{body}\n    return weight_0\n")
-    for n in range(4):
-        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
-    with open_store(tmp_path / "docs.db") as store:
-        index_repository(store, repo)
-        hits = retrieve(store, "weigh_parcel", k=5)
-        pack = compile_context("weigh_parcel", hits, 600)
-    [s] = [s for s in pack.snippets if s.symbol_name == "weigh_parcel"]
-    source = split_lines((repo / "scale.py").read_text())
+    s, source = _weigh_parcel_cut(tmp_path, f'import os\n\n\ndef weigh_parcel(parcel):\n    """Weigh a parcel.\n\n{doc}\n'
+                                            f'    """\n{body}\n    return weight_0\n')
     kept = s.text.split("\n")
     assert kept[0] == "def weigh_parcel(parcel):" and kept[1] == '    """Weigh a parcel.'
     assert kept[2] == "    … docstring lines 6-37 left out" and all(line == "" for line in kept[3:34])
@@ -153,31 +159,19 @@ def test_a_cut_leaves_a_long_docstring_out_and_every_line_keeps_its_number(tmp_p
     for n, line in enumerate(kept[34:], start=s.start_line + 34):
         assert line == source[n - 1]
     assert "docstring lines 6-37 left out" in s.selection_reason and s.end_line < 120
-    assert validate(build_bundle(pack)) == []
 
 
 def test_a_cut_leaves_comment_lines_out_and_says_how_many(tmp_path):
     """A comment line is prose too: a definition's cut shows a blank line in its place (later lines keep their numbers)
     and its reason counts the comment lines left out; code lines stay as the file has them."""
     body = "\n".join(f"    # why step {i} is here\n    weight_{i} = measure_parcel({i})" for i in range(60))
-    repo = tmp_path / "comments"
-    repo.mkdir()
-    (repo / "scale.py").write_text(f"def weigh_parcel(parcel):\n{body}\n    return weight_0\n")
-    for n in range(4):
-        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
-    with open_store(tmp_path / "c.db") as store:
-        index_repository(store, repo)
-        hits = retrieve(store, "weigh_parcel", k=5)
-        pack = compile_context("weigh_parcel", hits, 600)
-    [s] = [s for s in pack.snippets if s.symbol_name == "weigh_parcel"]
-    source = split_lines((repo / "scale.py").read_text())
+    s, source = _weigh_parcel_cut(tmp_path, f"def weigh_parcel(parcel):\n{body}\n    return weight_0\n")
     kept = s.text.split("\n")
     assert not any(line.lstrip().startswith("#") for line in kept)
     for n, line in enumerate(kept, start=s.start_line):
         assert line == ("" if source[n - 1].lstrip().startswith("#") else source[n - 1])
     comments = sum(source[n - 1].lstrip().startswith("#") for n in range(s.start_line, s.end_line + 1))
     assert comments > 5 and f"{comments} comment lines left out" in s.selection_reason
-    assert validate(build_bundle(pack)) == []
 
 
 def test_baseline_windows_compile_into_a_valid_bundle(indexed):
