@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     code = "the labelled symbols' code the evidence shows, " if names_code(s.headline) else ""
     section(f"headline: {title}, {code}recall of the evidence against the expected files and symbols, prompt "
             "tokens, pass rates (means with 95% bootstrap intervals)")
-    print_table(*headline_table(s.headline, lead_with_code=True))
+    print_table(*headline_table(s.headline))
     if s.headline.quality_note:
         print(s.headline.quality_note)
     section("answers, tokens and cost per method")

@@ -195,12 +195,12 @@ def names_code(h: Headline) -> bool:
     return any(m.code_coverage.value is not None for m in h.methods)
 
 
-def headline_table(h: Headline, lead_with_code: bool = False) -> tuple[list[str], list[list[str]]]:
+def headline_table(h: Headline) -> tuple[list[str], list[list[str]]]:
     """The headline as plain headers and cells (no markup): recall and pass rates to two decimals, tokens whole, each
     with its interval; down a column, a figure not defined for one reason says so once (core/stats texts_once).
-    `lead_with_code` (summary): where the benchmark names symbols, definitions present and code coverage come first,
-    beside file recall, which breadth alone can raise."""
-    code = lead_with_code and names_code(h)
+    Where the benchmark names symbols, definitions present and code coverage come first, beside file recall, which
+    breadth alone can raise (`summary` and the desk's agreement screen alike)."""
+    code = names_code(h)
     headers = ["method", "n", *(["definitions present", "code coverage"] if code else []), "file recall",
                "symbol recall", "prompt tokens", *(f"pass: {g}" for g in h.graders)]
     columns = [*([[m.definitions_present for m in h.methods], [m.code_coverage for m in h.methods]] if code else []),

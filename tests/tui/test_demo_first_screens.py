@@ -1,6 +1,6 @@
 """The demo's first screens as a new user sees them: the desk's palette and the agreement screen name the rule grader
-as such (the demo has no judge), and the agreement screen leads with the raw-vs-bundles headline, a figure not defined
-for one reason saying so once; at 80x24 and 100x30."""
+as such (the demo has no judge), and the agreement screen leads with the raw-vs-bundles headline (definitions present
+and code coverage first), a figure not defined for one reason saying so once; at 80x24 and 100x30."""
 
 from __future__ import annotations
 
@@ -61,4 +61,6 @@ async def test_the_agreement_screen_leads_with_the_headline_and_names_the_rule_g
     assert "vs rule grader (rules/1)" in first and "Raw vs bundles" in first
     assert "the judge" not in plain and "judge does" not in plain
     assert "pass: rule" in head and "answer quality needs a model" in head
+    # the benchmark names symbols: the code the evidence shows comes first, before file recall (breadth can raise it)
+    assert head.index("definitions present") < head.index("code coverage") < head.index("file recall")
     assert plain.count("TPR + TNR") == 1  # the corrected pass rates' reason, once for every arm
