@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gradedesk.core.errors import UserError
+from gradedesk.core.errors import InputError, UserError
 from gradedesk.core.limits import too_long
 from gradedesk.core.store.answers import NewAnswer, add_answer, answer_statuses
 from gradedesk.core.store.connection import Store, utc_now
@@ -269,8 +269,10 @@ def import_traces(store: Store, read: TraceRead, sides: list[list[TraceAnswer]],
                 report.traces += 1
                 report.answers += 1
         if existing is None and not report.answers:  # no empty run left behind
-            raise UserError(f"{read.source} {read.title}: no trace with an answer to import"
-                            + (f" ({len(report.skipped)} skipped)" if report.skipped else ""))
+            nothing = f"{read.source} {read.title}: no trace with an answer to import"
+            if report.skipped:  # each trace's reason, then why nothing was stored (printed as an input's problems)
+                raise InputError([*report.skipped, f"{nothing}: every trace was skipped"])
+            raise UserError(nothing)
     return report
 
 

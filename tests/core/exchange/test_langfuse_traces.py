@@ -198,3 +198,16 @@ def test_side_by_and_a_second_project_are_one_or_the_other(tmp_path, capsys):
     assert err == ("gradedesk: error: --side-by and --side-b-project: name the sides one way, by an attribute within "
                    "--project or by a second project\n")
     assert not db.exists()
+
+
+def test_when_every_trace_is_skipped_each_reason_is_said_and_nothing_is_stored(tmp_path, capsys):
+    db = tmp_path / "store.db"
+    mute = trace("e" * 32, "f" * 16, "Which file opens the store?", None, [])
+    export = write_export(tmp_path / "traces.json", [mute])
+    code, out, err = cli(capsys, "import-traces", "--langfuse", export, "--store", db)
+    assert (code, out) == (2, "")
+    assert err == (f"{export}: trace 1: langfuse trace {'e' * 32} observation {'f' * 16}: the generation has no "
+                   "output; skipped\n"
+                   "langfuse proj-rag: no trace with an answer to import: every trace was skipped\n"
+                   "gradedesk: 2 problem(s); nothing was stored\n")
+    assert not db.exists()
