@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
                     batch_size=args.embeddings_batch_size, concurrency=args.embeddings_concurrency,
                     endpoint_host=endpoint_host(args.embeddings_base_url), progress=lambda d, t: bar("embed", d, t))
         missing = missing_vectors(store, repo)
+    for path, why in report.unreadable.items():
+        info(f"gradedesk: warning: {report.root}/{path}: cannot be read ({why}); not indexed")
     for model, count in missing.items():
         if not embedded or model != embedded.model:
             info(f"note: {count} chunk(s) have no vector from {model}; index again with --embeddings-model {model} "
@@ -76,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{report.name}: {report.files_seen} files seen, {report.files_indexed} indexed, "
               f"{report.files_unchanged} unchanged, {report.files_skipped} skipped (binary or over 1 MB), "
-              f"{report.files_removed} removed; {report.chunks} chunks "
+              + (f"{len(report.unreadable)} unreadable (named above), " if report.unreadable else "")
+              + f"{report.files_removed} removed; {report.chunks} chunks "
               f"({report.seconds:.1f} s)")
         if embedded:
             print(f"vectors from {embedded.model}: {embedded.embedded} chunk(s) embedded, {embedded.reused} unchanged "

@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +38,7 @@ from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 
 ANALYZER = "codetokens/2"  # names the BM25 term analyzer; a stored index made by another one is rebuilt
 SKIPPED = "skipped"  # files.language of a binary or too-large file: listed, never chunked
+UNREADABLE = "unreadable"  # a file that could not be read this time: named in the report, never stored
 PARALLEL_MIN_FILES = 200  # below this, worker start-up costs more than it saves
 
 
@@ -53,6 +54,8 @@ class IndexReport:
     chunks: int
     seconds: float
     files_skipped: int = 0  # binary (a NUL byte) or over 1 MB: listed, not chunked
+    unreadable: dict[str, str] = field(default_factory=dict)  # path: why it could not be read (its earlier index, if
+    # any, is kept)
 
 
 @dataclass
@@ -65,6 +68,7 @@ class _FileResult:
     chunks: list[RawChunk]
     token_counts: list[int]  # exact, per chunk
     terms: list[tuple[dict[str, int], int]]  # BM25 term counts and document length, per chunk
+    problem: str = ""  # why an UNREADABLE file could not be read
 
 
 def document_terms(file_path: str, symbol_name: str | None, text: str) -> list[str]:
@@ -80,7 +84,10 @@ def document_counts(file_path: str, symbol_name: str | None, text: str) -> tuple
 def _process(job: tuple[str, str, int, int, str]) -> _FileResult:
     """Read, chunk, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
     rel, full, size, mtime_ns, tokenizer_id = job
-    got = read_text_file(full)
+    try:
+        got = read_text_file(full)
+    except OSError as exc:
+        return _FileResult(rel, size, mtime_ns, "", UNREADABLE, [], [], [], exc.strerror or str(exc))
     if got is None:  # binary or huge: remembered without chunks, so it is not read again while unchanged
         return _FileResult(rel, size, mtime_ns, "", SKIPPED, [], [], [])
     data, text = got
@@ -170,12 +177,13 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         if progress:
             progress(done, total, path)
 
-    jobs, unchanged, skipped = [], 0, 0
+    jobs, unchanged, skipped, unreadable = [], 0, 0, {}
     for rel in paths:
         full = str(root_path / rel)
         try:
             st = os.stat(full)
-        except OSError:
+        except OSError as exc:
+            unreadable[rel] = exc.strerror or str(exc)
             continue
         prev = old.get(rel)
         if prev and not force and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
@@ -195,6 +203,9 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
     changed: list[_FileResult] = []
     for result in results:
         kept.add(result.path)
+        if result.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
+            unreadable[result.path] = result.problem
+            continue
         prev = old.get(result.path)
         if result.language == SKIPPED:
             skipped += 1
@@ -234,7 +245,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         n_chunks = chunk_count(store, repo_id)
     indexed = sum(1 for r in changed if r.language != SKIPPED)
     return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
-                       round(time.perf_counter() - started, 3), skipped)
+                       round(time.perf_counter() - started, 3), skipped, dict(sorted(unreadable.items())))
 
 
 def _upsert_repo(store: Store, repo: RepoRecord | None, name: str, root: Path, tokenizer_id: str,

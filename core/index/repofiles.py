@@ -141,20 +141,16 @@ def _regular(path: str) -> bool:
 
 
 def read_text_file(path: str | os.PathLike) -> tuple[bytes, str] | None:
-    """(bytes, text) of an indexable file, or None for binaries (a NUL byte), huge files, unreadable ones and anything
-    that is not a regular file (checked on the open file: a FIFO put in place after listing cannot block the read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
+    """(bytes, text) of an indexable file, or None for binaries (a NUL byte), huge files and anything that is not a
+    regular file (checked on the open file: a FIFO put in place after listing cannot block the read). OSError when it
+    cannot be opened or read (no permission, an I/O error): the indexer names it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError:
-        return None
     finally:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES or b"\0" in data:
