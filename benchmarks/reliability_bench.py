@@ -8,19 +8,27 @@ inputs were tried and how many failed (0 expected). Every try runs the real `gra
 2. escapes: each hostile sequence alone and all together in a run log's question, answer, label and judge model, then
    runs, summary, export, export-scores and agree (text and --json): no control or bidi character on stdout or stderr;
    and terminal_safe on random strings mixing controls, bidi, emoji and right-to-left text.
-3. store faults: a store cut at many lengths, overwritten with text, and locked past the busy timeout, under reading
-   and writing commands: one `gradedesk: error:` line naming the store, exit 2, no traceback.
+3. store faults: a store cut at many lengths (a cut that removes only zeros leaves the store whole: not counted),
+   overwritten with text, and locked past the busy timeout, under reading and writing commands: one `gradedesk:
+   error:` line naming the store, exit 2, no traceback.
 4. deep JSON: nesting depths just over the bound up to 100,000 in a questions file, a run log, a trace export and a
    bundle: one line naming file, line and "nested too deeply", exit 2.
-5. smaller: `--api-key KEY` in its spellings (never echoed), grader names with control characters (--grader,
+5. served desk: real `gradedesk serve` processes (loopback, and 0.0.0.0 with its token) met through aiohttp as a
+   browser would: foreign, look-alike and missing Origins refused (403) and the desk's own accepted; paths without the
+   token, with a wrong one, a cut or a changed one answer 404 and the printed URL 200; past --max-desks the page and
+   the websocket answer 503, and the freed desk opens again; every address the page loads is the server's own and the
+   Content-Security-Policy says 'self'; a second desk under a name whose desk is open is refused and never shows the
+   first's item nor stores a grade; the hostile corpus through a served desk's stream: none of its sequences.
+6. smaller: `--api-key KEY` in its spellings (never echoed), grader names with control characters (--grader,
    $GRADEDESK_GRADER, import --grader).
-The served desk (Origin, token, cap) is not built yet: not measured here. The desk keeping grades typed while the
-store is locked is a Pilot test (tests/tui/test_locked_store_desk.py), not measured here.
+The desk keeping grades typed while the store is locked is a Pilot test (tests/tui/test_locked_store_desk.py), not
+measured here.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import io
 import json
@@ -32,6 +40,7 @@ import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,8 +48,11 @@ from gradedesk.core.store import connection
 from gradedesk.core.text.terminal import terminal_safe
 from gradedesk.tui.cli import main
 from tests.fixtures.cli import STORE_TARGETS, store_target
+from tests.fixtures.langfuse_export import hostile_traces
+from tests.fixtures.served import Served, desk, handshake, page_links
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+TEXTUAL_POINTER = re.compile("\x1b\\]22;[a-z-]*\x07")  # Textual's own OSC 22 (pointer shape), ended by a bell
 SEQUENCES = {"csi-clear": "\x1b[2J\x1b[H", "osc0-title": "\x1b]0;TITLE\x07", "osc8-link": "\x1b]8;;http://e/\x1b\\x",
              "osc52-clipboard": "\x1b]52;c;cHduZWQ=\x07", "c1-csi": "\x9b31m", "c1-osc": "\x9d0;T\x9c",
              "bidi-override": "\u202eevil\u202c", "bidi-isolate": "\u2066x\u2069", "nul": "a\x00b", "bell": "\x07",
@@ -146,7 +158,8 @@ def store_faults(tmp: Path) -> tuple[int, int]:
     folder.mkdir()
     source = new_store(folder)
     assert gradedesk("summary", "--store", source)[0] == 0  # checkpointed
-    size = source.stat().st_size
+    whole = source.read_bytes()
+    size = len(whole)
     for cut in (0, 1, 50, 100, 512, 1024, 4096, size // 2, size - 1, "text"):
         for argv in commands:
             db = tmp / f"cut-{cut}-{argv[0]}.db"
@@ -156,8 +169,9 @@ def store_faults(tmp: Path) -> tuple[int, int]:
             else:
                 with open(db, "r+b") as fh:
                     fh.truncate(int(cut))
-            if cut == 0:
-                continue  # an empty file is an empty SQLite database: a new store, not a fault
+            if cut == 0 or (cut != "text" and not whole[int(cut):].strip(b"\0")):
+                continue  # an empty file is an empty SQLite database, and cutting only zeros (the end of a last page)
+                # leaves the store whole (SQLite reads a short page as zeros): no fault
             log = graded_log(tmp / f"new-{cut}.jsonl", "x")
             code, _, err = gradedesk(*[str(log) if a == "{log}" else a for a in argv], "--store", db)
             tried += 1
@@ -216,6 +230,117 @@ def smaller(tmp: Path) -> tuple[int, int]:
     return tried, failed
 
 
+def _foreign_origins(port: int) -> list[str]:
+    return [f"http://evil.example:{port}", "http://evil.example", f"https://127.0.0.1:{port}",
+            f"http://127.0.0.1:{port + 1}", f"http://127.0.0.1.evil.example:{port}", f"http://localhost.evil:{port}",
+            f"http://evil.example:{port}/127.0.0.1", f"http://0.0.0.0:{port}", f"http://127.0.0.2:{port}",
+            f"ws://127.0.0.1:{port}", "null", "", f"file://127.0.0.1:{port}", f"http://[::2]:{port}",
+            f"http://evil.example#http://127.0.0.1:{port}", f"http://127.0.0.1:{port}.evil.example"]
+
+
+async def free(session: Any, served: Served) -> bool:
+    """Whether the page opens again within 30 s, once the desks closed have stopped."""
+    for _ in range(300):
+        async with session.get(served.local) as page:
+            if page.status == 200:
+                return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def _served_guards(db: Path, hostile_db: Path) -> tuple[int, int]:
+    import aiohttp
+
+    tried = failed = 0
+
+    def count(ok: bool, what: str) -> None:
+        nonlocal tried, failed
+        tried, failed = tried + 1, failed + (not ok)
+        if not ok:
+            print(f"served desk: failed: {what}", file=sys.stderr)
+
+    async with aiohttp.ClientSession() as session:
+        with Served(db, "127.0.0.1", "--max-desks", "2") as served:  # a server of its own: a desk closed is
+            # counted until its process has ended
+            async with desk(session, served), desk(session, served):
+                for _ in range(5):
+                    async with session.get(served.local) as page:
+                        count(page.status == 503 and "desks of this server are in use" in await page.text(),
+                              f"page past the cap: {page.status}")
+                    count(await handshake(session, served, {"Origin": served.origin}) == 503, "a desk past the cap")
+            count(await free(session, served), "closed desks were never freed")
+        with Served(db) as served:
+            question = "Which function opens the store"
+            for name in ("ann", "bob"):
+                async with desk(session, served) as first, desk(session, served) as second:
+                    await first.until("the name screen", lambda d=first: "Enter to start grading" in d.shown)
+                    await first.type(f"{name}\r")
+                    await first.until("the desk", lambda d=first: question in d.shown)
+                    await second.until("the name screen", lambda d=second: "Enter to start grading" in d.shown)
+                    await second.type(f"{name}\r")
+                    await second.until("the refusal", lambda d=second: "already has a desk open" in d.shown)
+                    await second.type("1")
+                    await asyncio.sleep(1)
+                    with sqlite3.connect(db) as conn:
+                        grades = conn.execute("SELECT count(*) FROM human_grades WHERE grader = ?", (name,)).fetchone()
+                    count(question not in second.shown and "press 1-4" not in second.shown and grades == (0,),
+                          f"a second desk under {name!r} saw or changed the first's items")
+            for origin in _foreign_origins(served.port):
+                status = await handshake(session, served, {"Origin": origin})
+                count(status == 403, f"Origin {origin!r}: {status}, not refused")
+            count(await handshake(session, served, {}) == 403, "no Origin opened a desk")
+            for origin in (served.origin, f"http://localhost:{served.port}", f"http://[::1]:{served.port}",
+                           f"HTTP://LOCALHOST:{served.port}"):
+                count(await handshake(session, served, {"Origin": origin}) == 101, f"own Origin {origin!r} refused")
+            async with session.get(served.local) as page:
+                html, csp = await page.text(), page.headers.get("Content-Security-Policy", "")
+            count("default-src 'self'" in csp and "font-src 'self'" in csp, "no Content-Security-Policy of 'self'")
+            for link in page_links(html):
+                count(link.startswith(served.url), f"the page loads {link}")
+        with Served(db, "0.0.0.0") as served:
+            token = served.url.split("/")[3]
+            base = f"http://127.0.0.1:{served.port}/"
+            changed = token[:-1] + ("A" if token[-1] != "A" else "B")
+            wrong = ["", "ws", "static/js/textual.js", f"{token[:-1]}/", f"x{token}/", f"{token}x/", f"{changed}/",
+                     f"{token.swapcase()}/", f"{changed}/ws", f"{changed}/static/js/textual.js",
+                     *(f"{random.Random(n).randbytes(24).hex()}/" for n in range(10))]
+            for path in wrong:
+                async with session.get(base + path, headers={"Origin": served.origin}) as response:
+                    count(response.status == 404, f"without the token, /{path} answered {response.status}")
+            async with session.get(served.local) as page:
+                count(page.status == 200, "the printed URL did not open the page")
+            count(await handshake(session, served, {"Origin": served.origin}) == 101, "the printed URL's desk refused")
+        count(served.stderr.count(token) == 1, "the token was not printed exactly once")
+        with Served(hostile_db) as served:
+            async with desk(session, served) as opened:
+                await opened.until("the name screen", lambda: "Enter to start grading" in opened.shown)
+                await opened.type("ann\r")
+                await opened.until("the hostile item", lambda: "question c1" in opened.shown and "\\u202e" in opened.shown)
+                await opened.type("b")
+                await opened.until("the evidence", lambda: opened.shown.count("\\x1b") > 20)
+            raw = TEXTUAL_POINTER.sub("", opened.raw)
+            for sequence in SEQUENCES.values():
+                if sequence == "[bold red]x[/]":
+                    continue  # markup is text: shown as typed
+                count(sequence not in raw, f"the served stream carries {sequence!r}")
+            count(not FORBIDDEN.search(opened.shown), "a control or bidi character in the served stream")
+    return tried, failed
+
+
+def served_desk(tmp: Path) -> tuple[int, int]:
+    from tests.fixtures.desk_store import build_fixture_store
+
+    folder = tmp / "served"
+    folder.mkdir()
+    db = build_fixture_store(folder / "store.db").path
+    hostile = folder / "hostile.db"
+    text = "".join(SEQUENCES.values())
+    code, _, err = gradedesk("import-traces", "--langfuse", hostile_traces(folder / "t.json", text), "--side-by",
+                             "variant", "--pair-by", "case", "--store", hostile)
+    assert code == 0, err
+    return asyncio.run(_served_guards(db, hostile))
+
+
 def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=39)
@@ -228,11 +353,11 @@ def main_bench() -> None:
                 ("2 escape sequences never reach the terminal", escapes(tmp, rng, args.fuzz)),
                 ("3 store faults: one line, exit 2", store_faults(tmp)),
                 ("4 deeply nested JSON: one line, exit 2", deep_json(tmp)),
+                ("5 served desk: Origin, token, cap, page, names", served_desk(tmp)),
                 ("6 --api-key refused, grader names checked", smaller(tmp))]
     print(f"{'item':<46} {'tried':>7} {'failed':>7}")
     for name, (tried, failed) in rows:
         print(f"{name:<46} {tried:>7,} {failed:>7,}")
-    print("5 served desk (Origin, token, cap, fonts): not built yet (not measured)")
 
 
 if __name__ == "__main__":

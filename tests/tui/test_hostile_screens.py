@@ -9,7 +9,7 @@ import pytest
 from tests.core.cli.test_hostile_corpus import CORPUS, FORBIDDEN
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import keys, running
-from tests.fixtures.langfuse_export import trace, write_export
+from tests.fixtures.langfuse_export import hostile_traces
 
 pytestmark = pytest.mark.anyio
 
@@ -21,12 +21,8 @@ def drawn(app) -> str:
 
 
 def hostile_store(tmp_path, capsys):
-    traces = [{**trace(f"{n:032x}", f"{n:016x}", f"question {case} {CORPUS}", f"{side} answer {CORPUS}",
-                    [{"id": f"d{n}", "page_content": f"evidence {CORPUS}", "metadata": {"source": f"{CORPUS}.py"}}],
-                    {"case": case, "variant": f"{side}{CORPUS}"}), "projectId": f"p{CORPUS}"}
-              for n, (case, side) in enumerate([(c, s) for c in ("c1", "c2") for s in ("base", "rag")])]
     db = tmp_path / "store.db"
-    code, _, err = cli(capsys, "import-traces", "--langfuse", write_export(tmp_path / "t.json", traces),
+    code, _, err = cli(capsys, "import-traces", "--langfuse", hostile_traces(tmp_path / "t.json", CORPUS),
                        "--side-by", "variant", "--pair-by", "case", "--store", db)
     assert code == 0, err
     return db
