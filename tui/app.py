@@ -116,7 +116,8 @@ class DeskApp(App):
             shown, waited = self.last_status, " (after waiting for the store)"
             if not shown.endswith(waited):
                 self.report(f"{shown}{waited}" if shown else "saved after waiting for the store")
-            self._waited = bool(self.gate.waiting) or not self.store_thread.idle  # until the typed-ahead keys are in
+            # until the typed-ahead keys are in: one still travelling to its binding has not submitted its job yet
+            self._waited = not self.gate.idle or not self.store_thread.idle
         await self._release(message.request.job)
 
     def on_job_waiting(self, message: JobWaiting) -> None:

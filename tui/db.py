@@ -1,7 +1,7 @@
 """The desk's one door to store.db: a thread worker that runs store jobs in order and answers with typed messages.
 
 Screens never touch SQLite, and none opens a connection of its own: every screen (the grading desk, the queue, claims,
-agreement, team progress, explore) submits a `Job[R]` (core/review/session.py: a function of the Store typed by its
+agreement, team progress, explore) submits a `Job[R]` (core/review/session/: a function of the Store typed by its
 result R) together with the message class that carries its answer, one per operation (`ItemShown` carries a
 `Shown`, `AgreementComputed` an `AgreementView`, ...), and the callback that takes the answer. The store thread runs
 jobs one at a time, in submission order (so a grade is committed before the item is reloaded), on its own connection,
@@ -26,7 +26,7 @@ from gradedesk.core.agreement.report import AgreementReport
 from gradedesk.core.evidence.explore import Retrieval
 from gradedesk.core.review.claim_desk import ClaimMark, ClaimSheet
 from gradedesk.core.review.queue import Progress, QuestionOrder, QueueRow
-from gradedesk.core.review.session import Job, Lease, Opening, Shown
+from gradedesk.core.review.session import Job, Lease, Opening, Prepared, Shown
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 from gradedesk.core.review.team import TeamProgress
 from gradedesk.core.runs.headline import Headline
@@ -55,7 +55,7 @@ class Opened(Answer[Opening]):
 
 
 class ItemShown(Answer[Shown]):
-    """A move or a write landed: the item to show (core/review/session.py DeskSession.landed takes it in)."""
+    """A move or a write landed: the item to show (core/review/session/ DeskSession.landed takes it in)."""
 
 
 class Counted(Answer[Progress]):
@@ -72,6 +72,10 @@ class QuestionsOrdered(Answer[QuestionOrder]):
 
 class RecheckDrawn(Answer[list[int]]):
     """A recheck pass's sample of graded questions."""
+
+
+class NeighbourPrepared(Answer[tuple[Prepared, ...]]):
+    """A neighbour of the item shown, loaded ahead of its key (with j's or n's item after it)."""
 
 
 class StateSaved(Answer[None]):
@@ -199,6 +203,8 @@ class StoreThread:
                 except queue.Empty:
                     continue
                 try:
+                    if request.job.stale is not None and request.job.stale():  # no longer wanted: no answer
+                        continue
                     if self.delay:
                         time.sleep(self.delay)
                     post(request.answer(request, self._until_stored(request, store, post, worker)))

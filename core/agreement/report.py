@@ -161,6 +161,9 @@ class AgreementReport(Record):
     by_budget: BudgetCurve
     pairwise: PairwiseFigures  # which answer is better: the pairwise judge, people's preferences, win rates
     flagged_items_excluded: int = 0  # questions someone flagged for fixing the benchmark, left out of every figure
+    # each person's own confusion matrix (rows: their grade, columns: the machine's), of the pairs `confusion` pools:
+    # a person's desk shows theirs, named, beside the pooled figures
+    confusion_by_person: dict[str, list[list[int]]] = field(default_factory=dict)
 
 
 def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubrics:
@@ -238,6 +241,8 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
                                [PASS_GRADE, "not " + PASS_GRADE], cm2.tolist()),
         breakdowns={name: _grouped(pairs, key, s) for name, key in BREAKDOWNS.items()},
         people_agreement=_grouped(pairs, lambda p: p.grader, s),
+        confusion_by_person={g: pairs_matrix([p for p in pairs if p.grader == g]).tolist()
+                             for g in sorted({p.grader for p in pairs})},
         krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
                                                             s.seed),
         overlap=overlap_agreement(store, run_id, machine, s.boot, s.seed),

@@ -22,7 +22,7 @@ from gradedesk.core.grading.vocabulary import GRADES, METHODS
 from gradedesk.core.store import desk
 from gradedesk.core.store.assignments import assigned_set
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.machine_grades import KIND_PREFERENCE, MACHINE_NAMES, compared_kind
+from gradedesk.core.store.machine_grades import MACHINE_NAMES
 from gradedesk.core.store.flags import person_flags
 # the desk's store reads that need nothing more, re-exported under the names the desk calls them by
 from gradedesk.core.store.desk import DeskState as DeskState
@@ -206,14 +206,8 @@ def question_order(store: Store, run: RunInfo, grader: str | None = None) -> Que
 
 def progress(store: Store, run: RunInfo, grader: str, total: int) -> Progress:
     """Counts driven by the grader's own events (small), not by the run's answers (possibly millions). The kind
-    compared is `agree`'s, chosen from everyone's grades: the grader's own best kind, unless someone's grades sit
-    beside a kind `agree` prefers (looked up only then: with a judge beside the grader's grades, never)."""
-    graded, rows = desk.compared_counts(store, run, grader)
-    kind = compared_kind(r.kind for r in rows)
-    for better in KIND_PREFERENCE[:KIND_PREFERENCE.index(kind)] if kind else ():
-        if desk.anyone_compared_with(store, run, better):
-            kind = better
-            break
+    compared is `agree`'s (core/store/desk.py compared_with), the one the queue's disagreements are of too."""
+    graded, rows, kind = desk.compared_with(store, run, grader)
     chosen = next((r for r in rows if r.kind == kind), None)
     return Progress(graded, total, kind, chosen.compared if chosen else 0, chosen.agreed if chosen else 0,
                     sum(r.unusable for r in rows), sum(r.compared for r in rows if r.kind != kind),

@@ -23,7 +23,7 @@ from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.flags import unflagged_sql
 from gradedesk.core.store.gold import STALE_SQL
 from gradedesk.core.store.grades import seen_sql
-from gradedesk.core.store.machine_grades import compared_id, verdict_id, verdict_sql
+from gradedesk.core.store.machine_grades import KIND_PREFERENCE, compared_id, compared_kind, verdict_id, verdict_sql
 from gradedesk.core.store.run_records import RunInfo
 
 # The answers the desk shows for a run: raw, and bundled at the budget it shows (RunInfo.bundle_budget: :budget).
@@ -31,6 +31,11 @@ SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.bud
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer); NULL when
 # they gave only a label, scores or a note so far.
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
+# The person's current grade of answer `a` disagrees with the machine grade it is compared with (compared_id), of the
+# kind their figures compare (:kind, compared_with): one of the pairs the status line counts as compared, not agreed
+_DISAGREES = f"""EXISTS (SELECT 1 FROM current_human_grades h JOIN auto_grades g ON g.id = {compared_id('h')}
+    WHERE h.answer_id = a.id AND h.grader = :grader AND h.grade IS NOT NULL AND g.grader_kind IS :kind
+    AND {verdict_sql('g')} <> h.grade)"""
 
 
 def answers_with_verdicts(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
@@ -56,9 +61,13 @@ class QueueFilter(Protocol):
     def status(self) -> str: ...  # all | graded | ungraded | disagreeing
 
 
-def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
+def _where(f: QueueFilter, store: Store, run: RunInfo, grader: str, kind: str | None,
+           judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
     """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown set,
-    and their parameters. The first: the question is in the person's set (their assigned items, when they have any)."""
+    and their parameters. The first: the question is in the person's set (their assigned items, when they have any).
+    `kind`: the kind of machine grader the person's figures compare (compared_with), when the caller counted it. A
+    disagreement is one of the pairs the person's figures compare; with a judge rubric version chosen on the desk, a
+    disagreement with that version's verdict, as the desk shows it."""
     conds: list[str] = [desk_set_sql("a.question_pk")]
     params: dict[str, Any] = {}
     human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
@@ -81,8 +90,11 @@ def _where(f: QueueFilter) -> tuple[str, dict[str, Any]]:
         conds.append(f"{human} IS NOT NULL")
     elif f.status == "ungraded":
         conds.append(f"{human} IS NULL")
-    elif f.status == "disagreeing":
+    elif f.status == "disagreeing" and judge_rubric is not None:
         conds.append(f"{human} <> {machine}")
+    elif f.status == "disagreeing":  # the person's figures' disagreements (compared - agreed), pair for pair
+        conds.append(_DISAGREES)
+        params["kind"] = kind or compared_with(store, run, grader)[2]
     if f.status == "disagreeing" or (f.grade is not None and f.judge_grade is not None):
         # a disagreement, or a confusion-matrix cell: a compared pair, which a flagged item never is (the same rule
         # as the person's figures and agree's: compared_counts, unflagged_sql)
@@ -97,7 +109,7 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
     as rows (answer id, question_pk, question_id, category, method, status, human grade, machine grade, machine kind,
     confidence, seen: the person has seen the machine grade, usable: the machine grade is a verdict, not an unusable
     reply); machine grades are the desk's (under `judge_rubric` when one is chosen)."""
-    cond, params = _where(filters)
+    cond, params = _where(filters, store, run, grader, None, judge_rubric)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
     params.update(run=run.id, budget=run.bundle_budget, grader=grader, limit=limit)
@@ -118,10 +130,10 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
 
 
 def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, question_pk: int | None,
-              forward: bool = True, judge_rubric: str | None = None) -> int | None:
+              forward: bool = True, judge_rubric: str | None = None, *, kind: str | None = None) -> int | None:
     """The question after (or before) `question_pk` with a shown answer that passes the filters (machine grades: the
-    desk's, under `judge_rubric` when one is chosen); None at the end."""
-    cond, params = _where(filters)
+    desk's, under `judge_rubric` when one is chosen; `kind`: see _where); None at the end."""
+    cond, params = _where(filters, store, run, grader, kind, judge_rubric)
     answers, verdict_params = answers_with_verdicts(judge_rubric)
     params.update(verdict_params)
     params.update(run=run.id, budget=run.bundle_budget, grader=grader)
@@ -130,8 +142,13 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, que
     else:
         keyset = f"a.question_pk {'>' if forward else '<'} :cur"
         params["cur"] = question_pk
-    sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
-           f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
+    if filters.status == "disagreeing":  # only the person's grades can disagree: driven by them (few), never by a
+        # scan of the run's answers (seconds at a million when no disagreement lies ahead)
+        sql = (f"SELECT {'min' if forward else 'max'}(a.question_pk) FROM current_human_grades own CROSS JOIN "
+               f"{answers} WHERE own.grader = :grader AND a.id = own.answer_id AND {SHOWN} AND {keyset} AND {cond}")
+    else:
+        sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
+               f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
     pk: int | None = store._scalar(sql, params)
     return pk
 
@@ -216,6 +233,19 @@ def compared_counts(store: Store, run: RunInfo, grader: str) -> tuple[int, list[
             GROUP BY g.grader_kind""",
         {"grader": grader, "run": run.id, "budget": run.bundle_budget}).fetchall()
     return sum(r[6] for r in rows), [ComparedCounts(*r[:6]) for r in rows]
+
+
+def compared_with(store: Store, run: RunInfo, grader: str) -> tuple[int, list[ComparedCounts], str | None]:
+    """(the grader's current grades of shown answers, their counts per kind of machine grader, the kind compared). The
+    kind is `agree`'s: the grader's own best kind, unless someone's grades sit beside a kind `agree` prefers (looked
+    up only then: with a judge beside the grader's grades, never). The status line's figures and the queue's
+    disagreements both count the pairs of this kind."""
+    graded, rows = compared_counts(store, run, grader)
+    kind = compared_kind(r.kind for r in rows)
+    for better in KIND_PREFERENCE[:KIND_PREFERENCE.index(kind)] if kind else ():
+        if anyone_compared_with(store, run, better):
+            return graded, rows, better
+    return graded, rows, kind
 
 
 def anyone_compared_with(store: Store, run: RunInfo, kind: str) -> bool:

@@ -51,15 +51,16 @@ class Host(DeskApp):
 
     CSS_PATH = None
 
-    def __init__(self, path, run_id: int) -> None:
+    def __init__(self, path, run_id: int, person: str | None = None) -> None:
         super().__init__(DeskConfig(Path(path), run_id, "alice", cursor_blink=False))
         self.run_id = run_id
+        self.person = person  # the desk the screen was opened from (None: the pooled figures only)
         self.result: object = "not dismissed"
 
     def on_mount(self, event) -> None:
         event.prevent_default()  # not the desk's grading screen
         self._store_worker = self._run_store_thread()
-        self.push_screen(AgreementScreen(self, self.run_id, FAST), self._dismissed)
+        self.push_screen(AgreementScreen(self, self.run_id, FAST, person=self.person), self._dismissed)
 
     def _dismissed(self, result) -> None:
         self.result = result
@@ -145,7 +146,7 @@ async def test_desk_a_key_opens_it_and_the_cell_filters(store):
         await settle(pilot)
         assert not isinstance(app.screen, AgreementScreen)
         grading = app.screen
-        assert grading.filters.grade == GRADES[0] and grading.filters.judge_grade == GRADES[0]
+        assert grading.session.filters.grade == GRADES[0] and grading.session.filters.judge_grade == GRADES[0]
 
 
 def test_snapshot(store, snap_compare):
@@ -317,3 +318,18 @@ async def test_page_keys_scroll_the_screen_while_the_matrix_has_focus(store):
         await pilot.press("pageup", "pageup", "pageup")
         await pilot.pause()
         assert body.scroll_y == 0
+
+
+@sync
+async def test_a_persons_desk_shows_their_own_matrix_named(store):
+    """Two people graded: opened from bob's desk, the matrix is bob's pairs (named), not the pooled ones, so a cell
+    opens exactly the rows it counts in his queue; the top line says the figures pool everyone's grades."""
+    app = Host(store.path, store.run_id, person="bob")
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await loaded(pilot)
+        report = screen.report
+        assert report.people == ["alice", "bob"] and screen.matrix == report.confusion_by_person["bob"]
+        assert screen.matrix != report.confusion.matrix
+        text = screen_text(app)
+        assert "Confusion matrix of bob's grades (rows: bob, columns: machine)" in text
+        assert "pooled: everyone's grades" in text

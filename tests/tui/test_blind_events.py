@@ -153,11 +153,11 @@ async def test_u_takes_back_a_preference_given_after_a_grade_then_the_grade(fixt
     info = fixture_store
     async with running(info.path) as (app, pilot):
         await keys(pilot, "4", "right_square_bracket")
-        assert app.screen.item.preference is not None
+        assert app.screen.session.item.preference is not None
         await keys(pilot, "u")  # the newest event: the preference
         chosen, undo = preferences(info.path)
         assert (undo["action"], undo["undoes_uuid"], undo["judge_visible"]) == ("undo", chosen["uuid"], 1)
-        assert app.screen.item.preference is None
+        assert app.screen.session.item.preference is None
         assert [e["action"] for e in events(info.path)] == ["set"]  # the grade stays
         assert "undone: preference" in app.last_status
         await keys(pilot, "u")  # then the grade

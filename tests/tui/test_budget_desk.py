@@ -36,7 +36,7 @@ async def test_grade_budget_1000_shows_raw_against_the_1000_token_answer_and_eve
             "grader_model": "gpt-4o-mini", "rubric_version": "rubric-1", "grade": "wrong", "confidence": 0.0,
             "created_at": "2026-01-05T10:00:00+00:00"})
     async with running(info.path, budget=1000) as (app, pilot):
-        item = app.screen.item
+        item = app.screen.session.item
         assert item.question_pk == pk and item.answers["bundle"].id == bundle_at(info.path, pk, 1000)
         assert "bundle @ 1,000 tokens" in app.screen.pane_title(bundle_side)
         assert "bundle @ 1,000" in screen_text(app).splitlines()[0]  # the top bar names the chosen budget
@@ -47,7 +47,7 @@ async def test_grade_budget_1000_shows_raw_against_the_1000_token_answer_and_eve
             bundle_at(info.path, pk, 1000), "partially_correct", 1000)
         [preference] = rows(info.path, "SELECT * FROM human_preferences WHERE grader = 'alice'")
         assert (preference["preferred"], preference["budget"]) == (left_method(7, pk), 1000)
-        assert app.screen.item.preference == left_method(7, pk)
+        assert app.screen.session.item.preference == left_method(7, pk)
 
         commands = await palette(app.screen)
         commands["Order: most useful first"].callback()
@@ -74,14 +74,14 @@ async def test_the_palette_chooses_a_budget_kept_per_person_and_a_raw_grade_stay
     pk = info.question_pks[0]
     raw_side = "left" if left_method(7, pk) == "raw" else "right"
     async with running(info.path) as (app, pilot):
-        assert app.screen.item.answers["bundle"].budget == 2000  # the default: the run's largest
+        assert app.screen.session.item.answers["bundle"].budget == 2000  # the default: the run's largest
         assert "bundle @" not in screen_text(app).splitlines()[0]
         await keys(pilot, "h" if raw_side == "left" else "l", "3")
         commands = await palette(app.screen)
         assert "Bundled answer at 2,000 tokens (the run's largest)" not in commands  # the one shown
         commands["Bundled answer at 1,000 tokens"].callback()
         await settle(pilot)
-        item = app.screen.item
+        item = app.screen.session.item
         assert item.question_pk == pk and item.answers["bundle"].budget == 1000
         assert item.answers["raw"].human.grade == "unsupported"  # the same answer, the same grade
         assert "graded beside the 2,000-token answer, shown now beside 1,000" in pane_text(app, raw_side)
@@ -89,10 +89,10 @@ async def test_the_palette_chooses_a_budget_kept_per_person_and_a_raw_grade_stay
         await pilot.press("ctrl+q")
         await pilot.pause()
     async with running(info.path) as (app, pilot):  # alice comes back to the budget she left
-        assert app.screen.run.bundle_budget == 1000 and app.screen.item.answers["bundle"].budget == 1000
+        assert app.screen.session.run.bundle_budget == 1000 and app.screen.session.item.answers["bundle"].budget == 1000
         assert "bundle @ 1,000" in screen_text(app).splitlines()[0]
     async with running(info.path, grader="bob") as (app, pilot):  # bob's desk is his own
-        assert app.screen.run.bundle_budget == 2000
+        assert app.screen.session.run.bundle_budget == 2000
 
 
 def test_grade_budget_the_run_has_not_is_one_line_naming_its_budgets(fixture_store, capsys):
@@ -156,7 +156,7 @@ async def test_undo_at_a_budget_takes_back_that_budgets_events_and_the_other_bud
     for budget, raw_grade, bundle_grade, prefer in ((1000, "3", "2", "left_square_bracket"),
                                                    (2000, "1", "4", "right_square_bracket")):
         async with running(info.path, budget=budget) as (app, pilot):
-            assert app.screen.item.question_pk == pk
+            assert app.screen.session.item.question_pk == pk
             await keys(pilot, raw_key, raw_grade, bundle_key, bundle_grade, prefer)
             await pilot.press("ctrl+q")
             await pilot.pause()

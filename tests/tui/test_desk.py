@@ -41,7 +41,7 @@ async def test_grade_keys_write_blind_events_and_reveal_the_judge(fixture_store)
     info = fixture_store
     async with running(info.path) as (app, pilot):
         pk = info.question_pks[0]
-        assert app.screen.item.question_pk == pk
+        assert app.screen.session.item.question_pk == pk
         assert "hidden until you save your grade" in pane_text(app, "left")
         assert "judge (gpt-4o-mini): fully correct" not in pane_text(app, "left")
         await keys(pilot, "2")
@@ -92,7 +92,7 @@ async def test_label_scores_note_and_preference(fixture_store):
         [pref] = rows(info.path, "SELECT * FROM human_preferences")
         left = left_method(7, pk)
         assert pref["preferred"] == ("bundle" if left == "raw" else "raw") and pref["left_method"] == left
-        assert app.screen.item.preference == pref["preferred"]
+        assert app.screen.session.item.preference == pref["preferred"]
         assert app.last_status == f"preference saved: Answer B ({pref['preferred']})"
 
 
@@ -135,7 +135,7 @@ async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store
         original = screen._compositor_refresh
 
         def refresh() -> None:
-            paints.append((screen.item.question_pk if screen.item else None, gc.isenabled()))
+            paints.append((screen.session.item.question_pk if screen.session.item else None, gc.isenabled()))
             original()
 
         screen._compositor_refresh = refresh
@@ -153,16 +153,16 @@ async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):
         await pb.press("4")
         await settle(pa)
         await settle(pb)
-        assert alice.screen.item.question_pk == pks[3]
+        assert alice.screen.session.item.question_pk == pks[3]
         await pa.press("ctrl+q")  # quitting stores where alice stopped
         await settle(pa)
     graders = {(e["grader"], e["grade"]) for e in rows(info.path, "SELECT * FROM human_grades")}
     assert graders == {("alice", "partially_correct"), ("bob", "wrong")}
     async with running(info.path, grader="alice") as (again, pilot):
-        assert again.screen.item.question_pk == pks[3]
+        assert again.screen.session.item.question_pk == pks[3]
         assert again.screen.answer_at("left").human.grade == "partially_correct"
     async with running(info.path, grader="carol") as (fresh, pilot):
-        assert fresh.screen.item.question_pk == pks[0]
+        assert fresh.screen.session.item.question_pk == pks[0]
 
 
 async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
@@ -172,7 +172,7 @@ async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
             await keys(pilot, "1", "tab", "2", "tab", "j")
     async with running(info.path, recheck=1.0) as (recheck, pilot):
         screen = recheck.screen
-        assert screen.mode == "recheck" and screen.item.question_pk in info.question_pks[:3]
+        assert screen.session.mode == "recheck" and screen.session.item.question_pk in info.question_pks[:3]
         text = pane_text(recheck, "left")
         assert "not graded" in text and "recheck pass: hidden" in text  # earlier grade and judge both hidden
         await keys(pilot, "4")
@@ -206,7 +206,7 @@ async def test_queue_screen_opens_the_chosen_item(fixture_store):
         graded_row = [str(c) for c in table.get_row_at(0)] + [str(c) for c in table.get_row_at(1)]
         assert "hidden" in graded_row  # blind first: an ungraded answer's machine grade is hidden
         await keys(pilot, "down", "down", "down", "enter")
-        assert app.screen.item.question_pk == info.question_pks[1]
+        assert app.screen.session.item.question_pk == info.question_pks[1]
 
 
 async def test_queue_columns_follow_the_width_and_the_cursor_stays(fixture_store):
@@ -226,7 +226,7 @@ async def test_queue_columns_follow_the_width_and_the_cursor_stays(fixture_store
             assert table.row_count == 12 and table.cursor_row == 2
             assert "correct" in [str(c) for c in table.get_row_at(0)]  # the grade in a word
         await keys(pilot, "enter")
-        assert app.screen.item.question_pk == info.question_pks[1]
+        assert app.screen.session.item.question_pk == info.question_pks[1]
 
 
 async def test_filters_dialog_applies_and_resets(fixture_store):
@@ -236,13 +236,13 @@ async def test_filters_dialog_applies_and_resets(fixture_store):
         dialog = app.screen
         dialog.query_one("#category").value = "relationship"
         await keys(pilot, "ctrl+s")
-        assert app.screen.filters.category == "relationship"
-        assert app.screen.item.category == "relationship"
+        assert app.screen.session.filters.category == "relationship"
+        assert app.screen.session.item.category == "relationship"
         await keys(pilot, "j")
-        assert app.screen.item.category == "relationship" and "no more items" in app.last_status
+        assert app.screen.session.item.category == "relationship" and "no more items" in app.last_status
         await keys(pilot, "slash")
         await keys(pilot, "ctrl+r")
-        assert not app.screen.filters.active
+        assert not app.screen.session.filters.active
         await keys(pilot, "ctrl+q")
     state = rows(info.path, "SELECT settings FROM desk_state")
     assert '"category": null' in state[0]["settings"]
@@ -310,16 +310,16 @@ async def test_command_palette_settings_and_orders(fixture_store):
         await settle(pilot)
         screen = app.screen
         drawn = draws(info.path)
-        assert screen.order == "most_useful" and drawn and screen.item.question_pk == drawn[-1]["question_pk"]
+        assert screen.session.order == "most_useful" and drawn and screen.session.item.question_pk == drawn[-1]["question_pk"]
         await keys(pilot, "2")  # the grade records that the item was drawn, and with which probability
         assert events(info.path)[-1]["selection"] == "sampled"
         assert events(info.path)[-1]["selection_probability"] == pytest.approx(drawn[-1]["probability"])
         await keys(pilot, "j")
-        assert screen.item.question_pk == draws(info.path)[-1]["question_pk"] and len(draws(info.path)) > len(drawn)
+        assert screen.session.item.question_pk == draws(info.path)[-1]["question_pk"] and len(draws(info.path)) > len(drawn)
         later = await palette(app.screen)
         later["Order: question order"].callback()
         await settle(pilot)
-        assert screen.order == "question"
+        assert screen.session.order == "question"
 
 
 async def test_reveal_share_opens_that_share_of_items_with_the_judge_in_view(fixture_store):

@@ -33,7 +33,7 @@ async def test_v_shows_the_words_only_one_answer_has(fixture_store):
         db.execute("UPDATE answers SET text = 'open_store opens or creates the store; create=False raises an error.' "
                    "WHERE method = 'bundle'")
     async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
-        left_raw = app.screen.item.left_method == "raw"
+        left_raw = app.screen.session.item.left_method == "raw"
         await keys(pilot, "v")
         screen = app.screen
         assert isinstance(screen, DiffScreen)

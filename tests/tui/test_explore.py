@@ -173,7 +173,7 @@ async def test_x_on_a_desk_item_opens_explore_at_its_bundle_budget(answered):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, GradingScreen)
-        stored = app.screen.item.answers["bundle"].bundle
+        stored = app.screen.session.item.answers["bundle"].bundle
         await keys(pilot, "x")
         screen = app.screen
         assert isinstance(screen, ExploreScreen)

@@ -19,7 +19,7 @@ def flag_events(path):
 async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):
-        pk = app.screen.item.question_pk
+        pk = app.screen.session.item.question_pk
         await keys(pilot, "exclamation_mark")
         assert isinstance(app.screen, FlagModal)
         await keys(pilot, "1")
@@ -39,7 +39,7 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert (undo["action"], undo["undoes_uuid"], undo["question_pk"]) == ("undo", e["uuid"], pk)
         assert "⚑" not in app.screen.query_one("#progress").render().plain
         assert "flag taken back" in app.screen.query_one("#progress").render().plain
-        assert app.screen.item.flag is None
+        assert app.screen.session.item.flag is None
         await keys(pilot, "2")
         assert "graded 1 of 12 · agreement with judge 0/1" in app.screen.progress_text
         assert "flag taken back" not in screen_text(app)  # each action replaced the message
@@ -48,7 +48,7 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
 async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_item(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):
-        pk = app.screen.item.question_pk
+        pk = app.screen.session.item.question_pk
         await keys(pilot, "exclamation_mark", "3")
         assert isinstance(app.screen, FlagModal)  # other: the note first
         await keys(pilot, *"two [b]answers[/b]", "enter")
@@ -66,4 +66,4 @@ async def test_escape_in_the_flag_dialog_stores_nothing(fixture_store):
     info = fixture_store
     async with running(info.path) as (app, pilot):
         await keys(pilot, "exclamation_mark", "escape")
-        assert flag_events(info.path) == [] and app.screen.item.flag is None
+        assert flag_events(info.path) == [] and app.screen.session.item.flag is None

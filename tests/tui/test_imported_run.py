@@ -52,7 +52,7 @@ async def test_imported_harness_log_looks_right(imported):
         assert "Evidence files (2)" in shown and "core/jsonl.py" in shown and "text not recorded" in shown
         assert "No evidence stored" not in shown
         await keys(pilot, "j")
-        assert screen.item.question_id == "h-store" and "question 2 of 3" in screen_text(app)
+        assert screen.session.item.question_id == "h-store" and "question 2 of 3" in screen_text(app)
         focused = screen.side
         assert screen.answer_at(focused) is not None  # only a raw answer: focus is on it, wherever it sits
         await keys(pilot, "1")

@@ -59,9 +59,9 @@ async def test_grades_made_at_the_desk_round_trip_through_the_lessons_format(tmp
     given = {}
     async with running(db) as (app, pilot):
         for grades in (("1", "3"), ("4", "2")):
-            left = app.screen.item.left_method
+            left = app.screen.session.item.left_method
             await keys(pilot, "h", grades[0], "l", grades[1])
-            given[app.screen.item.question_id] = {left: grades[0], "bundle" if left == "raw" else "raw": grades[1]}
+            given[app.screen.session.item.question_id] = {left: grades[0], "bundle" if left == "raw" else "raw": grades[1]}
             await keys(pilot, "j")
     names = {"1": "fully_correct", "2": "partially_correct", "3": "unsupported", "4": "wrong"}
     with open_store(db) as store:

@@ -63,8 +63,8 @@ async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_sur
     right = info.answer_ids[(pk, "raw" if left_method(7, pk) == "bundle" else "bundle")]
     async with running(info.path, size=SIZE) as (app, pilot):
         screen = app.screen
-        assert screen.item.question_pk == pk and screen.judge_rubric is None
-        assert screen.item.judge_rubrics == ("rubric-1", MINE)
+        assert screen.session.item.question_pk == pk and screen.session.judge_rubric is None
+        assert screen.session.item.judge_rubrics == ("rubric-1", MINE)
         for side in ("left", "right"):
             assert f"judge (gpt-4o-mini): {HIDDEN}" in pane_text(app, side)
         listed = await pick(pilot, "")  # every version, literally: the brackets and the escape stay text
@@ -72,7 +72,7 @@ async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_sur
         await pilot.press("escape")
         await pick(pilot, "under rubric rubric-1")
         await keys(pilot, "enter")
-        assert screen.judge_rubric == "rubric-1" and "judge verdicts under rubric rubric-1" in screen_text(app)
+        assert screen.session.judge_rubric == "rubric-1" and "judge verdicts under rubric rubric-1" in screen_text(app)
         for side in ("left", "right"):  # switching never reveals the judge: blind first still holds
             text = pane_text(app, side)
             assert f"judge (gpt-4o-mini) under rubric rubric-1: {HIDDEN}" in text
@@ -92,7 +92,7 @@ async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_sur
 
     async with running(info.path, size=SIZE) as (app, pilot):  # the choice is kept in the desk state
         screen = app.screen
-        assert screen.judge_rubric == "rubric-1" and screen.item.question_pk == pk
+        assert screen.session.judge_rubric == "rubric-1" and screen.session.item.question_pk == pk
         assert "· rubric rubric-1" in pane_text(app, "left") and HIDDEN in pane_text(app, "right")
         listed = await pick(pilot, "")
         assert f"Judge verdict under rubric {MINE_SHOWN}" in listed and "Judge verdict: the newest" in listed
@@ -101,7 +101,7 @@ async def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_sur
         await pick(pilot, "verdict newest")
         await pilot.press("enter", "tab", "3")  # a burst: the choice, the other answer, its grade
         await settle(pilot)
-        assert screen.judge_rubric is None
+        assert screen.session.judge_rubric is None
         graded = rows(info.path, "SELECT answer_id, grade FROM current_human_grades WHERE grader = 'alice'")
         assert sorted((g["answer_id"], g["grade"]) for g in graded) == \
             sorted([(left, "partially_correct"), (right, "unsupported")])
@@ -165,7 +165,7 @@ async def walk(pilot, key: str, times: int) -> list[int]:
     out = []
     for _ in range(times):
         await keys(pilot, key)
-        out.append(pilot.app.screen.item.question_pk)
+        out.append(pilot.app.screen.session.item.question_pk)
     return out
 
 
@@ -176,13 +176,13 @@ async def filter_to(pilot, **values) -> list[int]:
     for name, value in values.items():
         dialog.query_one(f"#{name}", Select).value = Select.NULL if value is None else value
     await keys(pilot, "ctrl+s")
-    reached = [pilot.app.screen.item.question_pk]
+    reached = [pilot.app.screen.session.item.question_pk]
     while True:
         await keys(pilot, "j")
-        if pilot.app.screen.item.question_pk == reached[-1]:
+        if pilot.app.screen.session.item.question_pk == reached[-1]:
             assert "no more items" in pilot.app.last_status
             return reached
-        reached.append(pilot.app.screen.item.question_pk)
+        reached.append(pilot.app.screen.session.item.question_pk)
 
 
 async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_rubric_version(disagreeing_rubrics):
@@ -193,7 +193,7 @@ async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_ru
         screen = app.screen
         await pick(pilot, "under rubric rubric-1")
         await keys(pilot, "enter")
-        assert screen.judge_rubric == "rubric-1"
+        assert screen.session.judge_rubric == "rubric-1"
         # a burst: both answers of questions 0-3 graded fully correct, blind
         await pilot.press(*["h", "1", "l", "1", "j"] * 4)
         await settle(pilot)
@@ -203,7 +203,7 @@ async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_ru
             assert (e["mode"], e["judge_visible"]) == ("blind", 0)
             on_desk = ("judge", "rubric-1") if e["answer_id"] in old else (None, None)  # question 2: no rubric-1 verdict
             assert (e["machine_kind"], e["machine_rubric"]) == on_desk
-        assert screen.item.question_pk == q[4]
+        assert screen.session.item.question_pk == q[4]
         # the status line counts as agree does: each grade beside the verdict on the desk when it was saved, and
         # question 2's (no rubric-1 verdict on the desk) beside the newest judge verdict
         beside = {a: old.get(a, new[a]) for a in graded}
@@ -255,5 +255,5 @@ async def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_ru
 
         await pick(pilot, "verdict newest")  # back to the newest: the filter follows
         await keys(pilot, "enter")
-        assert screen.judge_rubric is None
+        assert screen.session.judge_rubric is None
         assert await filter_to(pilot, judge_grade="unsupported") == [q[2]]

@@ -27,10 +27,10 @@ async def test_a_message_goes_with_the_next_key(fixture_store):
         await jump(pilot, "zz99")
         assert "no question 'zz99'" in status(app)
         await jump(pilot, "q-tokens")
-        assert app.screen.item.question_id == "q-tokens" and "zz99" not in status(app)
+        assert app.screen.session.item.question_id == "q-tokens" and "zz99" not in status(app)
         await jump(pilot, "zz99")
         await keys(pilot, "j")
-        assert app.screen.item.question_id == "q-validate" and "zz99" not in status(app)
+        assert app.screen.session.item.question_id == "q-validate" and "zz99" not in status(app)
 
 
 async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(fixture_store):
@@ -70,7 +70,7 @@ async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_agai
 
         line.render = counted
         await keys(pilot, "j")
-        assert app.screen.item.question_pk == fixture_store.question_pks[1]
+        assert app.screen.session.item.question_pk == fixture_store.question_pks[1]
         assert render().plain == before and not drawn
         await jump(pilot, "zz99")  # a message is drawn, and the next key clears it
         assert "zz99" in render().plain and drawn
@@ -82,7 +82,7 @@ async def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store)
     async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
         app.screen.apply_filters(Filters(grade="wrong", judge_grade="fully_correct"))  # nothing graded yet
         await settle(pilot)
-        assert app.screen.item is None
+        assert app.screen.session.item is None
         assert "No item matches" in screen_text(app) and "no item matches filters" in status(app)
         assert "q-store-open" not in screen_text(app)
 
@@ -99,4 +99,4 @@ async def test_enter_on_an_empty_confusion_cell_says_so(fixture_store):
         await keys(pilot, "enter")  # nothing graded: every cell is empty
         assert app.screen is screen and "No graded pair in this cell" in " ".join(screen_text(app).split())
         await keys(pilot, "escape")
-        assert isinstance(app.screen, GradingScreen) and app.screen.item.question_id == "q-store-open"
+        assert isinstance(app.screen, GradingScreen) and app.screen.session.item.question_id == "q-store-open"

@@ -35,10 +35,10 @@ async def test_her_desk_walks_her_items_and_shows_no_one_elses_grade(team):
     async with running(info.path, grader="ann") as (app, pilot):
         screen = app.screen
         assert "assigned to you: graded 0 of 8" in screen_text(app)
-        seen = [screen.item.question_pk]
+        seen = [screen.session.item.question_pk]
         for _ in range(len(mine["ann"]) + 1):
             await keys(pilot, "j")
-            seen.append(screen.item.question_pk)
+            seen.append(screen.session.item.question_pk)
         assert sorted(set(seen)) == mine["ann"]
         for pk in mine["ann"]:
             screen.show_question(pk)
@@ -62,15 +62,15 @@ async def test_a_lead_sees_the_people_side_by_side_and_stores_decisions(team):
             add_human(store, info.answer_ids[(pk, "raw")], "ann", "fully_correct", note="ANNS-NOTE")
     async with running(info.path, grader="lead", adjudicate=True) as (app, pilot):
         screen = app.screen
-        assert screen.order_list == both and screen.item.question_pk == both[0]
+        assert screen.session.order_list == both and screen.session.item.question_pk == both[0]
         assert "adjudicate" in screen_text(app) and f"disputed 1/{len(both)}" in screen_text(app)
-        side = "left" if screen.item.at("left").method == "raw" else "right"
+        side = "left" if screen.session.item.at("left").method == "raw" else "right"
         raw = pane_text(app, side)
         assert "ann: fully correct · ANNS-NOTE" in raw and "bob: wrong · retrieval_miss · BOBS-NOTE" in raw
         await keys(pilot, "h" if side == "left" else "l", "3")
         assert "Decision: unsupported" in pane_text(app, side)
         await keys(pilot, "equals_sign", "j")
-        assert screen.item.question_pk == both[1]
+        assert screen.session.item.question_pk == both[1]
     decided = rows(info.path, "SELECT question_pk, method, grade, preferred, grader FROM adjudications ORDER BY id")
     assert decided == [{"question_pk": both[0], "method": "raw", "grade": "unsupported", "preferred": None,
                         "grader": "lead"},

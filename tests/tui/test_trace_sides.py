@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 async def test_a_preference_on_a_trace_run_names_the_chosen_side_by_its_label(tmp_path, capsys):
     path = import_two_sided(capsys, tmp_path)
     async with running(path) as (app, pilot):
-        item = app.screen.item
+        item = app.screen.session.item
         right = "bundle" if item.left_method == "raw" else "raw"
         label = {"raw": "baseline", "bundle": "rag-v2"}[right]
         await keys(pilot, "right_square_bracket")

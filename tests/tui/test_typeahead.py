@@ -93,7 +93,7 @@ async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
         await burst(pilot, *keys)
         model = expect(info, keys)
         assert grade_events(info.path, "alice") == model.events
-        assert app.screen.item.question_pk == info.question_pks[model.index]
+        assert app.screen.session.item.question_pk == info.question_pks[model.index]
         assert app.screen.side == model.side
 
 
@@ -120,7 +120,7 @@ async def test_fifty_random_keys(fixture_store):
         model = expect(info, keys)
         assert len(model.events) > 15
         assert grade_events(info.path, "alice") == model.events
-        assert app.screen.item.question_pk == info.question_pks[model.index]
+        assert app.screen.session.item.question_pk == info.question_pks[model.index]
 
 
 async def test_two_desks_typing_ahead_on_one_store(fixture_store):
@@ -135,7 +135,7 @@ async def test_two_desks_typing_ahead_on_one_store(fixture_store):
         for app, grader, keys in ((alice, "alice", alice_keys), (bob, "bob", bob_keys)):
             model = expect(info, keys)
             assert grade_events(info.path, grader) == model.events
-            assert app.screen.item.question_pk == info.question_pks[model.index]
+            assert app.screen.session.item.question_pk == info.question_pks[model.index]
 
 
 async def test_undo_after_the_reveal_does_not_blind_again(fixture_store):

@@ -129,10 +129,12 @@ class AgreementScreen(Screen):
                 priority=True),
     ]
 
-    def __init__(self, desk: Desk, run_id: int, settings: Settings | None = None) -> None:
+    def __init__(self, desk: Desk, run_id: int, settings: Settings | None = None, person: str | None = None) -> None:
         super().__init__()
         self.desk = desk
         self.run_id = run_id
+        self.person = person  # opened from this person's desk: the matrix is theirs, named (the desk's queue is too)
+        self.matrix: list[list[int]] = []  # the matrix shown
         self.settings = settings or Settings()
         self.report: AgreementReport | None = None
 
@@ -187,10 +189,18 @@ class AgreementScreen(Screen):
 
     def _loaded(self, view: AgreementView) -> None:
         report = self.report = view.report
-        pooled = " · pooled: everyone's grades" if len(report.people) > 1 else ""  # a desk's status line: its own
+        # several people: the figures pool their grades (the pairs line names whose); a person's desk shows their own
+        # matrix, named
+        pooled = " · pooled: everyone's grades" if len(report.people) > 1 else ""
         self.query_one("#agreement-top", Static).update(literal(f"agreement · {pairs_line(report)}{pooled}"))
         self.query_one("#agreement-headline", Static).update(headline_group(view.headline))
-        self._fill_matrix(report.confusion.matrix)
+        self.matrix = report.confusion.matrix
+        if pooled and self.person is not None:
+            self.matrix = report.confusion_by_person.get(self.person) or [[0] * len(GRADES) for _ in GRADES]
+            self.query_one("#agreement-matrix-title", Static).update(literal(
+                f"Confusion matrix of {self.person}'s grades (rows: {self.person}, columns: machine) · Enter on a "
+                "cell: its items", "bold"))
+        self._fill_matrix(self.matrix)
         self.query_one("#agreement-measures", Static).update(rich_table(summary_table(report)))
         if len(report.judge_rubrics.versions) > 1:
             rubrics = self.query_one("#agreement-rubrics", Static)
@@ -268,7 +278,7 @@ class AgreementScreen(Screen):
         if column == 0:  # the row label column: no cell
             return
         person, machine = GRADES[row], GRADES[column - 1]
-        if self.report is not None and self.report.confusion.matrix[row][column - 1] == 0:
+        if self.report is not None and self.matrix[row][column - 1] == 0:
             # a filter to it would match no graded pair: say so here rather than leave the desk on an unrelated item
             self.query_one("#agreement-matrix-title", Static).update(literal(
                 f"No graded pair in this cell (person {GRADE_LABELS[person]}, machine {GRADE_LABELS[machine]}): "

@@ -19,6 +19,7 @@ from gradedesk.core.grading.vocabulary import DIMENSIONS, GRADE_LABELS, GRADE_SH
 from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.grades import HumanGrade
 from gradedesk.core.evidence.record import Evidence
+from gradedesk.core.exchange.traces import trace_url
 from gradedesk.core.review.blind import changed_lines, neutral_answer
 from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
@@ -311,8 +312,8 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
     if a.truncated:
         parts.append(Text("truncated: cut at the run's max_tokens (finish_reason length)", style="bold yellow"))
     if a.origin is not None and view.methods_visible:  # the project names the side
-        parts.append(literal(f"from {a.origin.source} {a.origin.project} · trace {a.origin.trace_id} (t: copy URL)",
-                             "dim"))
+        link = " (t: copy URL)" if trace_url(a.origin) is not None else ""  # a file's trace has no URL to copy
+        parts.append(literal(f"from {a.origin.source} {a.origin.project} · trace {a.origin.trace_id}{link}", "dim"))
     usage = [f"{n} {v:,}" for n, v in (("tokens in", a.tokens_in), ("out", a.tokens_out)) if v is not None]
     if usage and view.methods_visible:  # prompt tokens follow the budget
         parts.append(Text(" · ".join(usage), style="dim"))
@@ -332,7 +333,13 @@ class AnswerPane(BlockView):
         super().__init__(id=side, **kwargs)
         self.side = side
 
-    def show(self, view: PaneView, *, new_item: bool = True) -> None:
-        """Show `view`; code not highlighted yet appears plain until the screen's highlight worker is done."""
+    def show(self, view: PaneView, *, new_item: bool = True, highlighted: bool = False) -> None:
+        """Show `view`; code not highlighted yet appears plain until the screen's highlight worker is done
+        (`highlighted`: it is; a rendering kept from when it was is taken first)."""
         self.border_title = literal(view.title)  # a Text: a side label is never markup, its controls shown
-        self.set_blocks(pane_blocks(view, highlight=False), keep_scroll=not new_item)
+        key = (view, True) if highlighted or self.kept((view, True)) else (view, False)
+        self.show_keyed(key, lambda: pane_blocks(view, highlight=False), keep_scroll=not new_item)
+
+    def prepare(self, view: PaneView) -> None:
+        """Render the first screenful of `view` before it is shown (a neighbour the desk prepared)."""
+        self.prerender((view, False), lambda: pane_blocks(view, highlight=False))

@@ -3,11 +3,18 @@
 A Static lays out its whole content twice per change (once to measure its height, once to draw), so a long answer with
 many evidence snippets cost ~170 ms per item. Here each block is rendered to lines once, in order, only as far as the
 visible region needs; the rest is rendered right after the first paint. Resizing re-renders at the new width.
+
+A rendering given a key (the answer pane's PaneView) is kept, per width, among the last few: showing an item again
+(k after j) takes its lines as they were, and `prerender` renders an item's first screenful before it is shown (the
+grading screen does so for the neighbours the desk session prepared), so the key that shows it only paints.
 """
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from collections import deque
+from collections.abc import Callable
+
+from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -15,62 +22,105 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 
+CACHED = 8  # renderings kept per view: the item shown, its prepared neighbours, the last few shown
+
+
+class Rendering:
+    """Blocks rendered to lines at one width, as far as has been needed so far."""
+
+    def __init__(self, key: object, blocks: list[RenderableType], width: int) -> None:
+        self.key = key
+        self.blocks = blocks
+        self.width = width
+        self.lines: list[Strip] = []
+        self.starts: list[int] = []  # the first line of each block rendered so far
+        self.next_block = 0
+
+    def render_until(self, needed: int, console: Console) -> bool:
+        """Render blocks until there are `needed` lines or no more blocks; True if lines were added."""
+        if self.width <= 0:
+            return False
+        options = console.options.update(width=self.width, height=None, highlight=False, markup=False)
+        grew = False
+        while len(self.lines) < needed and self.next_block < len(self.blocks):
+            block = self.blocks[self.next_block]
+            self.next_block += 1
+            self.starts.append(len(self.lines))
+            for line in console.render_lines(block, options, pad=False, new_lines=False):
+                self.lines.append(Strip(line, Segment.get_line_length(line)))
+            grew = True
+        return grew
+
+    @property
+    def done(self) -> bool:
+        return self.next_block >= len(self.blocks)
+
+
 class BlockView(ScrollView, can_focus=True):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._blocks: list[RenderableType] = []
-        self._lines: list[Strip] = []
-        self._starts: list[int] = []  # the first line of each block rendered so far
-        self._next_block = 0
-        self._width = 0
+        self._shown = Rendering(None, [], 0)
+        self._kept: deque[Rendering] = deque(maxlen=CACHED)  # renderings with a key, newest last
         self._style = Style()
         self._paint_width = 0
 
     def set_blocks(self, blocks: list[RenderableType], *, keep_scroll: bool = False) -> None:
-        self._blocks = list(blocks)
-        self._reset()
+        self.show_keyed(None, lambda: blocks, keep_scroll=keep_scroll)
+
+    def show_keyed(self, key: object, blocks: Callable[[], list[RenderableType]], *, keep_scroll: bool = False) -> None:
+        """Show the blocks `blocks()` makes; with a key, the rendering kept under an equal key at this width instead
+        (the blocks are then not made at all)."""
+        width = self.scrollable_content_region.width
+        kept = self._find(key, width)
+        self._shown = kept if kept is not None else self._keep(Rendering(key, list(blocks()), width))
         if not keep_scroll:
             self.scroll_to(0, 0, animate=False)
-
-    def _reset(self) -> None:
-        self._lines = []
-        self._starts = []
-        self._next_block = 0
-        self._width = self.scrollable_content_region.width
         self._render_until(self.scroll_offset.y + self.size.height)
-        self.call_after_refresh(self._render_rest)
+        self.virtual_size = Size(width, len(self._shown.lines))
+        if not self._shown.done:
+            self.call_after_refresh(self._render_rest)
         self.refresh()
 
-    def _render_until(self, needed: int) -> None:
-        width = self._width
-        if width <= 0:
+    def prerender(self, key: object, blocks: Callable[[], list[RenderableType]]) -> None:
+        """Render the first screenful of the blocks `blocks()` makes under `key`, for a later `show_keyed`."""
+        width = self.scrollable_content_region.width
+        if key is None or width <= 0 or self._find(key, width) is not None:
             return
-        console = self.app.console
-        options = console.options.update(width=width, height=None, highlight=False, markup=False)
-        grew = False
-        while len(self._lines) < needed and self._next_block < len(self._blocks):
-            block = self._blocks[self._next_block]
-            self._next_block += 1
-            self._starts.append(len(self._lines))
-            for line in console.render_lines(block, options, pad=False, new_lines=False):
-                self._lines.append(Strip(line, Segment.get_line_length(line)))
-            grew = True
-        if grew:
-            self.virtual_size = Size(width, len(self._lines))
+        self._keep(Rendering(key, list(blocks()), width)).render_until(self.size.height, self.app.console)
+
+    def kept(self, key: object) -> bool:
+        """A rendering under `key` is kept at the width shown now."""
+        return self._find(key, self.scrollable_content_region.width) is not None
+
+    def _find(self, key: object, width: int) -> Rendering | None:
+        if key is None:
+            return None
+        return next((r for r in reversed(self._kept) if r.width == width and r.key == key), None)
+
+    def _keep(self, rendering: Rendering) -> Rendering:
+        if rendering.key is not None:
+            self._kept.append(rendering)
+        return rendering
+
+    def _render_until(self, needed: int) -> None:
+        if self._shown.render_until(needed, self.app.console):
+            self.virtual_size = Size(self._shown.width, len(self._shown.lines))
 
     def block_line(self, index: int) -> int | None:
         """The first line of block `index` (the blocks before it are rendered if they were not yet)."""
-        while len(self._starts) <= index and self._next_block < len(self._blocks) and self._width > 0:
-            self._render_until(len(self._lines) + 1)
-        return self._starts[index] if index < len(self._starts) else None
+        shown = self._shown
+        while len(shown.starts) <= index and not shown.done and shown.width > 0:
+            self._render_until(len(shown.lines) + 1)
+        return shown.starts[index] if index < len(shown.starts) else None
 
     def _render_rest(self) -> None:
-        if self._next_block < len(self._blocks):
+        if not self._shown.done:
             self._render_until(10**9)
 
     def on_resize(self) -> None:
-        if self.scrollable_content_region.width != self._width:
-            self._reset()
+        if self.scrollable_content_region.width != self._shown.width:
+            shown = self._shown
+            self.show_keyed(shown.key, lambda: shown.blocks, keep_scroll=True)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # once per paint, not per line: the style is computed from the CSS each time, the width from the geometry
@@ -81,10 +131,11 @@ class BlockView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        if index >= len(self._lines):
+        lines = self._shown.lines
+        if index >= len(lines):
             self._render_until(index + self.size.height)
         style = self._style
         width = self._paint_width
-        if index >= len(self._lines):
+        if index >= len(lines):
             return Strip.blank(width, style)
-        return self._lines[index].apply_style(style).crop_extend(scroll_x, scroll_x + width, style)
+        return lines[index].apply_style(style).crop_extend(scroll_x, scroll_x + width, style)

@@ -140,8 +140,8 @@ async def test_one_project_split_into_two_sides_by_a_metadata_attribute(phoenix,
     # the desk titles the panes by the attribute's values, where the two-project form shows the projects
     async with running(db, run_id=1, size=(160, 50)) as (app, _):
         assert {app.screen.pane_title(side) for side in ("left", "right")} == {
-            f"Answer {'A' if app.screen.item.left_method == 'raw' else 'B'} — baseline",
-            f"Answer {'B' if app.screen.item.left_method == 'raw' else 'A'} — rag-v2"}
+            f"Answer {'A' if app.screen.session.item.left_method == 'raw' else 'B'} — baseline",
+            f"Answer {'B' if app.screen.session.item.left_method == 'raw' else 'A'} — rag-v2"}
         shown = screen_text(app)
         assert "— baseline" in shown and "— rag-v2" in shown
 

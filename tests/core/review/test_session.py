@@ -1,4 +1,4 @@
-"""The desk session (core/review/session.py) driven directly on a real fixture store, without Textual: each action's
+"""The desk session (core/review/session/) driven directly on a real fixture store, without Textual: each action's
 job is run inline (`run_job`) and its answer taken in, as the desk's store thread and screen do."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.queue import Filters, queue_page
-from gradedesk.core.review.session import DeskSession, Job, Landed, disagrees, run_job
+from gradedesk.core.review.session import NEIGHBOURS, DeskSession, Job, Landed, Shown, disagrees, run_job
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.leases import LeaseHeld
+from gradedesk.core.store.machine_grades import AutoGrade, add_machine_grade
 from tests.fixtures.desk import rows
 from tests.fixtures.desk_store import build_fixture_store
 
@@ -41,9 +42,12 @@ def opened(store, info, person: str = "alice", **settings) -> DeskSession:
 
 
 def act(store, session: DeskSession, plan) -> Landed | str | None:
-    """Run what a key planned, as the desk does: a job's answer is taken in; a sentence is what the desk says."""
+    """Run what a key planned, as the desk does: a job's answer is taken in, as is an item prepared ahead (a swap); a
+    sentence is what the desk says."""
     if isinstance(plan, Job):
         return session.landed(run_job(store, plan))
+    if isinstance(plan, Shown):
+        return session.landed(plan)
     return plan
 
 
@@ -285,3 +289,130 @@ def test_each_grade_records_how_the_person_came_to_the_item(desk):
     saved = rows(info.path, "SELECT selection, selection_probability FROM human_grades ORDER BY id")
     assert [e["selection"] for e in saved] == ["question_order", "question_order", "jump", "filter"]
     assert all(e["selection_probability"] is None for e in saved)
+
+
+# The next item ready before its key (core/review/session/neighbours.py) -----------------------------------------------
+
+def prepare(store, session: DeskSession, jobs=None) -> set[str]:
+    """Run the neighbours' jobs and take their answers in, as the desk does while the person reads: the kinds kept."""
+    kept = set()
+    for job in session.prepare() if jobs is None else jobs:
+        neighbours = run_job(store, job)
+        if session.prepared(neighbours):
+            kept.add(neighbours[0].kind)
+    return kept
+
+
+def test_a_prepared_neighbour_makes_its_key_a_swap(desk):
+    info, store = desk
+    session = opened(store, info)
+    assert prepare(store, session) == set(NEIGHBOURS) and not session.prepare()  # all ready: nothing more to load
+    plan = session.step(1)
+    assert isinstance(plan, Shown)  # the item is there already: no store job between the key and the item
+    act(store, session, plan)
+    second = info.question_pks[1]
+    assert session.item.question_pk == second
+    assert set(session.ready) == {(second, "next"), (second, "ungraded")}  # j's and n's item after it came along
+    plan = session.step(1)
+    assert isinstance(plan, Shown)  # so a second j typed at once is a swap too
+    act(store, session, plan)
+    assert session.item.question_pk == info.question_pks[2] and not session.ready
+    assert isinstance(session.step(-1), Job)  # not prepared yet around this one: loaded as before
+    act(store, session, session.show_question(second))
+    prepare(store, session)
+    for kind, key in (("previous", lambda: session.step(-1)), ("ungraded", session.next_ungraded)):
+        landed = act(store, session, key())
+        fresh = opened(store, info)  # what a desk without anything prepared shows for the same key
+        act(store, fresh, fresh.show_question(info.question_pks[1]))
+        act(store, fresh, fresh.step(-1) if kind == "previous" else fresh.next_ungraded())
+        assert (session.item, landed.message) == (fresh.item, None), kind
+        act(store, session, session.show_question(info.question_pks[1]))
+        prepare(store, session)
+
+
+def test_flag_then_d_lands_where_a_fresh_desk_would(desk):
+    """The item shown is the run's only disagreement, so `d` prepared ahead would come back to it; `!` leaves it out
+    of every list, so `d` must say there is none, as a fresh desk's does, not swap to what was prepared."""
+    info, store = desk
+    session = opened(store, info)
+    answer = session.answer_at("left")
+    act(store, session, session.grade(answer, GradeChange(grade=next(g for g in GRADES if g != answer.machine.grade))))
+    prepare(store, session)
+    pk = session.item.question_pk
+    assert session.ready[(pk, "disagreement")].item.question_pk == pk
+    in_flight = session.prepare()  # none left to load: all four are ready
+    act(store, session, session.flag("bad_gold", None))
+    assert not session.ready and not in_flight
+    prepare(store, session)  # prepared again, around the flagged item, as the desk does once the flag landed
+    landed = act(store, session, session.next_disagreement())
+    fresh = opened(store, info)
+    assert fresh.item.question_pk == session.item.question_pk
+    assert landed.message == act(store, fresh, fresh.next_disagreement()).message == \
+        "no disagreement with the judge (with these filters)"
+
+
+@pytest.mark.parametrize("change", ["grade", "flag", "filter", "budget", "rubric", "order", "another desk"])
+def test_what_may_change_the_order_or_an_item_drops_the_neighbours_prepared(desk, change):
+    info, store = desk
+    session = opened(store, info)
+    session.refreshed(run_job(store, session.watch()))  # the first look records where the store is
+    planned = session.prepare()  # on their way when the change comes
+    first = planned.pop(0)
+    assert session.prepared(run_job(store, first))
+    if change == "grade":
+        act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="wrong")))
+    elif change == "flag":
+        act(store, session, session.flag("ambiguous", None))
+    elif change == "filter":
+        act(store, session, session.apply_filters(Filters(status="ungraded")))
+    elif change == "budget":
+        session.set_budget(1000)
+    elif change == "rubric":
+        act(store, session, session.set_judge_rubric("rubric-1")[1])
+    elif change == "order":
+        act(store, session, session.set_order("question"))
+    else:
+        with open_store(info.path) as elsewhere:
+            other = opened(elsewhere, info, person="bob")
+            act(elsewhere, other, other.grade(other.answer_at("left"), GradeChange(grade="wrong")))
+        session.refreshed(run_job(store, session.watch()))
+    assert not session.ready
+    assert all(job.stale() for job in planned) and not prepare(store, session, planned)
+
+
+def test_the_disagreeing_list_counts_the_pairs_the_status_line_counts_when_graders_are_mixed(rule_desk):
+    """A grade saved beside the rule grader, which a judge graded later and agrees with: the person's figures compare
+    it with the rule grader (a disagreement), so the queue's "disagreeing" lists it and `d` goes to it, one
+    definition for both, not the judge's verdict shown now."""
+    info, store = rule_desk
+    session = opened(store, info)
+    answer = session.answer_at("left")
+    mine = next(g for g in GRADES if g != answer.machine.grade)
+    act(store, session, session.grade(answer, GradeChange(grade=mine)))
+    with store.transaction():  # the judge, later, agrees with the person
+        add_machine_grade(store, AutoGrade(answer.id, "judge", "gpt-4o-mini", "rubric-1", 0, mine, None, 0.9,
+                                           "agrees", None, "2026-01-06T10:00:00+00:00"))
+    progress = figures(store, session)
+    assert (progress.kind, progress.compared, progress.agreed) == ("rule", 1, 0)
+    listed = queue_page(store, session.run, "alice", Filters(status="disagreeing"))
+    assert [r.question_pk for r in listed] == [info.question_pks[0]] == [session.item.question_pk]
+    act(store, session, session.step(1))
+    landed = act(store, session, session.next_disagreement())
+    assert session.item.question_pk == info.question_pks[0] and landed.message.startswith("wrapped round")
+
+
+def test_a_persons_matrix_counts_the_pairs_their_status_line_counts(rule_desk):
+    """Item 2 of issue 40: with two people, the agreement figures pool them (and say whose); each person's own matrix
+    holds exactly the pairs their desk's status line compares, and the pooled matrix is the sum of theirs."""
+    info, store = rule_desk
+    alice = graded_everything(store, info, "alice")
+    carol = opened(store, info, "carol")
+    act(store, carol, carol.grade(carol.answer_at("left"), GradeChange(grade="wrong")))
+    report = agreement_report(store, info.run_id, Settings(boot=20))
+    assert report.people == ["alice", "carol"]
+    for session in (alice, carol):
+        progress, matrix = figures(store, session), report.confusion_by_person[session.person]
+        assert sum(map(sum, matrix)) == progress.compared
+        assert sum(matrix[i][i] for i in range(len(GRADES))) == progress.agreed
+    pooled = [[a + c for a, c in zip(ra, rc)] for ra, rc in zip(*report.confusion_by_person.values())]
+    assert pooled == report.confusion.matrix

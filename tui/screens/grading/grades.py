@@ -1,7 +1,7 @@
 """The grading screen's grade keys: 1-4 grade the focused answer, f sets its failure label, s its scores, e a note
 (before the grade too: blind); [ ] = say which of the two answers is better; u takes back the last grade, label or
 preference; ! flags the item for fixing the benchmark (or, flagged, takes the flag back). Each is one write of the desk
-session (core/review/session.py), bound to the answer or question it was typed for; a lead adjudicating stores the
+session (core/review/session/), bound to the answer or question it was typed for; a lead adjudicating stores the
 same keys as decisions. Functions of the screen as a `GradingHost` (host.py)."""
 
 from __future__ import annotations

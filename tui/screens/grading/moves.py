@@ -1,7 +1,7 @@
 """The grading screen's moves: to another item (j/k along the order, n to the next ungraded, d to the next
 disagreement with the machine grader, each saying so when it wraps round from the end; in 'most useful' order each is
 the sampler's next draw), the order itself (command palette), and between the two answers (tab, h/l) and up and down
-the question (ctrl+up/down). The desk session (core/review/session.py) finds the item; functions of the screen as a
+the question (ctrl+up/down). The desk session (core/review/session/) finds the item; functions of the screen as a
 `GradingHost` (host.py)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 the filters (/), the queue (q), the evidence browser (b), answer A against B word by word (v), the focused answer as
 written (w), claim mode (c), explore (x), the trace's URL (t), agreement with the judge (a), the team's progress (p).
 
-Functions of the screen as a `GradingHost` (host.py); the desk session (core/review/session.py) holds what they read.
+Functions of the screen as a `GradingHost` (host.py); the desk session (core/review/session/) holds what they read.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def agreement(host: GradingHost) -> None:
     def chosen(cell: tuple[str, str] | None) -> None:
         if cell:
             host.apply_filters(Filters(grade=cell[0], judge_grade=cell[1]))
-    host.push(AgreementScreen(host.desk, host.session.run.id), chosen)
+    host.push(AgreementScreen(host.desk, host.session.run.id, person=host.session.person), chosen)
 
 
 def team_progress(host: GradingHost) -> None:

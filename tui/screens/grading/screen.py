@@ -5,7 +5,7 @@ it (unless the desk was opened with --show-judge, in 'open' mode); a label, scor
 grade. Which answer is on the left is a per-question coin seeded by the run, and method names can be hidden ("Answer
 A / B") until both answers are graded.
 
-The desk session (core/review/session.py) holds the state: the run and budget shown, the item, the order, the filters,
+The desk session (core/review/session/) holds the state: the run and budget shown, the item, the order, the filters,
 what blind first shows, the person. A key calls the session, which returns a store job; the screen runs it through
 the desk's one door (tui/db.py) and draws what the session says once its answer lands. The screen keeps only what is
 on screen: the focused side and what is drawn. Its keys are one table (keys.py), whose rows run functions of the
@@ -31,11 +31,11 @@ from textual.worker import get_current_worker
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.item import SIDES, AnswerView, Item, side_on_show
 from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
-from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, RunInfo, Shown
+from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, Prepared, Shown
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 
 from gradedesk.tui.collector import CollectorPause, freeze_startup
-from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, Opened,
+from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, NeighbourPrepared, Opened,
                              QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
 from gradedesk.tui.key_log import log_key
@@ -49,6 +49,7 @@ from gradedesk.tui.widgets.status_line import StatusLine
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
+PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
 WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
 
 
@@ -121,35 +122,7 @@ class GradingScreen(Screen):
         self.call_after_refresh(freeze_startup)
         self.recount()
 
-    # The session's state, as tests and the key modules read it ------------------------------------------------------
-
-    @property
-    def item(self) -> Item | None:
-        return self.session.item
-
-    @property
-    def run(self) -> RunInfo | None:
-        return self.session.run
-
-    @property
-    def filters(self) -> Filters:
-        return self.session.filters
-
-    @property
-    def order(self) -> str:
-        return self.session.order
-
-    @property
-    def order_list(self) -> list[int]:
-        return self.session.order_list
-
-    @property
-    def judge_rubric(self) -> str | None:
-        return self.session.judge_rubric
-
-    @property
-    def mode(self) -> str:
-        return self.session.mode
+    # What tests and the key modules read (the session's state itself: `screen.session`) ----------------------------
 
     @property
     def progress_text(self) -> str:
@@ -190,16 +163,20 @@ class GradingScreen(Screen):
         s = self.session
         self.query_one("#question", Static).update(view.question_text(s.item, s.methods_visible(), s.questions))
 
-    def pane_view(self, side: str) -> PaneView:
-        """What the pane of `side` shows now."""
-        s, a = self.session, self.answer_at(side)
-        return PaneView(a, self.pane_title(side), s.judge_visible(a), s.recheck, s.methods_visible(),
+    def pane_view(self, side: str, item: Item | None = None) -> PaneView:
+        """What the pane of `side` shows now (of `item`: what it would show, were that item shown)."""
+        s = self.session
+        item = item or s.item
+        a = item.at(side) if item else None
+        methods = s.methods_visible(item)
+        return PaneView(a, view.pane_title(side, a, methods), s.judge_visible(a, item), s.recheck, methods,
                         s.scorers_visible(a), s.judge_rubric, bundle_budget=s.run.bundle_budget if s.run else 0,
                         adjudicating=s.adjudicating)
 
-    def _render_panes(self, new_item: bool) -> None:
+    def _render_panes(self, new_item: bool, highlighted: bool = False) -> None:
         for side in SIDES:
-            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item)
+            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item,
+                                                        highlighted=highlighted)
 
     def render_topbar(self) -> None:
         s = self.session
@@ -233,7 +210,7 @@ class GradingScreen(Screen):
 
     def on_grading_screen_highlighted(self, message: Highlighted) -> None:
         if self.session.item is not None and self.session.item.question_pk == message.question_pk:
-            self._render_panes(new_item=False)
+            self._render_panes(new_item=False, highlighted=True)
 
     # Counting --------------------------------------------------------------------------------------------------------
 
@@ -275,6 +252,10 @@ class GradingScreen(Screen):
         the job is in flight (tui/keygate.py), so each acts on the item the keys before it led to."""
         if isinstance(plan, str):
             self.desk.report(plan)
+            return
+        if isinstance(plan, Shown):  # a neighbour prepared ahead: a swap, no store job
+            self._pause_collector()
+            self._landed(plan, focus)
             return
         if not isinstance(plan, Job):
             return
@@ -323,10 +304,32 @@ class GradingScreen(Screen):
         item = self.session.item
         if item is not None:
             self._highlight(item)
+            self.call_after_refresh(self._prepare_neighbours)  # once painted: the paint never waits for them
             if self.session.run is not None:  # save where the person is once they pause, not on every key
                 if self._state_timer is not None:
                     self._state_timer.stop()
                 self._state_timer = self.set_timer(STATE_DELAY, self.save_state)
+
+    def _prepare_neighbours(self) -> None:
+        """Once the item is painted: load its neighbours not ready yet, and render those that are (j's and n's item
+        after the next came with the next)."""
+        for job in self.session.prepare():
+            self.desk.submit(NeighbourPrepared, job, self._neighbours_ready)
+        self._prerender(list(self.session.ready.values()))
+
+    def _neighbours_ready(self, neighbours: tuple[Prepared, ...]) -> None:
+        self._prerender(self.session.prepared(neighbours))
+
+    def _prerender(self, neighbours: list[Prepared]) -> None:
+        """Render the first screenful of the panes of the neighbours prepared around the item shown, while the person
+        reads, so that their key only paints (the keys the desk's speed goals name: next and next ungraded)."""
+        item = self.session.item
+        for neighbour in neighbours:
+            if neighbour.item is None or item is None or neighbour.around != item.question_pk \
+                    or neighbour.kind not in PRERENDERED:
+                continue
+            for side in SIDES:
+                self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
 
     def save_state(self) -> None:
         """Store where the person is (and the filters and settings)."""

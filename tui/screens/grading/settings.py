@@ -1,7 +1,7 @@
 """The desk's settings in the command palette: what blind first shows (the machine grader from the start, method names
 hidden until both answers are graded, the judge rubric version whose verdicts are shown) and which budget's bundled
 answer sits beside raw (the run's largest by default; also `gradedesk grade --budget N`). The desk session
-(core/review/session.py) holds them and they are kept with the desk state, per person; functions of the screen as a
+(core/review/session/) holds them and they are kept with the desk state, per person; functions of the screen as a
 `GradingHost` (host.py)."""
 
 from __future__ import annotations
