@@ -8,6 +8,7 @@ grader, offline scores), and the command says so; a rule grade is never presente
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradedesk.core.cli.endpoint import add_endpoint_arguments, add_spend_arguments
@@ -61,11 +62,30 @@ def run(args: argparse.Namespace) -> int:
 
         if args.repeat != 1 or args.no_scores:
             raise UserError("--pairwise: --repeat and --no-scores are for grades; the pairwise judge takes --repeats")
-        return run_pairwise(args)
+        return _one_judge_per_run(args, run_pairwise)
     if args.budgets is not None or args.repeats != 1 or args.reference_free_rubric is not None:
         raise UserError("--budgets, --repeats and --reference-free-rubric are for --pairwise (grades repeat with "
                         "--repeat)")
-    return run_grades(args)
+    return _one_judge_per_run(args, run_grades)
+
+
+def _one_judge_per_run(args: argparse.Namespace, judge: Callable[[argparse.Namespace], int]) -> int:
+    """A judge that makes calls holds its run (core/store/run_lock.py): a second judge on it is refused, told which
+    process holds it, rather than making every call again. A dry run and offline grading make none."""
+    if (args.model is None and args.base_url is None) or args.dry_run:
+        return judge(args)
+    from gradedesk.core.errors import UserError
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.run_lock import judging
+    from gradedesk.core.store.run_records import resolve_run
+
+    try:
+        with open_store(args.store, create=False) as store:
+            run_id = resolve_run(store, args.run)
+    except UserError:  # no store or no such run: the judge says so, after its own checks of the flags
+        return judge(args)
+    with judging(args.store, run_id):
+        return judge(argparse.Namespace(**{**vars(args), "run": str(run_id)}))  # the run held, whatever is newest now
 
 
 def run_grades(args: argparse.Namespace) -> int:

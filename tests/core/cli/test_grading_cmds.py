@@ -175,3 +175,39 @@ def test_unreachable_judge_endpoint_is_one_line_exit_2(db, capsys):
     assert len(err.strip().splitlines()) == 1
     with open_store(db) as store:
         assert store._scalar("SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge'") == 0
+
+
+def test_a_second_judge_on_a_run_being_judged_is_refused_saying_which_process_holds_it(db, capsys, chat_server):
+    import subprocess
+    import sys
+    import threading
+
+    from tests.fixtures import REPO_ROOT
+
+    reply = {"grade": "fully_correct", "failure_label": None, "confidence": 0.9, "reasoning": "r"}
+    asked, go_on = threading.Event(), threading.Event()
+
+    def held(body: dict) -> str:  # the first judge's first call waits here while the second one starts
+        asked.set()
+        go_on.wait(60)
+        return (json.dumps(reply) if body["messages"][0]["content"] == RUBRIC
+                else '{"score": 1, "reason": "ok"}' if "score" in body["messages"][0]["content"] else '{"claims": []}')
+
+    chat_server.responder = held
+    judge = ["judge", "--store", db, "--model", "judge-m", "--base-url", chat_server.base_url, "--max-retries", "0",
+             "--no-scores", "--json"]
+    first = subprocess.Popen([sys.executable, "-m", "gradedesk.tui", *judge], cwd=REPO_ROOT, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert asked.wait(120), "the first judge never called"
+        code, out, err = cli(capsys, *judge)
+        assert (code, out) == (2, "")
+        assert err.startswith(f"gradedesk: error: run 1 of {db} is being judged by process {first.pid} on ")
+        assert err.endswith(": wait for it to finish, or stop it and judge again (calls already made are kept)\n")
+    finally:
+        go_on.set()
+        out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert json.loads(out)["judge"]["grades_done"] == 4
+    code, out, _ = cli(capsys, *judge)  # the run is free again: nothing left to call
+    assert code == 0 and json.loads(out)["judge"]["grades_done"] == 0
