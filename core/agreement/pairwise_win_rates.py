@@ -2,7 +2,8 @@
 per question category, three ways, each with a 95% bootstrap interval:
 
 - people: every person's current preference (the desk's `[`, `]`, `=`), unweighted, at the budget it compared raw
-  with (the budget the desk showed), so this exists at the budgets people chose at.
+  with (the budget the desk showed), so this exists at the budgets people chose at; resampled by question (two
+  people's preferences on one question together: one by one, a sampled assignment's covered ~91.5%).
 - judge: the pairwise judge's consistent verdicts (both orders agree). Not defined when it has none, with the reason:
   a judge that always answers "1" contradicts itself on every pair and gets no win rate.
 - prediction-powered (power-tuned PPI++, as for pass rates: core/stats/weighted.py, with its lambda and what the
@@ -23,7 +24,7 @@ from gradedesk.core.grading.pairwise_verdicts import INCONSISTENT, PairVerdict
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
-from gradedesk.core.stats.weighted import JudgeGain, first_stage_clusters, ppi_mean
+from gradedesk.core.stats.weighted import JudgeGain, first_stage_clusters, ppi_mean, weighted_mean
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import Preference
 from gradedesk.core.store.samples import SampleDraw, sample_draws
@@ -69,9 +70,11 @@ def _group(pks: set[int], budget: int, category: str | None, verdicts: list[Pair
     judged = {v.question_pk: v for v in members}
     consistent = [VALUE[v.verdict] for v in members if v.verdict is not None]
     judge = agree.mean_of(consistent, _judge_reason(members), s.boot, s.seed)
-    people_est = agree.mean_of([VALUE[p.preferred] for p in people if p.question_pk in pks],
+    chose = [p for p in people if p.question_pk in pks]
+    # several people's preferences on one question go together when resampled (they share its truth)
+    people_est = weighted_mean([VALUE[p.preferred] for p in chose],
                                "no person chose between raw and the bundle at this budget yet ([ ] = on the desk)",
-                               s.boot, s.seed)
+                               None, s.boot, s.seed, [p.question_pk for p in chose])
     sample = [d for d in draws if d[0].question_pk in pks]
     gain = None
     if not members:

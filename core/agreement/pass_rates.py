@@ -72,13 +72,6 @@ def scan_answers(store: Store, run_id: int, kind: str | None,
     return ordered, paired, primary
 
 
-def judged_shown(arms: list[Arm], primary: int | None) -> dict[str, tuple[int, int]]:
-    """(judged, passed) per method over the answers the desk shows: raw, and bundled at the primary budget."""
-    shown = {"raw": [a for a in arms if a.method == "raw"],
-             "bundle": [a for a in arms if a.method == "bundle" and a.budget == primary]}
-    return {method: (sum(a.judged for a in group), sum(a.passed for a in group)) for method, group in shown.items()}
-
-
 @dataclass
 class ArmPassRate(Record):
     method: str

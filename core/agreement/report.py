@@ -35,7 +35,7 @@ from gradedesk.core.agreement.machine_bias import MachineBias, machine_bias
 from gradedesk.core.agreement.overlap import OverlapAgreement, overlap_agreement
 from gradedesk.core.agreement.pairwise import PairwiseFigures, pairwise_figures
 from gradedesk.core.agreement.pass_rates import (
-    CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, judged_shown, quality_by_tokens, scan_answers,
+    CorrectedPassRates, TokenQuality, arms_grader, corrected_pass_rates, quality_by_tokens, scan_answers,
 )
 from gradedesk.core.agreement.people import (
     SelfConsistency, SwitchRate, grade_histories, people_alpha_units, self_consistency, switches,
@@ -253,7 +253,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         judge_rubrics=judge_versions(store, run_id, s.boot, s.seed),
         bias=machine_bias(store, [(p.answer_id, p.human, p.machine) for p in pairs], s.boot, s.seed),
         quality_by_tokens=quality_by_tokens(store, run_id, arms),
-        samples=sample_report(store, run_id, pairs, judged_shown(arms, primary) if kind else None, s, primary),
+        samples=sample_report(store, run_id, pairs, (arms, paired) if kind else None, s, primary),
         faithfulness=faithfulness_agreement(store, run_id, s.boot, s.seed),
         notes=notes,
         stale_grades=stale,

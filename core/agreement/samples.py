@@ -22,6 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from gradedesk.core.agreement.grade_pairs import Pair
+from gradedesk.core.agreement.pass_rates import Arm
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.measures import Estimate
@@ -86,15 +87,39 @@ def _clusters(weighted: list[tuple[Pair, float, float]]) -> np.ndarray | None:
     return first_stage_clusters([p.question_pk for p, _, _ in weighted], [pi for _, _, pi in weighted])
 
 
-def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tuple[SampledFigures,
-                                                                                 list[tuple[Pair, float, float]]]:
-    """The sampled sample's weighted figures, and its (pair, weight, the draw's first-stage inclusion probability)
-    list for the pass rates."""
+@dataclass(frozen=True)
+class DrawnDifference:
+    """One draw whose person graded both its raw and its bundled answer (at the primary budget): bundled - raw."""
+
+    question_pk: int
+    human: float  # the person's pass (1) or not (0) of the bundled answer minus that of the raw one: -1, 0 or 1
+    machine: float  # the same by the compared machine grader
+    weight: float
+    inclusion_probability: float
+
+
+def _difference(members: list[Pair], d: SampleDraw, primary: int | None) -> DrawnDifference | None:
+    """The draw's bundled - raw pass (the bundled answer at the primary budget), when its person graded both."""
+    raw = [p for p in members if p.method == "raw"]
+    bundled = [p for p in members if p.method == "bundle" and p.budget == primary]
+    if not raw or not bundled:
+        return None
+    r, b = raw[0], bundled[0]
+    return DrawnDifference(d.question_pk, float(b.human == PASS_GRADE) - float(r.human == PASS_GRADE),
+                           float(b.machine == PASS_GRADE) - float(r.machine == PASS_GRADE), draw_weight(d),
+                           d.inclusion_probability)
+
+
+def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap,
+             primary: int | None) -> tuple[SampledFigures, list[tuple[Pair, float, float]], list[DrawnDifference]]:
+    """The sampled sample's weighted figures, its (pair, weight, the draw's first-stage inclusion probability) list
+    for the pass rates, and the draws' bundled - raw differences."""
     draws = sample_draws(store, run_id)
     by_question = defaultdict(list)
     for p in pairs:
         by_question[(p.grader, p.question_pk)].append(p)
     weighted: list[tuple[Pair, float, float]] = []
+    differences: list[DrawnDifference] = []
     pending = 0
     for d in draws:
         # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
@@ -104,6 +129,10 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
             pending += 1  # drawn, not graded (yet): left out, and counted
             continue
         weighted.extend((p, draw_weight(d), d.inclusion_probability) for p in members)
+        if d.budget in (None, primary):
+            difference = _difference(members, d, primary)
+            if difference is not None:
+                differences.append(difference)
     cells = np.array([_cell(p.human, p.machine) for p, _, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w, _ in weighted], dtype=float)
     # drawn from an assigned set: a question's draws (every person's, every answer's) are resampled together
@@ -114,7 +143,7 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap) -> tupl
     return SampledFigures(
         "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)", len(draws),
         len(draws) - pending, pending, len(weighted), round(kish_effective_n(weights), 1) if weights.size else 0,
-        four, two), weighted
+        four, two), weighted, differences
 
 
 @dataclass
@@ -144,32 +173,58 @@ def _apart(pairs: list[Pair], s: Bootstrap) -> list[ApartSample]:
 
 @dataclass
 class PpiPassRate(Record):
-    """A method's prediction-powered pass rate: the judge on every shown answer, corrected by sampled human grades."""
+    """A prediction-powered pass rate (raw; bundled at one budget), or the paired difference bundled - raw: the
+    machine grader on every shown answer, corrected by the sampled human grades."""
 
-    method: str
-    judged: int
-    human_sampled: int
+    method: str  # raw, bundle, or "bundle - raw"
+    budget: int | None  # the bundled answers' budget (None: raw, whichever budget it was shown beside)
+    judged: int  # answers the machine grader graded (the difference: questions it graded both answers of)
+    human_sampled: int  # human-graded draws that correct it
     ppi: Estimate  # power-tuned (PPI++)
     judge_bought: JudgeGain | None  # lambda, people's grades alone, what the judge is worth (None: no estimate)
 
 
-def _pass_rates(weighted: list[tuple[Pair, float, float]], judged: dict[str, tuple[int, int]], primary: int | None,
-                s: Bootstrap) -> list[PpiPassRate]:
-    """Prediction-powered pass rate per method (raw, and bundled at the primary budget). `judged`: per method, how many
-    shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`); the bundled
-    sample is the grades of bundled answers at the primary budget, as `judged` counts them."""
-    out = []
-    for method in ("raw", "bundle"):
-        n, passed = judged.get(method, (0, 0))
-        judge_all = [True] * passed + [False] * (n - passed)
-        sample = [d for d in weighted if d[0].method == method and (method == "raw" or d[0].budget == primary)]
-        est, gain = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _, _ in sample],
-                              [p.machine == PASS_GRADE for p, _, _ in sample], [w for _, w, _ in sample], s.boot,
-                              s.seed, _clusters(sample))
-        if est.value is None and judge_all and not sample:
-            est.reason = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
-        out.append(PpiPassRate(method, n, len(sample), est, gain))
-    return out
+NOT_SAMPLED = "no sampled human grade of this method: grade in 'most useful' (sampled) order"
+DIFFERENCE = "bundle - raw"
+
+
+def _ppi_pass_rate(method: str, budget: int | None, judge_all: list[float], sample: list[tuple[Pair, float, float]],
+                   s: Bootstrap) -> PpiPassRate:
+    est, gain = ppi_mean(judge_all, [p.human == PASS_GRADE for p, _, _ in sample],
+                         [p.machine == PASS_GRADE for p, _, _ in sample], [w for _, w, _ in sample], s.boot, s.seed,
+                         _clusters(sample))
+    if est.value is None and judge_all and not sample:
+        est.reason = NOT_SAMPLED
+    return PpiPassRate(method, budget, len(judge_all), len(sample), est, gain)
+
+
+def _pass_rates(weighted: list[tuple[Pair, float, float]], arms: list[Arm], s: Bootstrap) -> list[PpiPassRate]:
+    """Prediction-powered pass rate of raw and of the bundled answers at each budget. `arms`: per method and budget,
+    how many shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`); a raw
+    answer's grade is its own, whichever budget it was shown beside."""
+    raw = [a for a in arms if a.method == "raw"]
+    rows = [(None, [True] * sum(a.passed for a in raw) + [False] * sum(a.judged - a.passed for a in raw), "raw")]
+    rows += [(a.budget, [True] * a.passed + [False] * (a.judged - a.passed), "bundle")
+             for a in arms if a.method == "bundle" and a.judged]
+    return [_ppi_pass_rate(method, budget, judge_all,
+                           [d for d in weighted if d[0].method == method and (method == "raw" or d[0].budget == budget)],
+                           s) for budget, judge_all, method in rows]
+
+
+def _bundle_minus_raw(differences: list[DrawnDifference], paired: np.ndarray, primary: int | None,
+                      s: Bootstrap) -> PpiPassRate:
+    """Bundled - raw pass rate on the same questions (the bundled answer at the primary budget), prediction-powered:
+    the machine grader's difference on every question it graded both answers of (`paired`, as scan_answers counts
+    it), corrected by the sampled draws whose person graded both. Values lie in -1..1."""
+    judge_all = [1.0] * int(paired[1, 0]) + [-1.0] * int(paired[0, 1]) + [0.0] * int(paired[0, 0] + paired[1, 1])
+    est, gain = ppi_mean(judge_all, [d.human for d in differences], [d.machine for d in differences],
+                         [d.weight for d in differences], s.boot, s.seed,
+                         first_stage_clusters([d.question_pk for d in differences],
+                                              [d.inclusion_probability for d in differences]), span=(-1.0, 1.0))
+    if est.value is None and judge_all and not differences:
+        est.reason = ("no sampled question with a person's grade of both answers: grade raw and the bundle of the "
+                      "questions drawn in 'most useful' order")
+    return PpiPassRate(DIFFERENCE, primary, len(judge_all), len(differences), est, gain)
 
 
 @dataclass
@@ -216,17 +271,19 @@ class SampleReport(Record):
     headline_sample: str
     sampled: SampledFigures
     apart: list[ApartSample]
-    pass_rates: list[PpiPassRate]
+    pass_rates: list[PpiPassRate]  # raw, then bundled per budget
+    bundle_minus_raw: PpiPassRate | None  # paired, at the primary budget (None: no machine grader)
     position_bias: PositionBias
     anchoring: Anchoring
 
 
-def sample_report(store: Store, run_id: int, pairs: list[Pair], judged: dict[str, tuple[int, int]] | None,
+def sample_report(store: Store, run_id: int, pairs: list[Pair], judged: tuple[list[Arm], np.ndarray] | None,
                   s: Bootstrap, primary: int | None = None) -> SampleReport:
-    """The samples section of `agree`. `pairs` compare each person with one machine grader; `judged` counts that same
-    grader's grades and passes on every shown answer per method, raw and bundled at the `primary` budget (None: no
-    machine grader, no pass rates)."""
-    sampled, weighted = _sampled(store, run_id, pairs, s)
+    """The samples section of `agree`. `pairs` compare each person with one machine grader; `judged`: that same
+    grader's grades and passes on every shown answer per method and budget, and its paired raw-vs-bundled table at
+    the `primary` budget (pass_rates.scan_answers; None: no machine grader, no pass rates)."""
+    sampled, weighted, differences = _sampled(store, run_id, pairs, s, primary)
     return SampleReport("all graded items, unweighted (see sampled and apart for the samples they mix)", sampled,
-                        _apart(pairs, s), _pass_rates(weighted, judged, primary, s) if judged is not None else [],
+                        _apart(pairs, s), _pass_rates(weighted, judged[0], s) if judged is not None else [],
+                        _bundle_minus_raw(differences, judged[1], primary, s) if judged is not None else None,
                         _position_bias(store, run_id, s), _anchoring(pairs, s))

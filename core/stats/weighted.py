@@ -27,6 +27,7 @@ n (w_people / w_judge)^2 - n more graded items. benchmarks/estimator_coverage.py
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -35,7 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradedesk.core.errors import UserError
-from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish, resample_means
+from gradedesk.core.stats.measures import (DEFAULT_BOOT, DEFAULT_SEED, Estimate, Measure, finish, score_interval,
+                                           t_quantile)
 from gradedesk.core.stats.records import Record
 
 NO_DRAWS = "no sampled item graded by both"
@@ -59,34 +61,63 @@ def first_stage_clusters(items: Sequence[int], inclusion_probabilities: Sequence
     return np.asarray(items) if any(p < 1 for p in inclusion_probabilities) else None
 
 
-def resampled_clusters(clusters: np.ndarray, boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def resampled_clusters(clusters: np.ndarray, boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The clusters (first_stage_clusters) resampled with replacement, `boot` times: (each draw's cluster as 0..k-1,
     a boot x k matrix of how often each replicate took each cluster). A replicate's sum of any per-draw figure is
     `taken @ (that figure summed per cluster)`: every draw of a cluster goes with it."""
     _, ids = np.unique(clusters, return_inverse=True)
-    k = int(ids.max()) + 1
-    idx = rng.integers(0, k, size=(boot, k))
+    return ids, _taken(int(ids.max()) + 1, boot, seed)
+
+
+@functools.lru_cache(maxsize=16)
+def _taken(k: int, boot: int, seed: int) -> np.ndarray:
+    """How often each of `boot` seeded replicates took each of k clusters. It depends on nothing else, so every
+    figure on one set of draws (the four-level and pass/fail agreement, a pass rate with and without the judge)
+    shares the replicates, drawn once: their widths compare like with like, and a report pays for them once."""
+    idx = np.random.default_rng(seed).integers(0, k, size=(boot, k))
     # counts as floats: every use multiplies them by weighted sums
     taken = np.bincount((np.arange(boot)[:, None] * k + idx).ravel(), minlength=boot * k).astype(float)
-    return ids, taken.reshape(boot, k)
+    taken = taken.reshape(boot, k)
+    taken.flags.writeable = False
+    return taken
 
 
 def _resampled_matrices(cells: np.ndarray, weights: np.ndarray, q: int, boot: int, seed: int,
-                        clusters: np.ndarray | None) -> np.ndarray:
+                        clusters: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """B weighted matrices, each from the clusters resampled with replacement, each with all its draws (weights travel
-    with their draws); `clusters` None: every draw its own cluster."""
-    rng = np.random.default_rng(seed)
-    ids, taken = resampled_clusters(_each_draw_alone(len(cells)) if clusters is None else clusters, boot, rng)
+    with their draws); `clusters` None: every draw its own cluster. Also each draw's cluster and the clusters'
+    summed weights (for score_interval's units and fallback)."""
+    ids, taken = resampled_clusters(_each_draw_alone(len(cells)) if clusters is None else clusters, boot, seed)
     k = taken.shape[1]
     # each cluster's weighted matrix, times how often each replicate took the cluster
     per_cluster = np.bincount(ids * q * q + cells, weights=weights, minlength=k * q * q).reshape(k, q * q)
     matrices: np.ndarray = (taken @ per_cluster).reshape(boot, q, q)
-    return matrices
+    return matrices, ids, np.bincount(ids, weights=weights, minlength=k)
 
 
 def _each_draw_alone(n: int) -> np.ndarray:
     """Clusters of one draw each: resampled_clusters of these is the plain bootstrap of the draws."""
     return np.arange(n)
+
+
+def _share_estimate(value: float, n: int, boot_values: np.ndarray, cluster_weights: np.ndarray,
+                    span: tuple[float, float] = (0.0, 1.0), least_var: float = 0.0) -> Estimate:
+    """A weighted mean of values in `span` with score_interval's interval (units: the clusters resampled)."""
+    if math.isnan(value):
+        return finish(value, n, boot_values, "")
+    value = min(max(value, span[0]), span[1])
+    bounds = (score_interval(value, boot_values, cluster_weights.size, kish_effective_n(cluster_weights), span,
+                             least_var) if boot_values.size else (None, None))
+    return finish(value, n, boot_values, "", bounds)
+
+
+def _unseen_errors_var(units: float) -> float:
+    """The least variance of a prediction-powered figure: the judge's errors the draws could have missed. A judge
+    that matched all of the draws leaves a rectifier of zeros (no variance), yet its error rate is only known to be
+    small: as Agresti and Coull add z^2 / 2 pseudo-counts to a share, count z^2 / 2 of the (units + z^2) draws as
+    one-level disagreements, a rectifier variance of (z^2 / 2) / (units + z^2) / units."""
+    z2 = t_quantile(units - 1) ** 2
+    return z2 / 2 / (units + z2) / units
 
 
 def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray, q: int,
@@ -98,13 +129,18 @@ def weighted_estimates(cells: Sequence[int] | np.ndarray, weights: Sequence[floa
     if cells_a.size == 0:
         return {m.name: Estimate(None, 0, reason=NO_DRAWS) for m in measures}
     cm = weighted_matrix(cells_a, weights_a, q)
-    boot_cms = (_resampled_matrices(cells_a, weights_a, q, boot, seed, None if clusters is None else
-                                    np.asarray(clusters)) if boot else np.zeros((0, q, q)))
+    boot_cms, _, cluster_weights = (_resampled_matrices(cells_a, weights_a, q, boot, seed, None if clusters is None
+                                                        else np.asarray(clusters)) if boot else
+                                    (np.zeros((0, q, q)), None, np.zeros(0)))
     out = {}
     for m in measures:
         value = float(m.fn(cm))
         boot_values = m.fn(boot_cms) if len(boot_cms) else np.array([])
-        out[m.name] = finish(value, int(cells_a.size), boot_values, m.why(cm) if math.isnan(value) else "")
+        if m.share and not math.isnan(value):
+            # score_interval needs the replicates where the share is defined (a recall needs a row to recall)
+            out[m.name] = _share_estimate(value, int(cells_a.size), boot_values, cluster_weights)
+        else:
+            out[m.name] = finish(value, int(cells_a.size), boot_values, m.why(cm) if math.isnan(value) else "")
     return out
 
 
@@ -112,29 +148,35 @@ NOTHING_ADDED = 0.1  # lambda below this: the judge added nothing to the figure
 NEAR_ZERO = 0.1  # worth fewer graded items than this share of those made: only more people's grades narrow it
 
 
-def power_tuning(judge_all: np.ndarray, human: np.ndarray, judge: np.ndarray, u: np.ndarray,
-                 ids: np.ndarray) -> float:
-    """PPI++'s lambda (Angelopoulos, Duchi and Zrnic 2023): the weight on the judge that makes the estimate's variance
-    least, clipped to [0, 1] (0: people alone; 1: plain PPI).
+def power_tuning(judge_all: np.ndarray, judge: np.ndarray, sums: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """PPI++'s lambda (Angelopoulos, Duchi and Zrnic 2023), the weight on the judge that makes the estimate's variance
+    least, clipped to [0, 1] (0: people alone; 1: plain PPI), for each row of `taken` (how often a replicate took each
+    cluster; a row of ones: the draws themselves). `sums`: per cluster, the sums of u, u * human and u * judge (u the
+    weights scaled to mean 1).
 
-    ppi-python's formula for a mean, cov(Y, f) / ((1 + n/N) var(f)) (the covariance over the n draws, the variance of
-    the judge's values pooled over the draws and the N judged items), with the design carried into both moments: the
-    covariance is that of the draws' weighted means under the bootstrap's resampling (per-cluster sums of
-    u * deviation, u the weights scaled to mean 1), and the judge's variance on the draws is multiplied by the same
-    design's effect on it. With equal weights and every draw its own cluster both reduce to ppi-python's value.
+    ppi-python's formula for a mean is cov(Y, f) / ((1 + n/N) var(f)) (the covariance over the n draws, the variance
+    of the judge's values pooled over the draws and the N judged items): its n/N term is the variance of the judge's
+    mean over N items drawn from a larger population. Here the figure is the run's own and the judge graded all of it
+    (ppi_mean), so that term is 0 and lambda is cov(Y, f) / var(f), ppi-python's times (1 + n/N). The design is
+    carried into both moments: they are those of the draws' weighted means under the bootstrap's resampling
+    (per-cluster sums of u * deviation from the weighted mean), and the judge's variance on the draws is multiplied
+    by the same design's effect on it. With equal weights and every draw its own cluster both reduce to ppi-python's
+    moments.
     """
-    n, big_n = human.size, judge_all.size
-    y_bar, f_bar = (u * human).sum() / n, (u * judge).sum() / n
-    k = int(ids.max()) + 1
-    a = np.bincount(ids, weights=u * (human - y_bar), minlength=k)
-    b = np.bincount(ids, weights=u * (judge - f_bar), minlength=k)
     plain = judge.var()
     pooled = np.concatenate([judge, judge_all]).var(ddof=1)
     if plain <= 0 or pooled <= 0:
-        return 0.0  # the judge gave one value to every draw: nothing to learn from it
-    design_effect = float((b * b).sum() / n / plain)
-    lam = float((a * b).sum() / n / ((design_effect + n / big_n) * pooled))
-    return min(max(lam, 0.0), 1.0)
+        return np.zeros(len(taken))  # the judge gave one value to every draw: nothing to learn from it
+    u, y, f = sums
+    total = taken @ u
+    y_bar, f_bar = (taken @ y) / total, (taken @ f) / total
+    # sum over clusters of (y - y_bar u)(f - f_bar u) and (f - f_bar u)^2, each cluster as often as it was taken
+    uu, uy, uf, yf, ff = (taken @ x for x in (u * u, u * y, u * f, y * f, f * f))
+    covariance = yf - f_bar * uy - y_bar * uf + y_bar * f_bar * uu
+    spread = ff - 2 * f_bar * uf + f_bar**2 * uu
+    lam = np.divide(covariance * plain, spread * pooled, out=np.zeros_like(covariance), where=spread > 0)
+    clipped: np.ndarray = np.clip(lam, 0.0, 1.0)
+    return clipped
 
 
 @dataclass
@@ -163,19 +205,23 @@ def _gain_line(lam: float, worth: int | None, n: int, more: int | None) -> str:
 
 def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample: Sequence[float],
              weights: Sequence[float] | None = None, boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
-             clusters: Sequence[int] | np.ndarray | None = None,
-             lam: float | None = None) -> tuple[Estimate, JudgeGain | None]:
+             clusters: Sequence[int] | np.ndarray | None = None, lam: float | None = None,
+             span: tuple[float, float] = (0.0, 1.0)) -> tuple[Estimate, JudgeGain | None]:
     """(mean, what the judge bought): the judge's mean on all items, corrected by the human sample, power-tuned
-    (PPI++): lambda * judge's mean + the weighted mean of (human - lambda * judge) on the draws. Values lie in 0..1: a
-    pass (1) or fail (0), or a preference (1 bundled, 0.5 tie, 0 raw).
+    (PPI++): lambda * judge's mean + the weighted mean of (human - lambda * judge) on the draws. Values lie in `span`:
+    0..1 for a pass (1) or fail (0), or a preference (1 bundled, 0.5 tie, 0 raw); -1..1 for a paired difference
+    (bundled - raw on one question).
 
     judge_all: the judge's value on every item of one kind; human and judge_on_sample: the person's and the judge's
     values on the human-labelled draws (weights: 1/(pi q) of each draw; None = a simple random sample). `lam`: the
-    judge's weight (None: power_tuning's; 1: plain PPI; 0: people alone). The judge's mean is resampled exactly and
-    cheaply (a multinomial over its distinct values), so a million judged items cost nothing. The draws are resampled
-    as weighted_estimates resamples them: by `clusters` (first_stage_clusters), each with all its draws, or (None)
-    each draw on its own. Lambda is held fixed across the replicates, as ppi-python's intervals hold it.
-    The people-alone interval comes from the same replicates (lambda 0), so the two widths compare like with like.
+    judge's weight (None: power_tuning's; 1: plain PPI; 0: people alone). The figure is the run's own (people's
+    grades of all its items), and the judge graded all of them, so the judge's mean is known, not sampled: only the
+    draws are resampled (ppi-python, which estimates a mean over a population the judged items were drawn from, adds
+    their sampling variance too), as weighted_estimates resamples them: by `clusters` (first_stage_clusters), each
+    with all its draws, or (None) each draw on its own. A tuned lambda is chosen again on each replicate (ppi-python's
+    intervals hold it fixed): chosen on the same draws it corrects, it leans the figure a little toward the judge's
+    errors (biased judges, 30 draws: +0.02), and the replicates carry that. The interval is score_interval's. The people-alone interval comes from the same replicates
+    (lambda 0), so the two widths compare like with like.
     """
     j_all = np.asarray(judge_all, dtype=float)
     h, j = np.asarray(human, dtype=float), np.asarray(judge_on_sample, dtype=float)
@@ -186,17 +232,37 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
         return Estimate(None, 0, reason="no answer of this kind has both a person's grade and a machine grade"), None
     n = h.size
     u = w * n / w.sum()
-    rng = np.random.default_rng(seed)
-    b_all = resample_means(j_all, boot, rng)
-    ids, taken = resampled_clusters(_each_draw_alone(n) if clusters is None else np.asarray(clusters), boot, rng)
-    if lam is None:
-        lam = power_tuning(j_all, h, j, u, ids)
+    ids, taken = resampled_clusters(_each_draw_alone(n) if clusters is None else np.asarray(clusters), boot, seed)
     k = taken.shape[1]
-    b_u, b_h, b_j = (taken @ np.bincount(ids, weights=u * x, minlength=k) for x in (np.ones(n), h, j))
-    value = float(lam * j_all.mean() + (u * (h - lam * j)).sum() / n)
-    est = finish(min(max(value, 0.0), 1.0), n, np.clip(lam * b_all + (b_h - lam * b_j) / b_u, 0.0, 1.0), "")
-    people = finish(float((u * h).sum() / n), n, b_h / b_u, "")
+    sums = np.stack([np.bincount(ids, weights=u * x, minlength=k) for x in (np.ones(n), h, j)])
+    # tuned: lambda chosen on the draws, and again on each replicate, so the interval carries its choice too
+    lam, lams = ((float(power_tuning(j_all, j, sums, np.ones((1, k)))[0]), power_tuning(j_all, j, sums, taken))
+                 if lam is None else (lam, np.full(len(taken), lam)))
+    b_u, b_h, b_j = (taken @ x for x in sums)
+    judge_mean = float(j_all.mean())
+    per_cluster = sums[0]
+    est = _share_estimate(float(lam * judge_mean + (u * (h - lam * j)).sum() / n), n,
+                          lams * judge_mean + (b_h - lams * b_j) / b_u, per_cluster, span,
+                          _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 else 0.0)
+    people = _share_estimate(float((u * h).sum() / n), n, b_h / b_u, per_cluster, span)
     return est, _judge_gain(lam, people, est)
+
+
+def weighted_mean(values: Sequence[float], empty_reason: str, weights: Sequence[float] | None = None,
+                  boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
+                  clusters: Sequence[int] | np.ndarray | None = None) -> Estimate:
+    """The (weighted) mean of values in 0..1 with score_interval's interval, the draws resampled by `clusters` (values
+    that go together: one question's preferences by several people) or each on its own (None)."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        return Estimate(None, 0, reason=empty_reason)
+    w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=float)
+    ids, taken = resampled_clusters(_each_draw_alone(v.size) if clusters is None else np.asarray(clusters), boot,
+                                    seed)
+    k = taken.shape[1]
+    per_cluster = np.bincount(ids, weights=w, minlength=k)
+    boot_values = (taken @ np.bincount(ids, weights=w * v, minlength=k)) / (taken @ per_cluster)
+    return _share_estimate(float((w * v).sum() / w.sum()), int(v.size), boot_values, per_cluster)
 
 
 def _judge_gain(lam: float, people: Estimate, with_judge: Estimate) -> JudgeGain:

@@ -1,14 +1,17 @@
 """PPI++ (core/stats/weighted.py ppi_mean, power_tuning) against ppi-python's own estimator on fixed data: the point
 estimate and lambda of `ppi_py.ppi_mean_pointestimate` (lambda read back from its point estimate, which is linear in
-lambda), and its interval's width beside our bootstrap's; then what the judge bought."""
+lambda) for the run's own figure, and its interval's width beside ours; then what the judge bought."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import ppi_py
 import pytest
 
-from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean
+from gradedesk.core.stats.measures import t_quantile
+from gradedesk.core.stats.weighted import first_stage_clusters, power_tuning, ppi_mean
 
 
 def _data(seed: int, accuracy: float, n: int = 150, big_n: int = 2000, levels=(1.0, 0.0)):
@@ -28,16 +31,27 @@ def _their_lambda(judge_all, human, judge):
 
 @pytest.mark.parametrize(("seed", "accuracy", "levels"), [
     (1, 0.9, (1.0, 0.0)), (2, 0.75, (1.0, 0.0)), (3, 0.6, (1.0, 0.0)), (4, 0.85, (1.0, 0.5, 0.0))])
-def test_point_estimate_and_lambda_are_ppi_pythons(seed, accuracy, levels):
+def test_point_estimate_and_lambda_are_ppi_pythons_for_the_runs_own_figure(seed, accuracy, levels):
+    """ppi-python estimates a mean over a population the N judged items were drawn from; ours is the run's own (the
+    judge graded all of it), so its lambda leaves out ppi-python's (1 + n/N) and its variance the judged items' share,
+    lam^2 var(judge) / N. With those two terms the figures are ppi-python's."""
     judge_all, human, judge = _data(seed, accuracy, levels=levels)
-    lam, theirs = _their_lambda(judge_all, human, judge)
+    lam, _ = _their_lambda(judge_all, human, judge)
     est, gain = ppi_mean(judge_all, human, judge, boot=2000)
-    assert 0 < lam < 1  # tuned, not clipped: the comparison means something
-    assert gain.lam == pytest.approx(lam, abs=1e-12)
+    n, big_n = human.size, judge_all.size
+    assert 0 < lam and gain.lam < 1  # tuned, not clipped: the comparison means something
+    assert gain.lam == pytest.approx(lam * (1 + n / big_n), abs=1e-12)
+    theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all, lam=gain.lam))[0])
     assert est.value == pytest.approx(theirs, abs=1e-12)
-    # their interval is a normal approximation, ours a percentile bootstrap: the widths agree within a few percent
-    low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05)
-    assert (est.high - est.low) == pytest.approx(float(np.ravel(high)[0] - np.ravel(low)[0]), rel=0.1)
+    # their interval is a normal approximation; ours from the bootstrap's variance with Student's t for n - 1 degrees
+    # of freedom and the n / (n - 1) correction: without the judged items' term and with those factors the widths
+    # agree within a few percent
+    low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05, lam=gain.lam)
+    theirs_width = float(np.ravel(high)[0] - np.ravel(low)[0])
+    z = 1.959964
+    run_only = math.sqrt(theirs_width**2 - (2 * z * gain.lam) ** 2 * judge_all.var() / big_n)
+    assert (est.high - est.low) == pytest.approx(run_only * t_quantile(n - 1) / z * math.sqrt(n / (n - 1)),
+                                                 rel=0.05)
 
 
 def test_a_judge_that_points_the_wrong_way_is_clipped_to_nothing_as_ppi_python_clips_it():
@@ -55,7 +69,7 @@ def test_lambda_does_not_depend_on_the_weights_scale_and_a_first_stage_keeps_it_
     weights = np.random.default_rng(6).uniform(1, 5, human.size)
     _, once = ppi_mean(judge_all, human, judge, weights, boot=300)
     est, scaled = ppi_mean(judge_all, human, judge, weights * 40, boot=300)
-    assert once.lam == scaled.lam and 0 < once.lam <= 1
+    assert once.lam == pytest.approx(scaled.lam, abs=1e-12) and 0 < once.lam <= 1
     # every draw taken twice, as two people of a team on the same item: resampled together, lambda barely moves
     twice = np.repeat(np.arange(human.size), 2)
     _, team = ppi_mean(judge_all, human[twice], judge[twice], weights[twice], boot=300,
@@ -73,3 +87,17 @@ def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_wort
     # with the judge the interval is already +/-0.05; people alone would need more grades for it
     assert est.more_for_target == 0 and alone.more_for_target > 0
     assert gain.line == f"the machine grades are worth {expected} more graded items; already +/-0.05"
+
+
+def test_the_tuned_interval_carries_the_choice_of_lambda():
+    """Lambda is chosen again on every replicate: the draws themselves (a row of ones) give the figure's lambda, the
+    replicates lambdas spread around it, and the interval is not the one with that lambda held fixed."""
+    judge_all, human, judge = _data(9, 0.8, n=40)
+    tuned, gain = ppi_mean(judge_all, human, judge, boot=2000)
+    held, _ = ppi_mean(judge_all, human, judge, boot=2000, lam=gain.lam)
+    assert tuned.value == held.value and (tuned.low, tuned.high) != (held.low, held.high)
+    n = human.size
+    sums = np.stack([np.ones(n), human, judge])  # each draw its own cluster, equal weights
+    assert power_tuning(judge_all, judge, sums, np.ones((1, n)))[0] == pytest.approx(gain.lam, abs=1e-12)
+    replicates = power_tuning(judge_all, judge, sums, np.random.default_rng(1).multinomial(n, [1 / n] * n, 500))
+    assert replicates.std() > 0.05 and abs(np.median(replicates) - gain.lam) < 0.1

@@ -177,3 +177,54 @@ def test_the_sampled_figures_and_pass_rates_use_the_chosen_grader(tmp_path):
     assert [r["ppi"] for r in first["pass_rates"]] != [r["ppi"] for r in second["pass_rates"]]
     assert samples(both, "judge:judge-model") == first
     assert samples(both, "judge:judge-b") == second
+
+
+def test_bundle_minus_raw_is_the_judges_difference_corrected_by_the_draws_that_graded_both(run_store):
+    """Prediction-powered bundled - raw on the same questions: lambda times the judge's difference over every question
+    it graded both answers of, plus the weighted mean of (person's difference - lambda * judge's) over the draws."""
+    from gradedesk.core.store.samples import sample_draws
+
+    store, run, answers = run_store
+    grade_sampled(store, run.id, answers, "alice", 6)
+    difference = agreement_report(store, run.id)["samples"]["bundle_minus_raw"]
+
+    def passed(answer_id, table):
+        return float(store._scalar(f"SELECT grade FROM {table} WHERE answer_id = ?", (answer_id,)) == FC)
+
+    judge_all = [passed(b, "machine_grades") - passed(r, "machine_grades") for r, b in answers.values()]
+    draws = sample_draws(store, run.id)
+    weights = [1 / (d.inclusion_probability * d.probability) for d in draws]
+    people = [passed(answers[d.question_pk][1], "current_human_grades")
+              - passed(answers[d.question_pk][0], "current_human_grades") for d in draws]
+    judge = [judge_all[sorted(answers).index(d.question_pk)] for d in draws]
+    lam = difference["judge_bought"]["lam"]
+    by_hand = lam * sum(judge_all) / 12 + sum(w * (p - lam * j) for w, p, j in zip(weights, people, judge)) / sum(
+        weights)
+    assert difference["method"] == "bundle - raw" and difference["budget"] == 2000
+    assert difference["judged"] == 12 and difference["human_sampled"] == len(draws) == 6
+    assert difference["ppi"]["value"] == pytest.approx(by_hand)
+    assert -1 <= difference["ppi"]["low"] <= by_hand <= difference["ppi"]["high"] <= 1
+
+
+def test_pass_rates_per_budget_each_corrected_by_its_own_draws():
+    """Raw, then the bundled answers at each budget the machine grader graded, each corrected by the draws of its own
+    answers (a draw at a budget samples the bundled answers at that budget)."""
+    from gradedesk.core.agreement.grade_pairs import Pair
+    from gradedesk.core.agreement.pass_rates import Arm
+    from gradedesk.core.agreement.samples import _pass_rates
+    from gradedesk.core.agreement.report import Settings
+
+    def pair(qpk, method, budget, human, machine):
+        return Pair(qpk * 10 + budget, qpk, "alice", human, machine, "c", method, budget, "", "blind", None, None,
+                    "sampled")
+
+    weighted = [(pair(q, "raw", 500, FC if q % 2 else WR, FC), 2.0, 1.0) for q in range(6)]
+    weighted += [(pair(q, "bundle", 500, FC if q % 3 else WR, FC), 2.0, 1.0) for q in range(6)]
+    weighted += [(pair(q, "bundle", 1000, FC, FC), 3.0, 1.0) for q in range(4)]
+    arms = [Arm("raw", 500, judged=20, passed=15), Arm("bundle", 500, judged=20, passed=20),
+            Arm("bundle", 1000, judged=20, passed=20), Arm("bundle", 2000)]  # 2000: answered, not graded
+    rates = _pass_rates(weighted, arms, Settings(boot=300))
+    assert [(r.method, r.budget, r.judged, r.human_sampled) for r in rates] == [
+        ("raw", None, 20, 6), ("bundle", 500, 20, 6), ("bundle", 1000, 20, 4)]
+    assert rates[2].ppi.value == pytest.approx(1.0)  # judge and people pass every bundle at 1000
+    assert rates[1].ppi.value < 1.0  # people failed two of the six sampled bundles at 500 the judge passed

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradedesk.core.stats.measures import estimates, finish, pair_measures, resample_means
-from gradedesk.core.stats.weighted import (_resampled_matrices, first_stage_clusters, kish_effective_n, ppi_mean, weighted_estimates,
-                                           weighted_matrix)
+from gradedesk.core.stats.measures import estimates, finish, pair_measures, score_interval, t_quantile
+from gradedesk.core.stats.weighted import (_resampled_matrices, first_stage_clusters, kish_effective_n, ppi_mean,
+                                           weighted_estimates, weighted_matrix, weighted_mean)
 from gradedesk.core.review.sampler import draw_probabilities
 
 
@@ -54,7 +54,9 @@ def test_ppi_with_a_perfect_judge_is_worth_more_than_its_human_grades():
     sample = rng.choice(5000, 50, replace=False)
     est, gain = ppi_mean(judge_all, judge_all[sample], judge_all[sample], boot=1000)
     assert est.value == pytest.approx(judge_all.mean()) and gain.lam > 0.9
-    assert gain.worth_more > 50 * 10  # the judge's 5,000 grades carry the precision; 50 human grades alone would not
+    # the judge's 5,000 grades carry the precision; 50 human grades alone would not. How much is bounded by the
+    # errors 50 draws could have missed (weighted._unseen_errors_var): a few hundred grades, not unbounded
+    assert 50 * 4 < gain.worth_more < 50 * 10
     assert gain.line.startswith(f"the machine grades are worth {gain.worth_more} more graded items")
 
 
@@ -69,8 +71,8 @@ def test_clusters_resample_together_only_after_a_first_stage():
     assert first_stage_clusters([4, 5, 4], [0.3, 0.3, 0.3]).tolist() == [4, 5, 4]
     # two draws of one item always together: every replicate takes both as often, so their cells stay equal
     cells, weights = np.array([0, 3, 1]), np.array([1.0, 1.0, 2.0])
-    together = _resampled_matrices(cells, weights, 2, 300, 1, np.array([7, 7, 8]))
-    apart = _resampled_matrices(cells, weights, 2, 300, 1, None)
+    together = _resampled_matrices(cells, weights, 2, 300, 1, np.array([7, 7, 8]))[0]
+    apart = _resampled_matrices(cells, weights, 2, 300, 1, None)[0]
     assert (together[:, 0, 0] == together[:, 1, 1]).all() and not (apart[:, 0, 0] == apart[:, 1, 1]).all()
     assert set(together.sum(axis=(1, 2))) == {4.0}  # two clusters of weight 2 each, whichever are taken
 
@@ -87,20 +89,67 @@ def test_ppi_resamples_a_first_stages_draws_by_question_as_a_hand_computed_clust
     est, _ = ppi_mean(judge_all, human, judge, weights, boot=300, seed=11, clusters=clusters, lam=1)
     rect = human - judge
     value = judge_all.mean() + (weights * rect).sum() / weights.sum()
-    # by hand, with the same seeded generator: the judge's mean resampled, then as many questions as were drawn taken
-    # with replacement, each with all its draws
+    # by hand, with the same seeded generator: the judge's mean held (it graded the whole run), as many questions as
+    # were drawn taken with replacement, each with all its draws; Wilson's interval at the replicates' effective n
     keys = sorted(set(questions))
-    rng = np.random.default_rng(11)
-    judge_means = resample_means(judge_all, 300, rng)
-    taken = rng.integers(0, len(keys), size=(300, len(keys)))
+    taken = np.random.default_rng(11).integers(0, len(keys), size=(300, len(keys)))
     by_hand = []
     for b in range(300):
         members = [i for c in taken[b] for i, q in enumerate(questions) if q == keys[c]]
-        by_hand.append(judge_means[b] + sum(weights[i] * rect[i] for i in members) / sum(weights[i] for i in members))
-    expected = finish(value, 40, np.clip(by_hand, 0.0, 1.0), "")
+        by_hand.append(judge_all.mean() + sum(weights[i] * rect[i] for i in members)
+                       / sum(weights[i] for i in members))
+    question_weights = np.array([sum(w for w, q in zip(weights, questions) if q == key) for key in keys])
+    units = kish_effective_n(question_weights)
+    z2 = t_quantile(units - 1) ** 2  # the judge's unseen errors: z^2 / 2 of units + z^2 draws
+    low, high = score_interval(value, np.array(by_hand), len(keys), units, least_var=z2 / 2 / (units + z2) / units)
+    expected = finish(value, 40, np.array(by_hand), "", (low, high))
     assert est.value == pytest.approx(value) and 0 < est.low < est.value < est.high < 1
     assert (est.low, est.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
     # draw by draw (every inclusion probability 1: no first stage) the interval is another, narrower here
     apart, _ = ppi_mean(judge_all, human, judge, weights, boot=300, seed=11,
                         clusters=first_stage_clusters(questions, [1.0] * 40), lam=1)
     assert apart.high - apart.low < est.high - est.low
+
+
+def test_a_sample_that_shows_no_disagreement_still_gets_an_interval_wilsons_at_its_size():
+    """30 draws that all agree: percentiles of the bootstrap give [1, 1]; the score interval gives Wilson's lower bound
+    at n = 30 with Student's t for 29 degrees of freedom."""
+    est = weighted_estimates([0] * 30, [1.0] * 30, 2, pair_measures(), boot=300)["percent_agreement"]
+    t = t_quantile(29)
+    assert est.value == 1.0 and est.high == 1.0 and est.low == pytest.approx(1 / (1 + t * t / 30))
+
+
+def test_a_share_of_thirty_draws_covers_its_truth():
+    """A share of 0.9 from 30 draws, the case where percentile intervals covered 88%: the score interval covers
+    about 95% (400 samples: the Monte Carlo error is about 1.1 points)."""
+    rng = np.random.default_rng(3)
+    covered = 0
+    for _ in range(400):
+        agree = rng.random(30) < 0.9
+        est = weighted_estimates(np.where(agree, 0, 1), np.ones(30), 2, pair_measures()[:1], boot=300,
+                                 seed=int(rng.integers(1 << 30)))["percent_agreement"]
+        covered += est.low <= 0.9 <= est.high
+    assert covered / 400 >= 0.92
+
+
+def test_a_difference_keeps_its_interval_inside_minus_one_to_one():
+    """Bundled - raw near -1 (raw better on almost every question): the interval stays inside -1..1, and a difference
+    of 0 is not a share's boundary (it gets an interval on both sides)."""
+    judge_all = np.array([-1.0] * 90 + [0.0] * 10)
+    human = np.array([-1.0] * 7 + [0.0])
+    est, gain = ppi_mean(judge_all, human, human.copy(), boot=300, span=(-1.0, 1.0))
+    assert -1 <= est.low < est.value < est.high < 0 and -1 <= gain.people_alone.low
+    zero, _ = ppi_mean(np.zeros(100), np.array([1.0, -1.0, 0.0, 0.0] * 5), np.zeros(20), boot=300, span=(-1.0, 1.0))
+    assert zero.value == 0 and zero.low < 0 < zero.high
+
+
+def test_several_peoples_values_on_one_question_are_resampled_together():
+    """Two people's preferences on each of 20 questions: resampled by question the interval is wider than one by one
+    (the pairs agree, so 40 values hold only 20 questions' worth)."""
+    values = np.repeat(np.random.default_rng(5).choice([0.0, 0.5, 1.0], 20), 2)
+    questions = np.repeat(np.arange(20), 2)
+    apart = weighted_mean(values, "none", boot=500)
+    together = weighted_mean(values, "none", boot=500, clusters=questions)
+    assert apart.value == together.value == pytest.approx(values.mean())
+    assert (together.high - together.low) > 1.3 * (apart.high - apart.low)
+    assert weighted_mean([], "nobody chose").reason == "nobody chose"

@@ -93,7 +93,7 @@ def test_agree_resamples_draws_from_an_assigned_set_by_question(team, monkeypatc
 
 def test_agree_resamples_the_prediction_powered_pass_rates_by_question_too(team, monkeypatch):
     """The pass rates' rectifier from a sampled assignment's draws resamples each question's draws together, as the
-    weighted agreement does (one clustering: first_stage_clusters)."""
+    weighted agreement does (one clustering: first_stage_clusters); so does the paired bundle - raw difference."""
     store, run, answers, mine = team
     grade_sampled(store, run.id, answers, "ann", 3)
     seen = []
@@ -102,5 +102,8 @@ def test_agree_resamples_the_prediction_powered_pass_rates_by_question_too(team,
                         or real(*a, **k))
     report = agreement_report(store, run.id)
     drawn = [r["question_pk"] for r in store._query("SELECT question_pk FROM sample_draws ORDER BY id")]
-    assert [r.method for r in report.samples.pass_rates] == ["raw", "bundle"] and len(seen) == 2
-    assert all(c is not None and sorted(c.tolist()) == sorted(drawn) for c in seen)  # one answer a draw per method
+    assert [r.method for r in report.samples.pass_rates] == ["raw", "bundle"] and len(seen) == 3
+    # one answer a draw per method; the difference: one draw whose person graded both answers
+    assert all(c is not None and sorted(c.tolist()) == sorted(drawn) for c in seen)
+    difference = report.samples.bundle_minus_raw
+    assert difference.human_sampled == len(drawn) and difference.ppi.value is not None
