@@ -1,10 +1,11 @@
 """Does every interval gradedesk prints cover the truth, whichever way its items were drawn? A simulation with known
 truth, one table for every estimator the desk, `agree` and `summary` print.
 
-Each repetition makes a run of --items items (1,000) twice: answers a person would pass or fail (60% pass), and answer
-pairs a person would call bundled better, a tie or raw better (55%, 10%, 35%; a tie counts half). People's grades are
-the truth the figures estimate (the run's pass rate and win rate as people would grade all of it, and the people's
-agreement with the judge over all of it). A judge grades every item:
+Each repetition makes a run of --items items (1,000) twice: questions with a bundled answer a person would pass or
+fail (60% pass) and a raw answer beside it (passed 65% of the time where the bundled one is, 15% where not: 45%),
+and answer pairs a person would call bundled better, a tie or raw better (55%, 10%, 35%; a tie counts half). People's
+grades are the truth the figures estimate (the run's pass rate, its bundled - raw difference and its win rate as
+people would grade all of it, and the people's agreement with the judge over all of it). A judge grades every item:
 
 - good: right with probability c, c uniform in [0.8, 1] (accuracy 0.9); wrong means one of the other values;
 - poor: the same with c uniform in [0.2, 1] (accuracy 0.6);
@@ -23,7 +24,9 @@ the desk records them (core/review/sampler.py, core/review/assignment.py, core/s
 
 Every draw weighs 1 / (pi q) (pi: the item's inclusion probability in the person's set; q: its draw probability), and
 each estimator is the function `agree` calls, with the clusters `agree` gives it (core/stats/weighted.py
-first_stage_clusters). With 30, 100 and 300 people's grades (draws in all), per cell: how often the 95% interval
+first_stage_clusters); a person who draws a question grades both its answers, so the paired difference rests on the
+pass rate's draws. A bundled pass rate at another budget is the same function on that budget's answers and draws, so
+one budget stands for all. With 30, 100 and 300 people's grades (draws in all), per cell: how often the 95% interval
 covered the truth (with its Monte Carlo standard error), the mean width, the mean bias, and for the power-tuned
 estimates the median of lambda. Two figures are reported, not gated: Rogan-Gladen (the judge's pass rate corrected by
 its TPR/TNR on the person-graded answers, unweighted, as `agree` and `summary` compute it) and the agreement over all

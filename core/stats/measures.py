@@ -254,8 +254,8 @@ def score_interval(value: float, boot_values: np.ndarray, units: int, fallback_n
     shares in -1..1): the bootstrap gives the estimate's variance v under the design (by draw or by cluster), and
     n_eff = p (1 - p) / v. With few `units` (draws or clusters resampled) percentiles of a share run narrow: a
     binary mean near 0.9 from 30 draws covered 88%, and a sample that shows no variation gives a zero-width interval.
-    So the variance is corrected by units / (units - 1), the quantile is Student's t with units - 1 degrees of
-    freedom, and the score interval never leaves the span; when the draws show no variation (v = 0) n_eff is
+    So the variance is corrected by units / (units - 1), the quantile is Student's t with (the Kish effective number
+    of units, at most `units`) - 1 degrees of freedom, and the score interval never leaves the span; when the draws show no variation (v = 0) n_eff is
     `fallback_n` (the Kish effective number of units), the interval a share of all-equal values would get.
     `least_var`: a floor under v (ppi_mean's, for a judge that matched every draw).
     """
@@ -267,7 +267,7 @@ def score_interval(value: float, boot_values: np.ndarray, units: int, fallback_n
     p = min(max((value - low_end) / scale, 0.0), 1.0)
     var = max(float(values.var(ddof=1)) * units / (units - 1), least_var) / scale**2
     n = p * (1 - p) / var if var > 0 and 0 < p < 1 else max(fallback_n, 1.0)
-    z = t_quantile(units - 1, level)
+    z = t_quantile(min(units, fallback_n) - 1, level)  # unequal weights: the Kish effective units' freedom
     shrink = 1 + z * z / n
     center = (p + z * z / (2 * n)) / shrink
     half = z / shrink * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))

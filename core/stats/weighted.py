@@ -112,10 +112,12 @@ def _share_estimate(value: float, n: int, boot_values: np.ndarray, cluster_weigh
 
 
 def _unseen_errors_var(units: float) -> float:
-    """The least variance of a prediction-powered figure: the judge's errors the draws could have missed. A judge
-    that matched all of the draws leaves a rectifier of zeros (no variance), yet its error rate is only known to be
-    small: as Agresti and Coull add z^2 / 2 pseudo-counts to a share, count z^2 / 2 of the (units + z^2) draws as
-    one-level disagreements, a rectifier variance of (z^2 / 2) / (units + z^2) / units."""
+    """The variance of a prediction-powered figure whose judge matched every draw: the judge's errors the draws
+    could have missed. Such a sample leaves a rectifier of zeros (no variance, a zero-width interval), yet the judge's
+    error rate is only known to be small: as Agresti and Coull add z^2 / 2 pseudo-counts to a share, count z^2 / 2
+    of the (units + z^2) draws as one-level disagreements, a rectifier variance of (z^2 / 2) / (units + z^2) / units.
+    Only then: once a disagreement is seen the replicates measure the spread (a floor under every figure made the
+    good judge's intervals cover 99% at 30 draws)."""
     z2 = t_quantile(units - 1) ** 2
     return z2 / 2 / (units + z2) / units
 
@@ -243,7 +245,7 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     per_cluster = sums[0]
     est = _share_estimate(float(lam * judge_mean + (u * (h - lam * j)).sum() / n), n,
                           lams * judge_mean + (b_h - lams * b_j) / b_u, per_cluster, span,
-                          _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 else 0.0)
+                          _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 and (h == j).all() else 0.0)
     people = _share_estimate(float((u * h).sum() / n), n, b_h / b_u, per_cluster, span)
     return est, _judge_gain(lam, people, est)
 

@@ -214,7 +214,8 @@ async def test_the_samples_each_figure_rests_on_are_shown(store):
 
 
 @sync
-async def test_each_prediction_powered_pass_rate_shows_its_lambda_and_what_the_judge_bought(tmp_path):
+async def test_each_prediction_powered_figure_shows_its_lambda_and_what_the_judge_bought(tmp_path):
+    """Raw, bundled (per budget) and the paired bundle - raw."""
     path = tmp_path / "sampled.db"
     with open_store(path) as store:
         run, answers = build_sampling_run(store)
@@ -224,11 +225,11 @@ async def test_each_prediction_powered_pass_rate_shows_its_lambda_and_what_the_j
         screen = await loaded(pilot)
         plain = rendered_text(screen.query_one("#agreement-ppi", Static).content)
         report = screen.report
-    rates = {r.method: r for r in report.samples.pass_rates}
-    for method in ("raw", "bundle"):
+    rates = {r.method: r for r in report.samples.pass_rates + [report.samples.bundle_minus_raw]}
+    for method in ("raw", "bundle", "bundle - raw"):
         bought = rates[method].judge_bought
         assert bought is not None and f"{bought.lam:.2f}" in plain and bought.line in " ".join(plain.split())
-    assert "what machine grades bought" in plain
+    assert "what machine grades bought" in plain and "bundle - raw (paired)" in plain
 
 
 @sync

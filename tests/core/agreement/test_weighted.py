@@ -99,9 +99,7 @@ def test_ppi_resamples_a_first_stages_draws_by_question_as_a_hand_computed_clust
         by_hand.append(judge_all.mean() + sum(weights[i] * rect[i] for i in members)
                        / sum(weights[i] for i in members))
     question_weights = np.array([sum(w for w, q in zip(weights, questions) if q == key) for key in keys])
-    units = kish_effective_n(question_weights)
-    z2 = t_quantile(units - 1) ** 2  # the judge's unseen errors: z^2 / 2 of units + z^2 draws
-    low, high = score_interval(value, np.array(by_hand), len(keys), units, least_var=z2 / 2 / (units + z2) / units)
+    low, high = score_interval(value, np.array(by_hand), len(keys), kish_effective_n(question_weights))
     expected = finish(value, 40, np.array(by_hand), "", (low, high))
     assert est.value == pytest.approx(value) and 0 < est.low < est.value < est.high < 1
     assert (est.low, est.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
