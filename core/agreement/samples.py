@@ -203,12 +203,12 @@ def _pass_rates(weighted: list[tuple[Pair, float, float]], arms: list[Arm], s: B
     how many shown answers the compared machine grader graded and passed (the grader of the pairs' `machine`); a raw
     answer's grade is its own, whichever budget it was shown beside."""
     raw = [a for a in arms if a.method == "raw"]
-    rows = [(None, [True] * sum(a.passed for a in raw) + [False] * sum(a.judged - a.passed for a in raw), "raw")]
-    rows += [(a.budget, [True] * a.passed + [False] * (a.judged - a.passed), "bundle")
-             for a in arms if a.method == "bundle" and a.judged]
-    return [_ppi_pass_rate(method, budget, judge_all,
+    rows: list[tuple[int | None, int, int, str]] = [(None, sum(a.judged for a in raw), sum(a.passed for a in raw),
+                                                     "raw")]
+    rows += [(a.budget, a.judged, a.passed, "bundle") for a in arms if a.method == "bundle" and a.judged]
+    return [_ppi_pass_rate(method, budget, [1.0] * passed + [0.0] * (judged - passed),
                            [d for d in weighted if d[0].method == method and (method == "raw" or d[0].budget == budget)],
-                           s) for budget, judge_all, method in rows]
+                           s) for budget, judged, passed, method in rows]
 
 
 def _bundle_minus_raw(differences: list[DrawnDifference], paired: np.ndarray, primary: int | None,

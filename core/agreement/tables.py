@@ -201,13 +201,12 @@ GAIN_NOTE = ("lambda: the machine grades' weight, 0 = people alone; what they bo
 def ppi_table(report: AgreementReport) -> Table:
     samples = report.samples
     rates = samples.pass_rates + ([samples.bundle_minus_raw] if samples.bundle_minus_raw else [])
-    rows: list[list[Any]] = [[r.method if r.method != DIFFERENCE else f"{r.method} (paired)",
-                              "" if r.budget is None else r.budget, r.judged, r.human_sampled, text,
-                              *gain_cells(r.judge_bought)]
+    rows: list[list[Any]] = [[r.method if r.budget is None else f"{r.method} @ {r.budget}", r.judged,
+                              r.human_sampled, text, *gain_cells(r.judge_bought)]
                              for r, text in zip(rates, texts_once([r.ppi for r in rates]))]
     return Table("Prediction-powered pass rates (the machine grader on every answer, corrected by the sampled human "
-                 f"grades, power-tuned; bundle - raw on the same questions; {GAIN_NOTE})",
-                 ["method", "budget", "judged", "human-graded draws", "pass rate", *GAIN_HEADERS], rows)
+                 f"grades, power-tuned; {DIFFERENCE}: on the same questions, paired; {GAIN_NOTE})",
+                 ["method", "judged", "human-graded draws", "pass rate", *GAIN_HEADERS], rows)
 
 
 def people_bias_table(report: AgreementReport) -> Table:

@@ -222,7 +222,11 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     their sampling variance too), as weighted_estimates resamples them: by `clusters` (first_stage_clusters), each
     with all its draws, or (None) each draw on its own. A tuned lambda is chosen again on each replicate (ppi-python's
     intervals hold it fixed): chosen on the same draws it corrects, it leans the figure a little toward the judge's
-    errors (biased judges, 30 draws: +0.02), and the replicates carry that. The interval is score_interval's. The people-alone interval comes from the same replicates
+    errors (biased judges, 30 draws: +0.02), and the replicates carry that. The interval is score_interval's, as a
+    share's (people alone get the same); a judge that matched every draw adds the errors the draws could have missed
+    (_unseen_errors_var). Tried and measured worse with 30 draws: the replicates' percentiles, expanded to Student's
+    t (a good judge's few disagreements make them lumpy: 83%), and Hall's skewness term (noisy where errors are rare:
+    74%); a judge that errs one way still covers about 91% at 30 draws under a weighted design. The people-alone interval comes from the same replicates
     (lambda 0), so the two widths compare like with like.
     """
     j_all = np.asarray(judge_all, dtype=float)
@@ -243,9 +247,11 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     b_u, b_h, b_j = (taken @ x for x in sums)
     judge_mean = float(j_all.mean())
     per_cluster = sums[0]
-    est = _share_estimate(float(lam * judge_mean + (u * (h - lam * j)).sum() / n), n,
-                          lams * judge_mean + (b_h - lams * b_j) / b_u, per_cluster, span,
-                          _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 and (h == j).all() else 0.0)
+    value = min(max(float(lam * judge_mean + (u * (h - lam * j)).sum() / n), span[0]), span[1])
+    boot_values = lams * judge_mean + (b_h - lams * b_j) / b_u
+    # a judge that matched every draw: the replicates cannot show its errors
+    unseen = _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 and (h == j).all() else 0.0
+    est = _share_estimate(value, n, boot_values, per_cluster, span, unseen)
     people = _share_estimate(float((u * h).sum() / n), n, b_h / b_u, per_cluster, span)
     return est, _judge_gain(lam, people, est)
 

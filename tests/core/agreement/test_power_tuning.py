@@ -43,15 +43,15 @@ def test_point_estimate_and_lambda_are_ppi_pythons_for_the_runs_own_figure(seed,
     assert gain.lam == pytest.approx(lam * (1 + n / big_n), abs=1e-12)
     theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all, lam=gain.lam))[0])
     assert est.value == pytest.approx(theirs, abs=1e-12)
-    # their interval is a normal approximation; ours from the bootstrap's variance with Student's t for n - 1 degrees
-    # of freedom and the n / (n - 1) correction: without the judged items' term and with those factors the widths
-    # agree within a few percent
+    # their interval is a normal approximation with lambda held; ours Wilson's at the effective n from the bootstrap's
+    # variance times n / (n - 1), Student's t for n - 1 degrees of freedom, lambda chosen again on each replicate:
+    # without the judged items' term and with those factors the widths agree within 10%
     low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05, lam=gain.lam)
     theirs_width = float(np.ravel(high)[0] - np.ravel(low)[0])
     z = 1.959964
     run_only = math.sqrt(theirs_width**2 - (2 * z * gain.lam) ** 2 * judge_all.var() / big_n)
     assert (est.high - est.low) == pytest.approx(run_only * t_quantile(n - 1) / z * math.sqrt(n / (n - 1)),
-                                                 rel=0.05)
+                                                 rel=0.1)
 
 
 def test_a_judge_that_points_the_wrong_way_is_clipped_to_nothing_as_ppi_python_clips_it():

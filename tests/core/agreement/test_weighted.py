@@ -99,8 +99,9 @@ def test_ppi_resamples_a_first_stages_draws_by_question_as_a_hand_computed_clust
         by_hand.append(judge_all.mean() + sum(weights[i] * rect[i] for i in members)
                        / sum(weights[i] for i in members))
     question_weights = np.array([sum(w for w, q in zip(weights, questions) if q == key) for key in keys])
-    low, high = score_interval(value, np.array(by_hand), len(keys), kish_effective_n(question_weights))
-    expected = finish(value, 40, np.array(by_hand), "", (low, high))
+    replicates = np.clip(by_hand, 0.0, 1.0)
+    expected = finish(value, 40, replicates, "",
+                      score_interval(value, replicates, len(keys), kish_effective_n(question_weights)))
     assert est.value == pytest.approx(value) and 0 < est.low < est.value < est.high < 1
     assert (est.low, est.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
     # draw by draw (every inclusion probability 1: no first stage) the interval is another, narrower here
