@@ -229,7 +229,7 @@ async def test_each_prediction_powered_figure_shows_its_lambda_and_what_the_judg
     for method in ("raw", "bundle", "bundle - raw"):
         bought = rates[method].judge_bought
         assert bought is not None and f"{bought.lam:.2f}" in plain and bought.line in " ".join(plain.split())
-    assert "what machine grades bought" in plain and "bundle - raw (paired)" in plain
+    assert "what machine grades bought" in plain and "bundle - raw @ 2000" in plain
 
 
 @sync
