@@ -8,9 +8,10 @@ was in the set drawn from (a person's assigned set; 1 for the whole run), q its 
 out. Items reached in question order form a sample of the run's first
 questions; items reached by a filter or a jump are a *convenience* sample: both are reported apart, unweighted, and
 named as what they are, never mixed into the sampled figures. Grades saved before selections were recorded count as
-"unrecorded". The pass rates per method are prediction-powered (the judge on every answer, corrected by the sampled
-human grades). Two biases of the people themselves: position (the side of the screen, which the desk shuffles) and
-anchoring (agreement when the judge was shown before the first grade vs blind).
+"unrecorded". The pass rates of raw and of the bundled answers at each budget, and the paired difference bundled -
+raw (the draws whose person graded both answers, at the primary budget), are prediction-powered (the judge on every
+answer, corrected by the sampled human grades). Two biases of the people themselves: position (the side of the
+screen, which the desk shuffles) and anchoring (agreement when the judge was shown before the first grade vs blind).
 """
 
 from __future__ import annotations
