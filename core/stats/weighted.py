@@ -5,19 +5,21 @@ picks item i with probability q_m(i), and an item drawn again is not graded agai
 draw is then an unbiased look at the whole run once weighted by 1 / q_m(i) (importance sampling), whatever the sampler
 preferred. Every agreement measure of measures.py is a function of the confusion matrix's cell
 shares, so the Hajek estimate of a measure is that measure on the weighted matrix (sum of the draws' weights per cell).
-Intervals resample the draws with their weights (a seeded percentile bootstrap), so they widen as the weights grow
-uneven; the Kish effective sample size says how many simple random draws the sample is worth. When a first stage
+Intervals resample the draws with their weights (a seeded bootstrap), so they widen as the weights grow uneven; a
+share's interval is Wilson's at the replicates' effective n (measures.score_interval), the others the replicates'
+percentiles. The Kish effective sample size says how many simple random draws the sample is worth. When a first stage
 chose the items drawn from (an assigned set, inclusion probability pi < 1; `assign --items` samples the run), the
 draws are resampled by item, all of an item's draws together: draws meet on the same item more often than the run's
 size explains, and resampling those clusters carries the first stage's variance into the interval (without it a
 sampled assignment's intervals cover ~91.5%). The cluster bootstrap leaves out the finite-population correction,
 erring a little wide when the sample is a large share of the run.
 
-Prediction-powered pass rates and win rates (Angelopoulos et al., Science 2023): the judge grades every answer; the
-human-graded sample measures how far the judge's pass/fail is off (the rectifier, human minus judge, weighted as
-above). The pass rate is the judge's rate on all answers plus the rectifier, and its interval resamples both, the
-rectifier's draws exactly as the weighted figures resample theirs (one definition: resampled_clusters, by item after a
-first stage; a sampled assignment's win rates covered ~89.5% draw by draw). The judge's share is power-tuned (PPI++,
+Prediction-powered pass rates, paired differences and win rates (Angelopoulos et al., Science 2023): the judge grades
+every answer; the human-graded sample measures how far the judge's pass/fail is off (the rectifier, human minus
+judge, weighted as above). The pass rate is the judge's rate on all answers plus the rectifier; the judge's rate is
+the run's own, known, so the interval resamples the rectifier's draws exactly as the weighted figures resample theirs
+(one definition: resampled_clusters, by item after a first stage; a sampled assignment's win rates covered ~89.5%
+draw by draw). The judge's share is power-tuned (PPI++,
 Angelopoulos, Duchi and Zrnic 2023: `power_tuning`): lambda * the judge's rate + the weighted mean of (human - lambda
 * judge), lambda chosen from the data and clipped to [0, 1], so a poor judge is given little weight and the interval
 is never much wider than people's grades alone (lambda 0) would give. What the judge bought (`JudgeGain`): with n
@@ -224,9 +226,9 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     intervals hold it fixed): chosen on the same draws it corrects, it leans the figure a little toward the judge's
     errors (biased judges, 30 draws: +0.02), and the replicates carry that. The interval is score_interval's, as a
     share's (people alone get the same); a judge that matched every draw adds the errors the draws could have missed
-    (_unseen_errors_var). Tried and measured worse with 30 draws: the replicates' percentiles, expanded to Student's
-    t (a good judge's few disagreements make them lumpy: 83%), and Hall's skewness term (noisy where errors are rare:
-    74%); a judge that errs one way still covers about 91% at 30 draws under a weighted design. The people-alone interval comes from the same replicates
+    (_unseen_errors_var). Tried on 300 simulated runs of 30 draws and set aside: the replicates' percentiles expanded
+    to Student's t (a good judge's few disagreements make them lumpy: 83%) and Hall's skewness term (noisy where
+    errors are rare: 73%). The people-alone interval comes from the same replicates
     (lambda 0), so the two widths compare like with like.
     """
     j_all = np.asarray(judge_all, dtype=float)
