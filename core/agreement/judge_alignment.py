@@ -25,6 +25,7 @@ rubrics, and is counted; failed calls are retried by running align again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,8 +247,10 @@ def _phase(progress: Progress | None, name: str) -> Progress | None:
 
 
 def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: AlignSettings | None = None,
-          progress: Progress | None = None) -> AlignmentReport:
-    """One step of the alignment loop (see the module docstring); returns the report, as stored."""
+          progress: Progress | None = None,
+          before_calls: Callable[[list[list[dict]]], None] | None = None) -> AlignmentReport:
+    """One step of the alignment loop (see the module docstring); returns the report, as stored. `before_calls`
+    hears of each judging pass's prompts before its first call (a pass with nothing to ask calls nothing)."""
     s = settings or AlignSettings()
     if s.repeat < 1:
         raise UserError("--repeat: must be at least 1")
@@ -264,7 +267,7 @@ def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: Alig
 
     def judge(rubric: Rubric, ids: set[int], repeat: int, phase: str) -> JudgeReport:
         return judge_run(store, run_id, provider, repeat, scores=False, progress=_phase(progress, phase),
-                         rubric=rubric, answer_ids=ids, max_tokens=s.max_tokens)
+                         rubric=rubric, answer_ids=ids, max_tokens=s.max_tokens, before_calls=before_calls)
 
     reports = [judge(base, train_ids, 1, "base rubric, train"), judge(base, test_ids, s.repeat, "base rubric, test")]
     base_version = reports[0].rubric_version

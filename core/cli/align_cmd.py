@@ -48,9 +48,10 @@ def run(args: argparse.Namespace) -> int:
 
     from gradedesk.core.agreement.judge_alignment import AlignSettings, align
     from gradedesk.core.cli.align_output import print_report
-    from gradedesk.core.cli.endpoint import endpoint_warnings, provider_from_args
+    from gradedesk.core.cli.endpoint import endpoint_warnings, probe_first, provider_from_args
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.errors import UserError
+    from gradedesk.core.grading.rubric_format import REPLY_SHAPE
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED
     from gradedesk.core.store.connection import open_store
@@ -73,8 +74,18 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
         base = resolve_rubric(store, args.rubric)
+        probed = False
+
+        def before_calls(_prompts: list[list[dict]]) -> None:
+            """Before the first verdict is asked (not before bad input is caught): the endpoint's probes, so align
+            sends the verdict's schema in the form `judge` does (recorded on the run: judge's probe is reused)."""
+            nonlocal probed
+            if not probed:
+                probe_first(provider, store, run_id, REPLY_SHAPE)
+                probed = True
+
         with progress_bars() as bar:
-            report = align(store, run_id, base, provider, settings, bar)
+            report = align(store, run_id, base, provider, settings, bar, before_calls)
     endpoint_warnings(provider)
     for warning in report.warnings:
         info(f"gradedesk: warning: {warning}")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gradedesk.core.grading.rubric_format import builtin_rubric, parse_rubric
+from gradedesk.core.grading.rubric_format import REPLY_SHAPE, builtin_rubric, parse_rubric
+from gradedesk.core.providers.structured import response_format
 from gradedesk.core.store.connection import open_store, schema_version
 from tests.fixtures.alignment import build_graded_run, example_following_judge
 from tests.fixtures.cli import cli
@@ -144,3 +145,22 @@ def test_a_judge_whose_replies_are_all_unusable_compares_nothing_and_says_so(db,
     assert r["test"]["measures"]["percent_agreement"]["difference"]["reason"] == "no items graded by both"
     assert "no test answer has a usable verdict under both rubrics (72 unusable replies), so nothing was compared; " \
            "does base-model follow the rubric's JSON format?" in err
+
+
+@pytest.mark.parametrize("takes, form", [({"json_schema"}, "json_schema"),
+                                         ({"json_object_schema", "json_object"}, "json_object_schema"),
+                                         (set(), None)])
+def test_align_sends_the_verdicts_schema_in_the_form_the_probe_found(db, capsys, chat_server, takes, form):
+    """align judges as `judge` does: the endpoint's probe before the first verdict, then each call carries the
+    verdict's schema in the strongest form the server takes (nothing, for a server that takes none)."""
+    chat_server.response_formats = takes
+    code, _, err = cli(capsys, "align", "--store", db, "--model", "judge-model", "--base-url", chat_server.base_url,
+                       "--seed", "3", "--bootstrap", "50")
+    assert code == 0, err
+    assert chat_server.probe_requests and chat_server.requests[:len(chat_server.probe_requests)] == \
+        chat_server.probe_requests  # probed before the first verdict
+    calls = chat_server.answer_requests
+    assert calls and all(c.get("response_format") == response_format(form, REPLY_SHAPE) for c in calls)
+    with open_store(db) as store:
+        probes = json.loads(store._scalar("SELECT config FROM runs WHERE id = 1"))["endpoint_probes"]
+    assert probes[f"judge judge-model @ {chat_server.base_url}"]["structured_form"] == (form or "none")
