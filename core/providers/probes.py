@@ -113,9 +113,17 @@ async def probe_form(provider: Any, shape: Shape) -> str | None:
         except ProviderError as exc:
             if exc.kind in ("connection", "timeout"):
                 raise
-            if exc.retryable:  # busy or broken, not a refusal of the form: nothing learnt
+            if exc.retryable and not refuses_form(exc):  # busy or broken, not a refusal of the form: nothing learnt
                 return None
     return "none"
+
+
+def refuses_form(exc: ProviderError) -> bool:
+    """Whether a server error refused the request's response_format rather than failed: llama-cpp-python's server
+    answers OpenAI's json_schema form with HTTP 500 and its request validator's message, which names the field
+    (`'loc': ('body', 'response_format', 'type')`); read as busy, the probe would settle for JSON mode without a
+    schema, and a small model would answer in a shape of its own."""
+    return exc.kind == "status" and "response_format" in str(exc)
 
 
 async def probe_endpoint(provider: Any, shape: Shape | None, known: EndpointFacts | None = None) -> EndpointFacts:

@@ -11,6 +11,8 @@ import pytest
 from gradedesk.core.grading.pairwise_rubric import REPLY_SHAPE as PAIRWISE_SHAPE
 from gradedesk.core.grading.rubric_format import REPLY_SHAPE
 from gradedesk.core.grading.scorers import SHAPES
+from gradedesk.core.providers.chat import ProviderError
+from gradedesk.core.providers.probes import refuses_form
 from gradedesk.core.providers.structured import response_format
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.chat_server import response_form
@@ -70,6 +72,26 @@ def test_the_probe_picks_the_strongest_form_the_server_takes_and_every_call_uses
     with open_store(db) as store:
         probes = json.loads(store._scalar("SELECT config FROM runs WHERE id = 1"))["endpoint_probes"]
     assert probes[f"judge judge-m @ {chat_server.base_url}"]["structured_form"] == (chosen or "none")
+
+
+def test_a_form_refused_with_http_500_is_refused_not_busy(project, chat_server, capsys):
+    """llama-cpp-python's server refuses OpenAI's json_schema form with HTTP 500 (its request validator's message
+    names response_format): the probe goes on to json_object with the schema, and every call sends it."""
+    db, questions = map(str, project)
+    endpoint = ["--model", "judge-m", "--base-url", chat_server.base_url]
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", "--store", db, *endpoint)[0] == 0
+    chat_server.response_formats, chat_server.form_refusal = {"json_object_schema", "json_object"}, 500
+    chat_server.responder = judge_reply
+    chat_server.requests.clear()
+    code, out, err = cli(capsys, "judge", "--store", db, "--no-scores", *endpoint)
+    assert code == 0, err
+    assert [r.get("response_format", {}).get("type") for r in chat_server.probe_requests if "response_format" in r] \
+        == ["json_schema", "json_object"]  # refused (HTTP 500), then taken
+    assert "replies as json_object with its schema" in err
+    calls = chat_server.answer_requests
+    assert calls and all(c["response_format"] == response_format("json_object_schema", REPLY_SHAPE) for c in calls)
+    # a 500 that names nothing is a busy or broken server, not a refusal: the probe learns nothing from it
+    assert not refuses_form(ProviderError("HTTP 500: upstream busy", kind="status", retryable=True, status=500))
 
 
 def test_the_schema_forms_carry_each_shape(chat_server):
