@@ -47,7 +47,7 @@ reasoning: one or two sentences naming the key facts that decided it.
 Reply with one JSON object and nothing else:
 {"winner": "1|2|tie", "reasoning": "..."}"""
 REPLY_SHAPE = Shape("pairwise_verdict", object_schema({"winner": {"type": "string", "enum": ["1", "2", "tie"]},
-                                                       "reasoning": text(REASONING_CHARS)}))
+                                                       "reasoning": text(REASONING_CHARS, least=1)}))
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ Reply with one JSON object and nothing else:
 
 def _verdict_schema(grades: list[str], label: dict) -> dict:
     return object_schema({"grade": {"type": "string", "enum": grades}, "failure_label": label,
-                          "confidence": {"type": "number"}, "reasoning": text(REASONING_CHARS)})
+                          "confidence": {"type": "number"}, "reasoning": text(REASONING_CHARS, least=1)})
 
 
 REASONING_CHARS = 400  # "one or two sentences": room for them, not for a reply that never ends

@@ -73,9 +73,10 @@ def response_format(form: str | None, shape: Shape | None) -> dict[str, Any] | N
     raise ValueError(f"unknown structured output form {form!r}")
 
 
-def text(most: int) -> dict[str, Any]:
-    """A string of at most `most` characters."""
-    return {"type": "string", "maxLength": most}
+def text(most: int, least: int = 0) -> dict[str, Any]:
+    """A string of at most `most` characters and, where the parser refuses an empty one, at least `least` (without
+    it, a grammar lets a small model write `"reasoning": ""`, which the parser then rejects)."""
+    return {"type": "string", "maxLength": most, **({"minLength": least} if least else {})}
 
 
 def object_schema(properties: dict[str, Any]) -> dict[str, Any]:

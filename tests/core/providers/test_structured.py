@@ -8,6 +8,9 @@ import json
 
 import pytest
 
+from gradedesk.core.grading.judge import parse_verdict
+from gradedesk.core.grading.llm_io import ReplyError
+from gradedesk.core.grading.pairwise_judge import parse_pairwise_reply
 from gradedesk.core.grading.pairwise_rubric import REPLY_SHAPE as PAIRWISE_SHAPE
 from gradedesk.core.grading.rubric_format import REPLY_SHAPE
 from gradedesk.core.grading.scorers import SHAPES
@@ -102,6 +105,20 @@ def test_the_schema_forms_carry_each_shape(chat_server):
     loose = response_format("json_object_schema", REPLY_SHAPE)
     assert loose["type"] == "json_object" and len(loose["schema"]["anyOf"]) == 2  # pass with null label, or a label
     assert response_format("json_object", PAIRWISE_SHAPE) == {"type": "json_object"}
+
+
+@pytest.mark.parametrize("shape, parse, reply", [
+    (REPLY_SHAPE, parse_verdict, {"grade": "fully_correct", "failure_label": None, "confidence": 0.5, "reasoning": ""}),
+    (PAIRWISE_SHAPE, parse_pairwise_reply, {"winner": "tie", "reasoning": ""}),
+])
+def test_a_schema_rules_out_the_empty_reasoning_its_parser_refuses(shape, parse, reply):
+    """SmolLM2 under llama-cpp-python's grammar wrote `"reasoning": ""` in 3 of 8 verdicts when the schema allowed it;
+    the parser refuses it, so the schema (where bounds are sent) says at least one character."""
+    with pytest.raises(ReplyError, match="reasoning: empty"):
+        parse(json.dumps(reply))
+    sent = json.dumps(response_format("json_object_schema", shape)["schema"])
+    assert sent.count('"reasoning": {"type": "string", "maxLength": 400, "minLength": 1}') == sent.count('"reasoning": {') > 0
+    assert "minLength" not in json.dumps(response_format("json_schema", shape))  # strict mode takes no bounds
     assert response_format("none", PAIRWISE_SHAPE) is None
 
 
