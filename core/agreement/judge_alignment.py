@@ -248,7 +248,7 @@ def _phase(progress: Progress | None, name: str) -> Progress | None:
 
 def align(store: Store, run_id: int, base: Rubric, provider: Any, settings: AlignSettings | None = None,
           progress: Progress | None = None,
-          before_calls: Callable[[list[list[dict]]], None] | None = None) -> AlignmentReport:
+          before_calls: Callable[[list[list[dict[str, Any]]]], None] | None = None) -> AlignmentReport:
     """One step of the alignment loop (see the module docstring); returns the report, as stored. `before_calls`
     hears of each judging pass's prompts before its first call (a pass with nothing to ask calls nothing)."""
     s = settings or AlignSettings()
