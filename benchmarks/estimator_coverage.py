@@ -58,7 +58,8 @@ import numpy as np
 
 from gradedesk.core.review.assignment import plan_assignment, sample_items
 from gradedesk.core.review.sampler import draw_probabilities
-from gradedesk.core.stats.measures import Estimate, corrected_pass_rate, estimates, pair_measures
+from gradedesk.core.stats.measures import Estimate, estimates, pair_measures
+from gradedesk.core.stats.rogan_gladen import corrected_pass_rate
 from gradedesk.core.stats.weighted import first_stage_clusters, ppi_mean, weighted_estimates, weighted_mean
 from gradedesk.core.store.assignments import AssignedSet
 

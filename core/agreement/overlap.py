@@ -17,6 +17,7 @@ from itertools import combinations
 
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
 from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.krippendorff import krippendorff_alpha_ordinal
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.adjudications import current_decisions
@@ -47,7 +48,7 @@ class OverlapAgreement(Record):
 def overlap_agreement(store: Store, run_id: int, machine: dict[int, str], boot: int, seed: int) -> OverlapAgreement:
     """`machine`: the machine grade each person-graded answer is compared with (answer id -> grade)."""
     units = overlap_grades(store, run_id)
-    alpha = agree.krippendorff_alpha_ordinal([[grade_rank(g.grade) for g in gs] for gs in units.values()],
+    alpha = krippendorff_alpha_ordinal([[grade_rank(g.grade) for g in gs] for gs in units.values()],
                                              len(GRADES), boot, seed)
     by_person = {answer: {g.grader: g.grade for g in gs} for answer, gs in units.items()}
     kappas, kappa = [], [m for m in agree.pair_measures() if m.name == "cohen_kappa"]

@@ -16,6 +16,7 @@ import numpy as np
 from gradedesk.core.agreement.grade_pairs import GraderChoice, Pair, pairs_matrix
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.rogan_gladen import corrected_difference, corrected_pass_rate
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.connection import Store
@@ -110,9 +111,9 @@ def corrected_pass_rates(arms: list[Arm], paired: np.ndarray, primary: int | Non
     """Each arm's machine pass rate corrected by the machine grader's TPR/TNR against the people, and bundle - raw."""
     cm2 = agree.collapse_binary(pairs_matrix(pairs), GRADES.index(PASS_GRADE))
     out_arms = [ArmPassRate(arm.method, arm.budget, arm.judged, arm.passed, arm.passed / arm.judged,
-                            agree.corrected_pass_rate(cm2, arm.passed, arm.judged, boot, seed))
+                            corrected_pass_rate(cm2, arm.passed, arm.judged, boot, seed))
                 for arm in arms if arm.judged]
-    diff = agree.corrected_difference(cm2, paired, boot, seed)
+    diff = corrected_difference(cm2, paired, boot, seed)
     tpr, tnr = (agree.estimate(cm2, m) for m in agree.binary_rates())
     return CorrectedPassRates(Calibration(int(cm2.sum()), tpr, tnr), out_arms,
                               BundleMinusRaw(primary, int(paired.sum()), diff))

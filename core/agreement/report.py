@@ -44,6 +44,7 @@ from gradedesk.core.agreement.rubric_versions import JudgeVersions, judge_versio
 from gradedesk.core.agreement.samples import SampleReport, sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
+from gradedesk.core.stats.krippendorff import krippendorff_alpha_ordinal
 from gradedesk.core.stats.measures import Estimate
 from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
@@ -243,7 +244,7 @@ def agreement_report(store: Store, run_id: int, settings: Settings | None = None
         people_agreement=_grouped(pairs, lambda p: p.grader, s),
         confusion_by_person={g: pairs_matrix([p for p in pairs if p.grader == g]).tolist()
                              for g in sorted({p.grader for p in pairs})},
-        krippendorff_alpha=agree.krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
+        krippendorff_alpha=krippendorff_alpha_ordinal(people_alpha_units(store, run_id), len(GRADES), s.boot,
                                                             s.seed),
         overlap=overlap_agreement(store, run_id, machine, s.boot, s.seed),
         corrected_pass_rates=corrected_pass_rates(arms, paired, primary, pairs, s.boot, s.seed) if kind else None,

@@ -19,7 +19,8 @@ from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import GRADES, grade_rank
 from gradedesk.core.review.adjudication import adjudication_queue
 from gradedesk.core.review.assignment import plan_assignment, sample_items
-from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, krippendorff_alpha_ordinal, \
+from gradedesk.core.stats.krippendorff import krippendorff_alpha_ordinal
+from gradedesk.core.stats.measures import DEFAULT_BOOT, DEFAULT_SEED, Estimate, \
     more_items_needed
 from gradedesk.core.stats.records import Record
 from gradedesk.core.store.adjudications import current_decisions

@@ -3,8 +3,9 @@ vocabulary: the classes come in as arguments (the grades, best first, from the c
 
 - measures.py: `Estimate` (a value with its interval, or None and a reason), percentile and score intervals (Wilson's
   at a design's effective n), and the agreement measures of confusion matrices (percent agreement, Cohen's and
-  weighted kappa, Gwet's AC1, per-class precision and recall, TPR/TNR), Krippendorff's ordinal alpha, Rogan-Gladen
-  corrected pass rates and proportions.
+  weighted kappa, Gwet's AC1, per-class precision and recall, TPR/TNR) and proportions.
+- krippendorff.py: Krippendorff's ordinal alpha among several people.
+- rogan_gladen.py: Rogan-Gladen corrected pass rates and their paired difference.
 - paired_graders.py: two graders against the same people on the same items, and their difference (paired bootstrap).
 - numeric.py: agreement between two numeric scores of the same items (Pearson r, mean and mean absolute difference).
 - weighted.py: inverse-probability weighted (Hajek) estimates for sampled items, Kish effective n, power-tuned PPI

@@ -109,7 +109,7 @@ def collapse_binary(cm: np.ndarray, positive: int = 0) -> np.ndarray:
 
 # -- the measures (vectorized over leading axes) -----------------------------------------------------------------------
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     out = np.full(np.broadcast(num, den).shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
@@ -122,7 +122,7 @@ def _total(cm: np.ndarray) -> np.ndarray:
 
 
 def _percent(cm: np.ndarray) -> np.ndarray:
-    return _div(np.trace(cm, axis1=-2, axis2=-1), _total(cm))
+    return safe_div(np.trace(cm, axis1=-2, axis2=-1), _total(cm))
 
 
 def disagreement_weights(q: int, weights: str | None) -> np.ndarray:
@@ -143,27 +143,27 @@ def disagreement_weights(q: int, weights: str | None) -> np.ndarray:
 def _kappa(cm: np.ndarray, weights: str | None = None) -> np.ndarray:
     """Cohen's kappa 1 - sum(w*O)/sum(w*E), E from the margins (the form sklearn's cohen_kappa_score uses)."""
     n = _total(cm)[..., None, None]
-    p = _div(cm, n)
+    p = safe_div(cm, n)
     expected = p.sum(-1)[..., :, None] * p.sum(-2)[..., None, :]
     w = disagreement_weights(cm.shape[-1], weights)
-    return 1 - _div((w * p).sum((-2, -1)), (w * expected).sum((-2, -1)))
+    return 1 - safe_div((w * p).sum((-2, -1)), (w * expected).sum((-2, -1)))
 
 
 def _ac1(cm: np.ndarray) -> np.ndarray:
     """Gwet's AC1: (pa - pe) / (1 - pe), pe = sum_k pi_k (1 - pi_k) / (q - 1), pi_k the mean of both margins."""
     q = cm.shape[-1]
     n = _total(cm)[..., None]
-    pi = (_div(cm.sum(-1), n) + _div(cm.sum(-2), n)) / 2
+    pi = (safe_div(cm.sum(-1), n) + safe_div(cm.sum(-2), n)) / 2
     pe = (pi * (1 - pi)).sum(-1) / (q - 1)
-    return _div(_percent(cm) - pe, 1 - pe)
+    return safe_div(_percent(cm) - pe, 1 - pe)
 
 
 def _precision(cm: np.ndarray, k: int) -> np.ndarray:
-    return _div(cm[..., k, k], cm[..., :, k].sum(-1))
+    return safe_div(cm[..., k, k], cm[..., :, k].sum(-1))
 
 
-def _recall(cm: np.ndarray, k: int) -> np.ndarray:
-    return _div(cm[..., k, k], cm[..., k, :].sum(-1))
+def class_recall(cm: np.ndarray, k: int) -> np.ndarray:
+    return safe_div(cm[..., k, k], cm[..., k, :].sum(-1))
 
 
 def _why_empty_or(reason: str) -> Callable[[np.ndarray], str]:
@@ -190,7 +190,7 @@ def class_measures(classes: Sequence[str], row_name: str = "person", col_name: s
     for k, c in enumerate(classes):
         out.append(Measure(f"precision:{c}", partial(_precision, k=k),
                            _why_empty_or(f"the {col_name} never gave {c}"), share=True))
-        out.append(Measure(f"recall:{c}", partial(_recall, k=k), _why_empty_or(f"the {row_name} never gave {c}"),
+        out.append(Measure(f"recall:{c}", partial(class_recall, k=k), _why_empty_or(f"the {row_name} never gave {c}"),
                            share=True))
     return out
 
@@ -198,14 +198,14 @@ def class_measures(classes: Sequence[str], row_name: str = "person", col_name: s
 def binary_rates(row_name: str = "person") -> list[Measure]:
     """TPR and TNR of the machine on a 2x2 [pass, fail] matrix, the person's grade taken as the truth."""
     return [
-        Measure("tpr", partial(_recall, k=0), _why_empty_or(f"the {row_name} passed no item"), share=True),
-        Measure("tnr", partial(_recall, k=1), _why_empty_or(f"the {row_name} failed no item"), share=True),
+        Measure("tpr", partial(class_recall, k=0), _why_empty_or(f"the {row_name} passed no item"), share=True),
+        Measure("tnr", partial(class_recall, k=1), _why_empty_or(f"the {row_name} failed no item"), share=True),
     ]
 
 
 # -- estimates with bootstrap intervals --------------------------------------------------------------------------------
 
-def _rng(seed: int) -> np.random.Generator:
+def seeded_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
@@ -215,7 +215,7 @@ def resample_matrices(cm: np.ndarray, boot: int, seed: int) -> np.ndarray:
     if n == 0:
         return np.zeros((0,) + cm.shape, dtype=np.int64)
     flat = cm.ravel() / n
-    return _rng(seed).multinomial(n, flat, size=boot).reshape((boot,) + cm.shape)
+    return seeded_rng(seed).multinomial(n, flat, size=boot).reshape((boot,) + cm.shape)
 
 
 def more_items_needed(n: int, low: float | None, high: float | None, target: float = TARGET_HALF_WIDTH) -> int | None:
@@ -306,146 +306,11 @@ def summary_measures() -> list[Measure]:
 
 # -- Krippendorff's alpha (ordinal) across several people ---------------------------------------------------------------
 
-def _unit_coincidences(units: Sequence[Sequence[int]], q: int) -> np.ndarray:
-    """Per-unit coincidence matrices (U x q x q) of the units with at least two values."""
-    mats = []
-    for values in units:
-        m = len(values)
-        if m < 2:
-            continue
-        counts = np.bincount(np.asarray(values, dtype=np.int64), minlength=q).astype(float)
-        mats.append((np.outer(counts, counts) - np.diag(counts)) / (m - 1))
-    return np.array(mats).reshape(-1, q, q)
-
-
-def _alpha_from_coincidences(o: np.ndarray) -> np.ndarray:
-    """Ordinal alpha = 1 - (n-1) * sum(o * d2) / sum(n_c n_k d2), d2 the ordinal metric on the value counts n_c."""
-    q = o.shape[-1]
-    nc = o.sum(-1)
-    n = nc.sum(-1)
-    cum = np.cumsum(nc, -1)
-    r = np.arange(q)
-    lo, hi = np.minimum.outer(r, r), np.maximum.outer(r, r)
-    span = cum[..., hi] - cum[..., lo] + nc[..., lo]
-    d2 = (span - (nc[..., :, None] + nc[..., None, :]) / 2) ** 2
-    observed = (o * d2).sum((-2, -1))
-    expected = (nc[..., :, None] * nc[..., None, :] * d2).sum((-2, -1))
-    return 1 - _div((n - 1) * observed, expected)
-
-
-def _resample_units(mats: np.ndarray, boot: int, seed: int, chunk: int = 64) -> np.ndarray:
-    """B coincidence matrices, each the sum over U units drawn with replacement (in chunks, to bound memory)."""
-    u, q = mats.shape[0], mats.shape[-1]
-    flat = mats.reshape(u, q * q)
-    rng = _rng(seed)
-    out = np.empty((boot, q * q))
-    for start in range(0, boot, chunk):
-        n = min(chunk, boot - start)
-        picks = rng.integers(0, u, size=(n, u)) + np.arange(n)[:, None] * u
-        counts = np.bincount(picks.ravel(), minlength=n * u).reshape(n, u)
-        out[start:start + n] = counts @ flat
-    return out.reshape(boot, q, q)
-
-
-def krippendorff_alpha_ordinal(units: Sequence[Sequence[int]], q: int, boot: int = DEFAULT_BOOT,
-                               seed: int = DEFAULT_SEED) -> Estimate:
-    """Ordinal alpha over units (each a list of the class indices the people gave it; missing people left out).
-
-    The interval resamples units (items), not single grades. Only units graded by two or more people count.
-    """
-    mats = _unit_coincidences(units, q)
-    u = len(mats)
-    if u == 0:
-        return Estimate(None, 0, reason="no item was graded by two or more people")
-    value = float(_alpha_from_coincidences(mats.sum(0)))
-    if math.isnan(value):
-        return Estimate(None, u, reason="every grade given is the same, so there is no variation to agree on")
-    boot_values = _alpha_from_coincidences(_resample_units(mats, boot, seed)) if boot else np.array([])
-    return finish(value, u, boot_values, "")
-
-
-# -- judge-corrected pass rates (Rogan-Gladen) --------------------------------------------------------------------------
-
-def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float) -> np.ndarray:
-    """True pass rate from an imperfect judge: (p + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]; NaN if TPR+TNR <= 1."""
-    observed, tpr, tnr = (np.asarray(x, dtype=float) for x in (observed, tpr, tnr))
-    youden = tpr + tnr - 1
-    out = np.full(np.broadcast(observed, youden).shape, np.nan)
-    np.divide(observed + tnr - 1, youden, out=out, where=youden > 0)
-    clipped: np.ndarray = np.clip(out, 0.0, 1.0)
-    return clipped
-
-
-def _calibration_reason(calib: np.ndarray) -> str | None:
-    """Why the machine grader's error rates cannot correct a pass rate, or None when they can (the grader may be a rule
-    grader, a judge or imported grades: it is named by what it is elsewhere, "the machine grader" here)."""
-    if calib.sum() == 0:
-        return "no answer has both a person's grade and a machine grade to measure the machine grader's error rates"
-    tpr, tnr = float(_recall(calib, 0)), float(_recall(calib, 1))
-    if math.isnan(tpr):
-        return "the person passed no calibration item, so the machine grader's TPR is unknown"
-    if math.isnan(tnr):
-        return "the person failed no calibration item, so the machine grader's TNR is unknown"
-    if tpr + tnr <= 1:
-        return (f"TPR + TNR = {tpr:.3f} + {tnr:.3f} <= 1: the machine grader does no better than chance on the "
-                "person-graded items, so its pass rate cannot be corrected")
-    return None
-
-
-def _boot_rates(calib: np.ndarray, boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    n = int(calib.sum())
-    mats = rng.multinomial(n, calib.ravel() / n, size=boot).reshape(boot, 2, 2)
-    return _recall(mats, 0), _recall(mats, 1)
-
-
-def corrected_pass_rate(calib: np.ndarray, passed: int, judged: int, boot: int = DEFAULT_BOOT,
-                        seed: int = DEFAULT_SEED) -> Estimate:
-    """Rogan-Gladen pass rate of `judged` answers of which the judge passed `passed`.
-
-    calib: 2x2 [[pass/pass, pass/fail], [fail/pass, fail/fail]] (person rows, judge columns) on person-graded answers.
-    The interval resamples both sets: the calibration pairs and the judge-graded answers.
-    """
-    if judged == 0:
-        return Estimate(None, 0, reason="no answer of this kind has a machine grade")
-    reason = _calibration_reason(calib)
-    if reason:
-        return Estimate(None, judged, reason=reason)
-    value = float(rogan_gladen(passed / judged, _recall(calib, 0), _recall(calib, 1)))
-    rng = _rng(seed)
-    tpr, tnr = _boot_rates(calib, boot, rng)
-    observed = rng.binomial(judged, passed / judged, size=boot) / judged
-    return finish(value, judged, rogan_gladen(observed, tpr, tnr), "")
-
-
-def corrected_difference(calib: np.ndarray, paired: np.ndarray, boot: int = DEFAULT_BOOT,
-                         seed: int = DEFAULT_SEED) -> Estimate:
-    """Corrected pass rate of B minus that of A over paired items (the same questions answered both ways).
-
-    paired: 2x2 counts [[A pass & B pass, A pass & B fail], [A fail & B pass, A fail & B fail]] by the judge. Each
-    bootstrap draw resamples the questions (keeping the pairs together) and the calibration pairs once, and corrects
-    both rates with the same TPR/TNR, so the judge's error rates cancel as far as they do in truth.
-    """
-    m = int(paired.sum())
-    if m == 0:
-        return Estimate(None, 0, reason="no question has a machine grade for both answers")
-    reason = _calibration_reason(calib)
-    if reason:
-        return Estimate(None, m, reason=reason)
-    tpr, tnr = _recall(calib, 0), _recall(calib, 1)
-    a, b = paired[0].sum() / m, paired[:, 0].sum() / m
-    value = float(rogan_gladen(b, tpr, tnr) - rogan_gladen(a, tpr, tnr))
-    rng = _rng(seed)
-    btpr, btnr = _boot_rates(calib, boot, rng)
-    draws = rng.multinomial(m, paired.ravel() / m, size=boot).reshape(boot, 2, 2)
-    ba, bb = draws[:, 0].sum(-1) / m, draws[:, :, 0].sum(-1) / m
-    return finish(value, m, rogan_gladen(bb, btpr, btnr) - rogan_gladen(ba, btpr, btnr), "")
-
-
 def proportion(k: int, n: int, empty_reason: str, boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED) -> Estimate:
     """k of n as a share, with a bootstrap interval (resampling the n items)."""
     if n == 0:
         return Estimate(None, 0, reason=empty_reason)
-    boot_values = _rng(seed).binomial(n, k / n, size=boot) / n if boot else np.array([])
+    boot_values = seeded_rng(seed).binomial(n, k / n, size=boot) / n if boot else np.array([])
     return finish(k / n, n, boot_values, "")
 
 
@@ -463,5 +328,5 @@ def mean_of(values: Sequence[float], empty_reason: str, boot: int = DEFAULT_BOOT
     if not values:
         return Estimate(None, 0, reason=empty_reason)
     array = np.asarray(values, dtype=float)
-    boot_values = resample_means(array, boot, _rng(seed)) if boot else np.array([])
+    boot_values = resample_means(array, boot, seeded_rng(seed)) if boot else np.array([])
     return finish(float(array.mean()), int(array.size), boot_values, "")

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from gradedesk.core.stats import rogan_gladen as rogan_gladen_mod
+from gradedesk.core.stats import krippendorff as alpha_mod
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.grading.vocabulary import GRADES
 
@@ -145,28 +147,28 @@ def test_krippendorff_alpha_matches_package(seed):
         truth = rng.randrange(4)
         units.append([None if rng.random() < 0.2 else min(3, max(0, truth + rng.choice([-1, 0, 0, 1])))
                       for _ in range(3)])
-    ours = agree.krippendorff_alpha_ordinal([[v for v in u if v is not None] for u in units], 4, boot=300)
+    ours = alpha_mod.krippendorff_alpha_ordinal([[v for v in u if v is not None] for u in units], 4, boot=300)
     assert ours.value == pytest.approx(_kripp_reference(units), abs=1e-9)
     assert ours.low < ours.value < ours.high
 
 
 def test_krippendorff_edge_cases():
-    assert agree.krippendorff_alpha_ordinal([[0], [1]], 4).reason == "no item was graded by two or more people"
-    same = agree.krippendorff_alpha_ordinal([[2, 2], [2, 2, 2]], 4)
+    assert alpha_mod.krippendorff_alpha_ordinal([[0], [1]], 4).reason == "no item was graded by two or more people"
+    same = alpha_mod.krippendorff_alpha_ordinal([[2, 2], [2, 2, 2]], 4)
     assert same.value is None and "same" in same.reason
-    perfect = agree.krippendorff_alpha_ordinal([[0, 0], [3, 3], [1, 1]], 4, boot=100)
+    perfect = alpha_mod.krippendorff_alpha_ordinal([[0, 0], [3, 3], [1, 1]], 4, boot=100)
     assert perfect.value == pytest.approx(1.0)
 
 
 def test_rogan_gladen_hand_computed():
-    assert float(agree.rogan_gladen(0.6, 0.9, 0.8)) == pytest.approx(0.4 / 0.7)
-    assert float(agree.rogan_gladen(0.05, 0.9, 0.8)) == 0.0  # clipped
-    assert math.isnan(float(agree.rogan_gladen(0.5, 0.5, 0.5)))
+    assert float(rogan_gladen_mod.rogan_gladen(0.6, 0.9, 0.8)) == pytest.approx(0.4 / 0.7)
+    assert float(rogan_gladen_mod.rogan_gladen(0.05, 0.9, 0.8)) == 0.0  # clipped
+    assert math.isnan(float(rogan_gladen_mod.rogan_gladen(0.5, 0.5, 0.5)))
 
 
 def test_corrected_pass_rate():
     calib = np.array([[45, 5], [10, 40]])  # TPR .9, TNR .8
-    est = agree.corrected_pass_rate(calib, passed=60, judged=100, boot=1000, seed=1)
+    est = rogan_gladen_mod.corrected_pass_rate(calib, passed=60, judged=100, boot=1000, seed=1)
     assert est.value == pytest.approx(0.4 / 0.7)
     assert est.low < est.value < est.high
     assert est.n == 100
@@ -174,21 +176,21 @@ def test_corrected_pass_rate():
 
 def test_corrected_pass_rate_refuses_chance_judge():
     calib = np.array([[5, 5], [5, 5]])  # TPR .5 + TNR .5 = 1
-    est = agree.corrected_pass_rate(calib, passed=10, judged=20)
+    est = rogan_gladen_mod.corrected_pass_rate(calib, passed=10, judged=20)
     assert est.value is None and "TPR + TNR" in est.reason and "<= 1" in est.reason
-    assert "passed no" in agree.corrected_pass_rate(np.array([[0, 0], [3, 3]]), 1, 2).reason
-    assert "no answer" in agree.corrected_pass_rate(np.zeros((2, 2)), 1, 2).reason
-    assert agree.corrected_pass_rate(calib, 0, 0).reason == "no answer of this kind has a machine grade"
+    assert "passed no" in rogan_gladen_mod.corrected_pass_rate(np.array([[0, 0], [3, 3]]), 1, 2).reason
+    assert "no answer" in rogan_gladen_mod.corrected_pass_rate(np.zeros((2, 2)), 1, 2).reason
+    assert rogan_gladen_mod.corrected_pass_rate(calib, 0, 0).reason == "no answer of this kind has a machine grade"
 
 
 def test_corrected_difference():
     calib = np.array([[45, 5], [10, 40]])
     paired = np.array([[30, 5], [20, 45]])  # raw passes 35/100, bundle passes 50/100
-    est = agree.corrected_difference(calib, paired, boot=1000, seed=2)
-    want = float(agree.rogan_gladen(0.5, 0.9, 0.8) - agree.rogan_gladen(0.35, 0.9, 0.8))
+    est = rogan_gladen_mod.corrected_difference(calib, paired, boot=1000, seed=2)
+    want = float(rogan_gladen_mod.rogan_gladen(0.5, 0.9, 0.8) - rogan_gladen_mod.rogan_gladen(0.35, 0.9, 0.8))
     assert est.value == pytest.approx(want)
     assert est.low < est.value < est.high
-    assert agree.corrected_difference(np.array([[5, 5], [5, 5]]), paired).value is None
+    assert rogan_gladen_mod.corrected_difference(np.array([[5, 5], [5, 5]]), paired).value is None
 
 
 def test_proportion():
