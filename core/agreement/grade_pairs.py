@@ -47,6 +47,8 @@ class Pair:
     rubric_version: str | None
     confidence: float | None
     selection: str | None = None  # how the person came to the item (core/agreement/samples.py)
+    machine_kind: str | None = None  # the machine grader's kind and model (auto_grades.grader_kind, grader_model)
+    machine_model: str | None = None
 
 
 def pairs_matrix(pairs: Iterable[Pair]) -> np.ndarray:
@@ -102,4 +104,5 @@ def choose_kind(graders: Iterable[tuple[str | None, str | None]]) -> str | None:
 def pair_from_row(r: PairRow) -> Pair:
     assert r.machine is not None  # only rows with a usable machine grade become pairs
     return Pair(r.answer_id, r.question_pk, r.grader, r.human, r.machine, r.category, r.method, r.budget,
-                r.human_label or NO_LABEL, r.mode, r.rubric_version, r.confidence, r.selection)
+                r.human_label or NO_LABEL, r.mode, r.rubric_version, r.confidence, r.selection, r.grader_kind,
+                r.grader_model)

@@ -32,6 +32,7 @@ from gradedesk.core.stats.weighted import (JudgeGain, first_stage_clusters, kish
                                            weighted_estimates)
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.preferences import live_preferences
+from gradedesk.core.store.run_records import judge_sample_probability
 from gradedesk.core.store.samples import SampleDraw, sample_draws
 
 SAMPLE_NAMES = {
@@ -79,13 +80,9 @@ class SampledFigures(Record):
 
 
 def draw_weight(d: SampleDraw) -> float:
-    """A draw's inverse-probability weight, 1 / (pi * q): what every sampled figure (grades, preferences) weighs it by."""
+    """A draw's inverse-probability weight, 1 / (pi * q): what every sampled figure (grades, preferences) weighs it by,
+    divided by a judge's own inclusion probability where the judge sampled the questions (weighted_draws)."""
     return 1.0 / (d.inclusion_probability * d.probability)
-
-
-def _clusters(weighted: list[tuple[Pair, float, float]]) -> np.ndarray | None:
-    """The bootstrap's clusters of (pair, weight, inclusion probability) draws: first_stage_clusters by question."""
-    return first_stage_clusters([p.question_pk for p, _, _ in weighted], [pi for _, _, pi in weighted])
 
 
 @dataclass(frozen=True)
@@ -99,41 +96,73 @@ class DrawnDifference:
     inclusion_probability: float
 
 
-def _difference(members: list[Pair], d: SampleDraw, primary: int | None) -> DrawnDifference | None:
-    """The draw's bundled - raw pass (the bundled answer at the primary budget), when its person graded both."""
-    raw = [p for p in members if p.method == "raw"]
-    bundled = [p for p in members if p.method == "bundle" and p.budget == primary]
+@dataclass
+class WeightedDraws:
+    """The sampled sample, weighted (weighted_draws)."""
+
+    pairs: list[tuple[Pair, float, float]]  # (pair, weight, first-stage inclusion probability)
+    differences: list[DrawnDifference]  # the draws' bundled - raw at the primary budget, where the person graded both
+    draws: int
+    pending: int  # drawn, not graded (yet)
+
+
+def _difference(members: list[tuple[Pair, float, float]], primary: int | None) -> DrawnDifference | None:
+    """The draw's bundled - raw pass (the bundled answer at the primary budget), when its person graded both;
+    `members`: the draw's (pair, weight, inclusion probability)."""
+    raw = [m for m in members if m[0].method == "raw"]
+    bundled = [m for m in members if m[0].method == "bundle" and m[0].budget == primary]
     if not raw or not bundled:
         return None
-    r, b = raw[0], bundled[0]
-    return DrawnDifference(d.question_pk, float(b.human == PASS_GRADE) - float(r.human == PASS_GRADE),
-                           float(b.machine == PASS_GRADE) - float(r.machine == PASS_GRADE), draw_weight(d),
-                           d.inclusion_probability)
+    r, (b, weight, pi) = raw[0][0], bundled[0]
+    return DrawnDifference(b.question_pk, float(b.human == PASS_GRADE) - float(r.human == PASS_GRADE),
+                           float(b.machine == PASS_GRADE) - float(r.machine == PASS_GRADE), weight, pi)
+
+
+def weighted_draws(store: Store, run_id: int, pairs: list[Pair], primary: int | None = None) -> WeightedDraws:
+    """The sampled sample's pairs with their weights and first-stage inclusion probabilities, and the draws'
+    bundled - raw differences at the `primary` budget.
+
+    A pair's question reached it through every stage that sampled it: the desk's draw (probability q, within the
+    set drawn from, whose inclusion probability the draw recorded: `run --sample`, `assign --items`) and, for a judge's
+    grade, the judge's own sample of the run's questions (`judge --sample`; 1 when it was asked about all of
+    them). The stages are independent, so the probabilities multiply, and the weight is their inverse."""
+    draws = sample_draws(store, run_id)
+    by_question = defaultdict(list)
+    for p in pairs:
+        by_question[(p.grader, p.question_pk)].append(p)
+    judges = {p.machine_model for p in pairs if p.machine_kind == "judge" and p.machine_model}
+    judge_pi = {m: judge_sample_probability(store, run_id, "judge", m) for m in judges}
+    out = WeightedDraws([], [], len(draws), 0)
+    for d in draws:
+        # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
+        members = [p for p in by_question.get((d.grader, d.question_pk), ())
+                   if p.method == "raw" or d.budget is None or p.budget == d.budget]
+        if not members:
+            out.pending += 1  # drawn, not graded (yet): left out, and counted
+            continue
+        mine = []
+        for p in members:
+            judged = judge_pi.get(p.machine_model, 1.0) if p.machine_kind == "judge" and p.machine_model else 1.0
+            mine.append((p, draw_weight(d) / judged, d.inclusion_probability * judged))
+        out.pairs.extend(mine)
+        if d.budget in (None, primary):
+            difference = _difference(mine, primary)
+            if difference is not None:
+                out.differences.append(difference)
+    return out
+
+
+def _clusters(weighted: list[tuple[Pair, float, float]]) -> np.ndarray | None:
+    """The bootstrap's clusters of (pair, weight, inclusion probability) draws: first_stage_clusters by question."""
+    return first_stage_clusters([p.question_pk for p, _, _ in weighted], [pi for _, _, pi in weighted])
 
 
 def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap,
              primary: int | None) -> tuple[SampledFigures, list[tuple[Pair, float, float]], list[DrawnDifference]]:
     """The sampled sample's weighted figures, its (pair, weight, the draw's first-stage inclusion probability) list
     for the pass rates, and the draws' bundled - raw differences."""
-    draws = sample_draws(store, run_id)
-    by_question = defaultdict(list)
-    for p in pairs:
-        by_question[(p.grader, p.question_pk)].append(p)
-    weighted: list[tuple[Pair, float, float]] = []
-    differences: list[DrawnDifference] = []
-    pending = 0
-    for d in draws:
-        # the draw's population: raw beside the bundled answers at its budget (a raw grade is the raw answer's own)
-        members = [p for p in by_question.get((d.grader, d.question_pk), ())
-                   if p.method == "raw" or d.budget is None or p.budget == d.budget]
-        if not members:
-            pending += 1  # drawn, not graded (yet): left out, and counted
-            continue
-        weighted.extend((p, draw_weight(d), d.inclusion_probability) for p in members)
-        if d.budget in (None, primary):
-            difference = _difference(members, d, primary)
-            if difference is not None:
-                differences.append(difference)
+    drawn = weighted_draws(store, run_id, pairs, primary)
+    weighted = drawn.pairs
     cells = np.array([_cell(p.human, p.machine) for p, _, _ in weighted], dtype=np.int64)
     weights = np.array([w for _, w, _ in weighted], dtype=float)
     # drawn from an assigned set: a question's draws (every person's, every answer's) are resampled together
@@ -142,9 +171,9 @@ def _sampled(store: Store, run_id: int, pairs: list[Pair], s: Bootstrap,
     two = weighted_estimates(_binary_cells(cells), weights, 2, agree.pair_measures() + agree.binary_rates(), s.boot,
                              s.seed, clusters)
     return SampledFigures(
-        "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)", len(draws),
-        len(draws) - pending, pending, len(weighted), round(kish_effective_n(weights), 1) if weights.size else 0,
-        four, two), weighted, differences
+        "sampled (drawn with known probabilities; inverse-probability weighted, Hajek)", drawn.draws,
+        drawn.draws - drawn.pending, drawn.pending, len(weighted), round(kish_effective_n(weights), 1) if weights.size else 0,
+        four, two), weighted, drawn.differences
 
 
 @dataclass

@@ -61,18 +61,22 @@ def say_spend(provider, prompts: list[list[dict]], max_tokens: int | None, what:
 
 
 def sampled_questions(store, run_id: int, args: argparse.Namespace, role: str) -> set[int] | None:
-    """With --sample N --seed S: a seeded simple random sample of N of the run's questions (question pks), recorded
-    on the run with each one's inclusion probability (config "judge_samples"); None without --sample."""
+    """With --sample N --seed S: a seeded simple random sample of N of the run's questions (question pks); None
+    without --sample. Either way what the judge is asked about is recorded on the run (config "judge_samples": each
+    sample's inclusion probability, or every question), for agree's weighted figures (core/agreement/samples.py);
+    a dry run records nothing."""
     from gradedesk.core.stats.weighted import sample_items
     from gradedesk.core.store.answers import run_answers
-    from gradedesk.core.store.run_records import record_config
+    from gradedesk.core.store.run_records import record_judge_sample
 
-    if args.sample is None:
-        return None
     pks = sorted({a.question_pk for a in run_answers(store, run_id)})
-    chosen, pi = sample_items(pks, args.sample, args.seed, "--sample", f"run {run_id} has {{N}} questions")
-    record_config(store, run_id, "judge_samples", f"{role} {args.model} sample {args.sample} seed {args.seed}",
-                  {"size": args.sample, "population": len(pks), "seed": args.seed, "inclusion_probability": pi})
+    if args.sample is None:
+        if pks and not args.dry_run:
+            record_judge_sample(store, run_id, role, args.model, len(pks), len(pks), None)
+        return None
+    chosen, _ = sample_items(pks, args.sample, args.seed, "--sample", f"run {run_id} has {{N}} questions")
+    if not args.dry_run:
+        record_judge_sample(store, run_id, role, args.model, len(chosen), len(pks), args.seed)
     return set(chosen)
 
 

@@ -206,6 +206,33 @@ def record_config(store: Store, run_id: int, name: str, key: str, value: Any) ->
         store._conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, ensure_ascii=False), run_id))
 
 
+JUDGE_SAMPLES = "judge_samples"  # the run's config entry of `judge --sample`s: what each judge was asked about
+
+
+def record_judge_sample(store: Store, run_id: int, role: str, model: str, size: int, population: int,
+                        seed: int | None) -> None:
+    """That `role` ("judge", "pairwise") with `model` was asked about a seeded simple random sample of `size` of the
+    run's `population` questions (seed None: about every question)."""
+    key = f"{role} {model} " + ("every question" if seed is None else f"sample {size} seed {seed}")
+    record_config(store, run_id, JUDGE_SAMPLES, key, {"role": role, "model": model, "size": size,
+                                                      "population": population, "seed": seed,
+                                                      "inclusion_probability": size / population})
+
+
+def judge_sample_probability(store: Store, run_id: int, role: str, model: str) -> float:
+    """The probability that `model` as `role` was asked about a given question of the run: 1 when it was never
+    sampled, or asked about every question once; else the union of its recorded samples (each a simple random
+    sample drawn independently of the others: 1 - the product of 1 - n/N)."""
+    samples = [v for v in run_row(store, run_id).config.get(JUDGE_SAMPLES, {}).values()
+               if isinstance(v, dict) and v.get("role") == role and v.get("model") == model]
+    if not samples:
+        return 1.0
+    missed = 1.0
+    for sample in samples:
+        missed *= 1.0 - float(sample["inclusion_probability"])
+    return 1.0 - missed
+
+
 def sample_probability(store: Store, run_id: int) -> float:
     """The inclusion probability of each of the run's questions in the benchmark (`gradedesk run --sample`: a simple
     random sample of n of its N questions, n / N); 1 when the run asked every question."""

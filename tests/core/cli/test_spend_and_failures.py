@@ -10,7 +10,8 @@ import re
 import pytest
 
 from gradedesk.core.agreement.report import agreement_report
-from gradedesk.core.agreement.samples import draw_weight
+from gradedesk.core.agreement.grade_pairs import GraderChoice, load_pairs, pair_from_row
+from gradedesk.core.agreement.samples import draw_weight, weighted_draws
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
@@ -156,3 +157,54 @@ def test_sample_records_inclusion_probabilities_that_the_weighted_figures_use(pr
     assert code == 0 and out.startswith("run 1 (resumed")
     code, out, _ = cli(capsys, *args[:-4], "--store", db)  # the whole benchmark is another run
     assert code == 0 and out.startswith("run 2 (created")
+
+
+def test_a_judge_sample_multiplies_its_inclusion_probability_into_agrees_weights(project, chat_server, capsys):
+    """judge --sample asks the judge about 2 of the run's 3 questions: a pair of a person's and the judge's grade
+    reached agree through the desk's draw and the judge's sample, so its weight is 1 / (q * 2/3) and its question a
+    first-stage cluster; once the judge is asked about every question, the weights are the desk's alone."""
+    db, questions = map(str, project)
+    assert cli(capsys, "run", "--questions", questions, "--budgets", "500", "--model", "m", "--base-url",
+               chat_server.base_url, "--store", db)[0] == 0
+    chat_server.responder = lambda body: VERDICT
+    judge = ["judge", "--no-scores", "--model", "judge-m", "--base-url", chat_server.base_url, "--store", db]
+    code, out, err = cli(capsys, *judge, "--sample", "2", "--seed", "7")
+    assert code == 0, err
+    choice = GraderChoice("judge", "judge-m")
+    with open_store(db) as store:
+        samples = json.loads(store._scalar("SELECT config FROM runs WHERE id = 1"))["judge_samples"]
+        assert samples == {"judge judge-m sample 2 seed 7": {"role": "judge", "model": "judge-m", "size": 2,
+                                                             "population": 3, "seed": 7,
+                                                             "inclusion_probability": pytest.approx(2 / 3)}}
+        judged = {r["question_pk"] for r in store._query(
+            "SELECT a.question_pk FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
+            "WHERE g.grader_kind = 'judge'")}
+        assert len(judged) == 2
+        answers = store._query("SELECT id, question_pk FROM answers WHERE run_id = 1")
+        run = run_info(store, 1)
+        while (d := draw_next(store, run, "ann")) is not None:  # a person grades every question the desk draws
+            for a in answers:
+                if a["question_pk"] == d.question_pk:
+                    record_grade(store, a["id"], "ann", GradeChange(grade="fully_correct"), selection="sampled",
+                                 selection_probability=d.probability)
+
+        def weights() -> tuple[list[tuple[int, float, float]], int, list]:
+            pairs = [pair_from_row(r) for r in load_pairs(store, 1, choice) if r.machine is not None]
+            drawn = weighted_draws(store, 1, pairs)
+            return [(p.question_pk, w, pi) for p, w, pi in drawn.pairs], drawn.pending, sample_draws(store, 1)
+
+        weighted, pending, draws = weights()
+        on_judged = [d for d in draws if d.question_pk in judged]
+        assert pending == len(draws) - len(on_judged) > 0  # drawn, but not a question the judge was asked about
+        assert len(weighted) == 2 * len(on_judged)  # raw and bundled
+        for pk, w, pi in weighted:
+            assert pi == pytest.approx(2 / 3)
+            assert any(w == pytest.approx(1 / (d.probability * 2 / 3)) for d in on_judged if d.question_pk == pk)
+        assert agreement_report(store, 1, grader=choice).samples.sampled.pairs == len(weighted)
+    code, _, err = cli(capsys, *judge)  # the judge is asked about every question: each pair is the desk's draw alone
+    assert code == 0, err
+    with open_store(db) as store:
+        weighted, pending, draws = weights()
+        assert pending == 0 and len(weighted) == 2 * len(draws)
+        for pk, w, pi in weighted:
+            assert pi == 1 and any(w == pytest.approx(draw_weight(d)) for d in draws if d.question_pk == pk)
