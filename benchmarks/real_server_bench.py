@@ -5,13 +5,15 @@
     python benchmarks/real_server_bench.py --base-url http://127.0.0.1:8088/v1 --model smollm2-135m   # a running server
 
 It indexes gradedesk's own source into a fresh store in a temporary folder, answers the first --questions questions of
-the bundled benchmark raw and bundled (one budget), judges every answer (a verdict, LLM faithfulness and relevance),
-asks the pairwise judge about every pair in both orders, and prints what came back, per kind of reply: how many, how
-many usable (today's strict parsers accepted the reply unchanged: core/grading/judge.py parse_verdict,
-pairwise_judge.py parse_pairwise_reply, scorers.py's parsers), their distribution (a model that always says the same
-thing shows as such), agreement with the offline graders (the rule grader's grades; the offline scorers), seconds per
-call, tokens, and the prompt-token estimate each command printed before its first call against what the server then
-counted. Not part of CI (it needs a model server).
+the bundled benchmark raw and bundled (--budget: one budget or several), judges every answer (a verdict, LLM
+faithfulness and relevance), asks the pairwise judge about every pair in both orders, and prints what came back, per
+kind of reply: how many, how many usable (today's strict parsers accepted the reply unchanged: core/grading/judge.py
+parse_verdict, pairwise_judge.py parse_pairwise_reply, scorers.py's parsers), their distribution (a model that always
+says the same thing shows as such), agreement with the offline graders (the rule grader's grades; the offline
+scorers), seconds per call, tokens, and the prompt-token estimate each command printed before its first call against
+what the server then counted. Not part of CI (it needs a model server). With --keep DIR the store stays, and the same
+command again resumes it (only what is missing is asked; the figures are read from the store, so they cover every
+reply).
 
 With --server-python (a Python with `llama-cpp-python[server]`) and --gguf, the script starts llama-cpp-python's
 server itself, one thread and one slot, and stops it at the end. A native build of llama.cpp emits AMX instructions
@@ -42,6 +44,7 @@ from collections import Counter
 from pathlib import Path
 
 from gradedesk.core.demo import source_root
+from gradedesk.core.providers.failures import CALL_FAILED
 from gradedesk.core.runs.questions import bundled_questions_path
 from gradedesk.core.store.connection import open_store
 
@@ -110,9 +113,12 @@ def estimate_check(err: str, reported: int) -> str:
     return f"estimated {estimate:,} prompt tokens before the calls, server counted {reported:,} ({estimate / reported - 1:+.1%})"
 
 
+PROGRESS_RE = re.compile(r": \d+/\d+ done, ")  # a progress line (answering: 3/40 done, ...): not repeated here
+
+
 def stderr_lines(err: str, *marks: str) -> None:
     for line in err.splitlines():
-        if any(m in line for m in marks):
+        if any(m in line for m in marks) and not PROGRESS_RE.search(line):
             print(f"  {line}")
 
 
@@ -136,6 +142,8 @@ def main() -> int:
                     help="requests in flight asked for (default 4; gradedesk sends what the server takes)")
     ap.add_argument("--system-role", default="system", choices=("system", "user"),
                     help="where the instructions go (user: for chat templates that drop system messages)")
+    ap.add_argument("--pairwise-limit", type=int, default=None, metavar="N",
+                    help="make at most N pairwise calls (judge --pairwise --limit N; default: every pair, both orders)")
     ap.add_argument("--keep", default=None, metavar="DIR", help="keep the store (and the server log) in DIR")
     args = ap.parse_args()
     if args.base_url is None and not (args.server_python and args.gguf):
@@ -188,28 +196,30 @@ def bench(args: argparse.Namespace, work: Path, base_url: str) -> int:
     code, out, err, secs = cli("judge", "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
     print(f"judge (with scores): exit {code}, wall {secs:.0f} s")
     stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: judge ")
-    if out.strip():
-        report = json.loads(out)["judge"]
-        grades_total = report["grades_done"] + report["grading_errors"]
-        print(f"  verdicts: {rate(report['grades_done'], grades_total)}, {report['failed_calls']} failed calls, "
-              f"{report['truncated']} cut at --max-tokens")
-        print_judged(store, args.model, err)
-    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
+    print_judged(store, args.model, err)
+    limit = ["--limit", str(args.pairwise_limit)] if args.pairwise_limit else []
+    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(args.judge_max_tokens), *limit, "--json",
+                               *endpoint)
     print(f"judge --pairwise: exit {code}, wall {secs:.0f} s")
     stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: pairwise")
     if out.strip():
-        print_pairwise(store, json.loads(out), err)
+        print_pairwise(store, json.loads(out)["behaviour"], err)
     return 0
 
 
 def print_judged(store: str, model: str, err: str) -> None:
-    """Verdicts and LLM scores: distribution, agreement with the rule grader and the offline scorers, time, tokens."""
+    """Verdicts and LLM scores: usable rate, distribution, agreement with the rule grader and the offline scorers,
+    time, tokens; read from the store, so a resumed benchmark (--keep) reports every reply, not only its own."""
     with open_store(store, create=False) as s:
-        grades = s._query("SELECT answer_id, grader_kind, grade, failure_label, latency_ms, tokens_in, tokens_out "
-                          "FROM auto_grades WHERE repeat_index = 0")
+        grades = s._query("SELECT answer_id, grader_kind, grade, failure_label, reasoning, finish_reason, latency_ms, "
+                          "tokens_in, tokens_out FROM auto_grades WHERE repeat_index = 0")
         scores = s._query("SELECT answer_id, metric, method, value, detail FROM answer_scores "
                           "WHERE metric IN ('faithfulness', 'answer_relevance')")
-    judge = {g["answer_id"]: g for g in grades if g["grader_kind"] == "judge" and g["failure_label"] != "grading_error"}
+    replies = [g for g in grades if g["grader_kind"] == "judge" and not (g["reasoning"] or "").startswith(CALL_FAILED)]
+    judge = {g["answer_id"]: g for g in replies if g["failure_label"] != "grading_error"}
+    print(f"  verdicts: {rate(len(judge), len(replies))}, "
+          f"{sum(g['grader_kind'] == 'judge' for g in grades) - len(replies)} failed calls, "
+          f"{sum(g['finish_reason'] == 'length' for g in replies)} cut at --max-tokens")
     rule = {g["answer_id"]: g["grade"] for g in grades if g["grader_kind"] == "rule"}
     print(f"  verdict distribution: {dict(Counter(g['grade'] for g in judge.values()).most_common())}")
     both = [a for a in judge if a in rule]
@@ -222,8 +232,10 @@ def print_judged(store: str, model: str, err: str) -> None:
     llm = [sc for sc in scores if sc["method"] == f"llm:{model}"]
     details = [json.loads(sc["detail"] or "{}") for sc in llm]
     for metric in ("faithfulness", "answer_relevance"):
-        mine = [(sc, d) for sc, d in zip(llm, details, strict=True) if sc["metric"] == metric]
+        mine = [(sc, d) for sc, d in zip(llm, details, strict=True)
+                if sc["metric"] == metric and d.get("error") != "call_failed"]  # the replies
         usable = [sc for sc, d in mine if d.get("error") is None]
+        cut = sum(d.get("finish_reason") == "length" for _, d in mine)
         offline = {sc["answer_id"]: sc["value"] for sc in scores
                    if sc["metric"] == metric and sc["method"] == "offline-rapidfuzz"}
         values = [sc["value"] for sc in usable]
@@ -232,7 +244,7 @@ def print_judged(store: str, model: str, err: str) -> None:
         paired = [(sc["value"], offline[sc["answer_id"]]) for sc in usable
                   if sc["value"] is not None and offline.get(sc["answer_id"]) is not None]
         gap = statistics.mean(abs(a - b) for a, b in paired) if paired else None
-        print(f"  {metric}: {rate(len(usable), len(mine))}; distribution {dict(sorted(shown.items()))}; "
+        print(f"  {metric}: {rate(len(usable), len(mine))}, {cut} cut at --max-tokens; distribution {dict(sorted(shown.items()))}; "
               + (f"mean |LLM - offline scorer| {gap:.2f} over {len(paired)}" if gap is not None else "no pair "
                  "with the offline scorer") + f"; {per_call([d.get('latency_ms') for _, d in mine])}")
     tokens_in = sum(g["tokens_in"] or 0 for g in calls) + sum(d.get("tokens_in") or 0 for d in details)
@@ -241,18 +253,18 @@ def print_judged(store: str, model: str, err: str) -> None:
     print(f"  tokens: in {tokens_in:,}, out {tokens_out:,}; {estimate_check(err, tokens_in)}")
 
 
-def print_pairwise(store: str, data: dict, err: str) -> None:
-    """Pairwise replies: usable rate, winners, agreement with the rule grader's preference, time, tokens."""
-    report, behaviour = data["pairwise"], data["behaviour"]
-    total = report["replies_done"] + report["unusable"]
-    print(f"  replies: {rate(report['replies_done'], total)}, {report['failed_calls']} failed calls, "
-          f"{report['truncated']} cut at --max-tokens")
+def print_pairwise(store: str, behaviour: dict, err: str) -> None:
+    """Pairwise replies (from the store): usable rate, winners, agreement with the rule grader's preference, time,
+    tokens."""
     with open_store(store, create=False) as s:
-        replies = s._query("SELECT raw_answer_id, bundle_answer_id, winner, preferred, latency_ms, tokens_in, "
-                           "tokens_out, error FROM pairwise_verdicts")
+        rows = s._query("SELECT raw_answer_id, bundle_answer_id, winner, preferred, latency_ms, tokens_in, "
+                        "tokens_out, error, raw_response, finish_reason FROM pairwise_verdicts")
         rule = {r["answer_id"]: r["grade"] for r in s._query(
             "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'rule'")}
+    replies = [r for r in rows if r["raw_response"] is not None]
     usable = [r for r in replies if r["winner"] is not None]
+    print(f"  replies: {rate(len(usable), len(replies))}, {len(rows) - len(replies)} failed calls, "
+          f"{sum(r['finish_reason'] == 'length' for r in replies)} cut at --max-tokens")
     print(f"  winners (ANSWER 1, 2, tie): {dict(Counter(r['winner'] for r in usable).most_common())}; "
           f"preferred: {dict(Counter(r['preferred'] for r in usable).most_common())}")
     print(f"  verdicts: {behaviour['consistent']} consistent (both orders agree), {behaviour['inconsistent']} "
@@ -270,9 +282,9 @@ def print_pairwise(store: str, data: dict, err: str) -> None:
     same = sum(a == b for a, b in judged)
     if judged:
         print(f"  agreement with the rule grader's preference: {same}/{len(judged)} ({same / len(judged):.1%})")
-    tokens_in = sum(r["tokens_in"] or 0 for r in replies)
-    print(f"  {per_call([r['latency_ms'] for r in replies])}; tokens: in {tokens_in:,}, "
-          f"out {sum(r['tokens_out'] or 0 for r in replies):,}; {estimate_check(err, tokens_in)}")
+    tokens_in = sum(r["tokens_in"] or 0 for r in rows)
+    print(f"  {per_call([r['latency_ms'] for r in rows])}; tokens: in {tokens_in:,}, "
+          f"out {sum(r['tokens_out'] or 0 for r in rows):,}; {estimate_check(err, tokens_in)}")
 
 
 if __name__ == "__main__":
