@@ -15,7 +15,7 @@ from gradedesk.core.agreement.samples import draw_weight, weighted_draws
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.store.connection import open_store
-from gradedesk.core.store.run_records import run_info
+from gradedesk.core.store.run_records import record_judge_sample, run_info
 from gradedesk.core.store.samples import sample_draws
 from tests.fixtures.cli import cli
 
@@ -162,7 +162,8 @@ def test_sample_records_inclusion_probabilities_that_the_weighted_figures_use(pr
 def test_a_judge_sample_multiplies_its_inclusion_probability_into_agrees_weights(project, chat_server, capsys):
     """judge --sample asks the judge about 2 of the run's 3 questions: a pair of a person's and the judge's grade
     reached agree through the desk's draw and the judge's sample, so its weight is 1 / (q * 2/3) and its question a
-    first-stage cluster; once the judge is asked about every question, the weights are the desk's alone."""
+    first-stage cluster, which agree's sampled figures resample together; once the judge is asked about every
+    question, the weights are the desk's alone."""
     db, questions = map(str, project)
     assert cli(capsys, "run", "--questions", questions, "--budgets", "500", "--model", "m", "--base-url",
                chat_server.base_url, "--store", db)[0] == 0
@@ -180,12 +181,13 @@ def test_a_judge_sample_multiplies_its_inclusion_probability_into_agrees_weights
             "SELECT a.question_pk FROM auto_grades g JOIN answers a ON a.id = g.answer_id "
             "WHERE g.grader_kind = 'judge'")}
         assert len(judged) == 2
-        answers = store._query("SELECT id, question_pk FROM answers WHERE run_id = 1")
+        answers = store._query("SELECT id, question_pk, method FROM answers WHERE run_id = 1")
         run = run_info(store, 1)
         while (d := draw_next(store, run, "ann")) is not None:  # a person grades every question the desk draws
-            for a in answers:
+            for a in answers:  # agreeing with the judge's fully_correct on raw answers only
                 if a["question_pk"] == d.question_pk:
-                    record_grade(store, a["id"], "ann", GradeChange(grade="fully_correct"), selection="sampled",
+                    grade = "fully_correct" if a["method"] == "raw" else "wrong"
+                    record_grade(store, a["id"], "ann", GradeChange(grade=grade), selection="sampled",
                                  selection_probability=d.probability)
 
         def weights() -> tuple[list[tuple[int, float, float]], int, list]:
@@ -200,7 +202,16 @@ def test_a_judge_sample_multiplies_its_inclusion_probability_into_agrees_weights
         for pk, w, pi in weighted:
             assert pi == pytest.approx(2 / 3)
             assert any(w == pytest.approx(1 / (d.probability * 2 / 3)) for d in on_judged if d.question_pk == pk)
-        assert agreement_report(store, 1, grader=choice).samples.sampled.pairs == len(weighted)
+        sampled = agreement_report(store, 1, grader=choice).samples.sampled
+        assert sampled.pairs == len(weighted)
+        # the same pairs had the judge been asked about every question: the same Hajek point estimates (the judge's
+        # probability is common to all), but every draw resampled on its own; with the judge's sample, the draws of
+        # a question go together, and two questions are few: a much wider interval
+        record_judge_sample(store, 1, "judge", "judge-m", 3, 3, None)
+        unsampled = agreement_report(store, 1, grader=choice).samples.sampled
+        share, alone = sampled.binary["percent_agreement"], unsampled.binary["percent_agreement"]
+        assert share.value == alone.value == pytest.approx(0.5)
+        assert share.high - share.low > 3 * (alone.high - alone.low)
     code, _, err = cli(capsys, *judge)  # the judge is asked about every question: each pair is the desk's draw alone
     assert code == 0, err
     with open_store(db) as store:
