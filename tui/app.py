@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
@@ -49,8 +50,9 @@ class DeskApp(App):
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
     ]
 
-    def __init__(self, config: DeskConfig, first: Callable[[DeskApp], Screen] | None = None) -> None:
-        super().__init__()
+    def __init__(self, config: DeskConfig, first: Callable[[DeskApp], Screen] | None = None, *,
+                 driver_class: type[Driver] | None = None) -> None:
+        super().__init__(driver_class=driver_class)
         self.config = config
         self._first = first or GradingScreen  # the screen it opens on: the grading desk, or explore
         self.store_thread = StoreThread(config.store_path, delay=config.job_delay)
@@ -253,10 +255,10 @@ class DeskApp(App):
 def run_desk(store_path: str | Path, run: str | int | None = None, grader: str | None = None, *,
              show_judge: bool | None = None, hide_methods: bool | None = None, recheck: float | None = None,
              reveal_share: float = 0.0, ask_name: bool = False, budget: int | None = None,
-             adjudicate: bool = False) -> None:
+             adjudicate: bool = False, driver_class: type[Driver] | None = None) -> None:
     """Check the store and run (and that the run has bundled answers at `budget`), then open the desk (with
-    ask_name, on the screen that asks the person's name). Problems raise UserError (one line, before the screen
-    opens)."""
+    ask_name, on the screen that asks the person's name; served, on `driver_class`). Problems raise UserError (one
+    line, before the screen opens)."""
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.store.leases import LeaseHeld, lease_of
     from gradedesk.core.store.run_records import resolve_run, run_info
@@ -279,7 +281,7 @@ def run_desk(store_path: str | Path, run: str | int | None = None, grader: str |
     config = DeskConfig(path, run_id, person, show_judge=show_judge,
                         hide_methods=hide_methods, recheck=recheck, recheck_share=recheck or 0.1,
                         reveal_share=reveal_share, ask_name=ask_name, budget=budget, adjudicate=adjudicate)
-    DeskApp(config).run()
+    DeskApp(config, driver_class=driver_class).run()
 
 
 def run_explore(store_path: str | Path, question: str = "", *, repo: str | None = None, budget: int = 2000,

@@ -36,7 +36,7 @@ async def test_the_name_screen_stores_a_hostile_name_as_text(fixture_store, tmp_
 def test_the_served_command_holds_only_the_store_and_the_run_each_quoted(tmp_path):
     store = str(tmp_path / "a b;$(touch z)'.db")
     command = served_command(store, 3)
-    assert shlex.split(command) == [sys.executable, "-m", "gradedesk.tui.served", "--store", store, "--run", "3"]
+    assert shlex.split(command) == ["exec", sys.executable, "-m", "gradedesk.tui.served", "--store", store, "--run", "3"]
 
 
 @pytest.mark.parametrize("argv, line", [

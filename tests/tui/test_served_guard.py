@@ -1,11 +1,13 @@
 """`gradedesk serve` as a browser's page meets it, through aiohttp against a real served process on a real port: a page
 at another address cannot open a desk; past --max-desks the page says the desk is full; the page asks no other host for
 anything; beyond loopback nothing is served without the token in the printed URL; a second connection under a name in
-use never sees nor changes the first's items; the hostile corpus reaches the websocket only escaped."""
+use never sees nor changes the first's items; the hostile corpus reaches the websocket only escaped; no desk outlives
+the serve that started it, however serve ends."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 
 import aiohttp
@@ -13,7 +15,7 @@ import pytest
 
 from tests.core.cli.test_hostile_corpus import CORPUS, FORBIDDEN
 from tests.fixtures.desk import rows
-from tests.fixtures.served import WAIT, Served, desk, handshake, page_links
+from tests.fixtures.served import WAIT, Served, desk, desk_processes, handshake, outliving, page_links
 from tests.tui.test_hostile_screens import hostile_store
 
 pytestmark = pytest.mark.anyio
@@ -136,3 +138,22 @@ async def test_the_hostile_corpus_reaches_the_websocket_only_escaped(tmp_path, c
     found = FORBIDDEN.search(opened.shown)  # gradedesk's own styling apart, no control or bidi character at all
     assert found is None, repr(opened.shown[max(0, found.start() - 80):found.end() + 40])
     assert CORPUS not in opened.raw
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+async def test_no_desk_outlives_serve(fixture_store, how):
+    """Stopped (SIGTERM, ctrl-c), serve closes its desks' sockets and ends their processes; killed outright, each desk
+    quits as its input closes. A browser still connected does not keep serve waiting."""
+    with Served(fixture_store.path) as served:
+        async with aiohttp.ClientSession() as session, desk(session, served) as ann:
+            await ann.until("the name screen", lambda: "Enter to start grading" in ann.shown)
+            await ann.type("ann\r")
+            await ann.until("ann's desk", lambda: "press 1-4" in ann.shown)
+            assert len(desk_processes(fixture_store.path)) == 1
+            started = time.monotonic()
+            served.stop(how)
+            assert outliving(fixture_store.path) == []
+            if how != signal.SIGKILL:  # the browser was told, at once
+                await ann.until("the socket closed", lambda: ann.ws.closed)
+                assert time.monotonic() - started < 20
+    assert rows(fixture_store.path, "SELECT person FROM desk_leases") == []  # the desk quit as desks do: lease freed

@@ -49,8 +49,9 @@ def is_loopback(host: str) -> bool:
 
 
 def served_command(store: str, run_id: int) -> str:
-    """The one shell command textual-serve runs per browser: the store's path and the run id, quoted."""
-    return shlex.join([sys.executable, "-m", "gradedesk.tui.served", "--store", store, "--run", str(run_id)])
+    """The one shell command textual-serve runs per browser: the store's path and the run id, quoted. `exec` puts the
+    desk in the shell's place, so the process serve started is the desk itself and stopping it stops the desk."""
+    return "exec " + shlex.join([sys.executable, "-m", "gradedesk.tui.served", "--store", store, "--run", str(run_id)])
 
 
 def run(args: argparse.Namespace) -> int:
