@@ -104,6 +104,7 @@ def run_grades(args: argparse.Namespace) -> int:
                                              sampled_questions, say_spend)
     from gradedesk.core.grading.rubric_format import REPLY_SHAPE
     from gradedesk.core.cli.grade_offline_cmd import offline_line
+    from gradedesk.core.cli.kept_replies import take_in_kept
     from gradedesk.core.cli.output import info, print_json, progress_bars
     from gradedesk.core.providers.failures import judge_lines
 
@@ -117,6 +118,8 @@ def run_grades(args: argparse.Namespace) -> int:
     provider = provider_from_args(args) if endpoint else None
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
+        if not args.dry_run:  # before the plan: what was kept is done, not asked again
+            take_in_kept(store)
         rubric = resolve_rubric(store, args.rubric) if provider else None
         answer_model = run_row(store, run_id).model
         questions = sampled_questions(store, run_id, args, "judge") if provider else None

@@ -42,6 +42,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
     from gradedesk.core.grading.pairwise_verdicts import PairJudge, pair_verdicts
     from gradedesk.core.grading.rubric_lookup import BUILTIN, resolve_of_kind
     from gradedesk.core.store.connection import open_store
+    from gradedesk.core.cli.kept_replies import take_in_kept
     from gradedesk.core.store.run_records import resolve_run
 
     if args.model is None and args.base_url is None:
@@ -52,6 +53,8 @@ def run_pairwise(args: argparse.Namespace) -> int:
     provider = provider_from_args(args)
     with open_store(args.store, create=False) as store:
         run_id = resolve_run(store, args.run)
+        if not args.dry_run:  # before the plan: what was kept is done, not asked again
+            take_in_kept(store)
         rubric = resolve_of_kind(store, args.rubric, PAIRWISE)
         own_free = args.reference_free_rubric not in (None, BUILTIN)  # 'builtin': the built-in reference-free one
         free = free_rubric_of(resolve_of_kind(store, args.reference_free_rubric, PAIRWISE, "--reference-free-rubric")

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.cli.endpoint import (DryRun, embedder_from_args, endpoint_warnings, probe_first,
                                              provider_from_args, say_spend)
+    from gradedesk.core.cli.kept_replies import take_in_kept
     from gradedesk.core.cli.output import info, print_json, progress_bars
 
     # a model's own usage counts win; when absent, its own encoding (else o200k_base)
@@ -97,13 +98,14 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store) as store, progress_bars() as bar:
         path = questions_path(args.questions, store, args.repo)
         check_questions(store, path, args.repo)
+        if not args.dry_run:
+            take_in_kept(store)
         try:
             with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back
                 summary = run_benchmark(store, path, provider, budgets=args.budgets, repo=args.repo,
                                         tokenizer=args.tokenizer, label=args.label, concurrency=args.concurrency,
                                         progress=bar, max_tokens=args.max_tokens, embedder=embedder,
-                                        before_calls=before_calls, sample=sample, limit=args.limit,
-                                        take_in=not args.dry_run)
+                                        before_calls=before_calls, sample=sample, limit=args.limit)
                 if args.dry_run:  # nothing left to ask
                     print(f"gradedesk: run: nothing to ask ({summary.already_done} answered, {summary.not_retried} "
                           f"failed for good) (dry run)")
@@ -121,9 +123,6 @@ def run(args: argparse.Namespace) -> int:
               f"{summary.already_done} done before, "
               f"{summary.answered_now} answered now, {summary.failed_now} failed, {summary.pending} pending"
               + (f", {summary.not_retried} not retried (a retry cannot fix them)" if summary.not_retried else ""))
-    if summary.taken_in:
-        info(f"gradedesk: took in {summary.taken_in} repl{'y' if summary.taken_in == 1 else 'ies'} kept beside the "
-             "store while it could not be written")
     if summary.interrupted:
         info(f"gradedesk: interrupted; run the same command again to resume run {summary.run_id}")
         return 130

@@ -7,8 +7,9 @@ one it is given (core/grading/rubric_format.py). Each grade records the rubric v
 what is done is kept per rubric version, so grades under two rubrics sit side by side. A reply that is not valid JSON of
 the rubric's schema becomes grade `unsupported` with failure label `grading_error` and the raw reply kept; a call that
 fails after the provider's retries is recorded the same way with no raw reply, and is retried the next time judge_run
-runs (resume). Both are counted in summaries. Nothing already graded is graded again, unless the question's gold answer
-or labels changed since (the grade is stale: core/store/gold.py). Every call asks for JSON mode; an endpoint that
+runs (resume). Both are counted in summaries. A reply the store will not take is kept beside it until a later command
+stores it (core/store/kept_replies.py). Nothing already graded is graded again, unless the question's gold answer or
+labels changed since (the grade is stale: core/store/gold.py). Every call asks for JSON mode; an endpoint that
 rejects it (HTTP 400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply.
 
 Every call is bounded by `max_tokens`; a reply cut there (finish_reason "length") is a grading_error that says so, since
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Generic, TypeVar
 
 from gradedesk.core.evidence.record import Evidence
@@ -42,6 +43,7 @@ from gradedesk.core.stats.records import Record
 from gradedesk.core.store import machine_grades
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.kept_replies import Keeper
 from gradedesk.core.store.run_records import run_row
 from gradedesk.core.store.machine_grades import AutoGrade, Score, store_scores
 
@@ -162,8 +164,12 @@ def _pending(store: Store, answers: list[dict], model: str, rubric_version: str,
     return tasks
 
 
-def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, report: JudgeReport) -> None:
-    """Store one outcome in its own transaction (an interrupted run keeps everything finished so far)."""
+JUDGED = "judge"  # what a kept verdict or LLM score is (core/store/kept_replies.py)
+
+
+def _judged(outcome: JudgeOutcome[JudgeTask], model: str, report: JudgeReport) -> dict:
+    """One outcome as the store takes it (a grade, or a score), counted in `report`: the record `store_judged`
+    writes, and what is kept beside the store when the store cannot take it."""
     task, a = outcome.task, outcome.task.answer
     usage = {"tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost_usd": outcome.cost_usd,
              "latency_ms": outcome.latency_ms}
@@ -172,34 +178,45 @@ def _store_verdict(store: Store, outcome: JudgeOutcome[JudgeTask], model: str, r
         report.failed_calls += 1
         report.failures.append((f"{where} {task.kind}", f"{CALL_FAILED}: {outcome.error}"))
     report.truncated += outcome.cut_at is not None
+    if task.kind != "grade":
+        score = _parse_score(task.kind, outcome)
+        score.detail.update({k: v for k, v in usage.items() if v is not None})
+        if outcome.finish_reason:
+            score.detail["finish_reason"] = outcome.finish_reason
+        if outcome.error is None and score.detail.get("error") is None:
+            report.scores_done += 1
+        elif outcome.error is None:
+            report.unusable_scores += 1
+            report.failures.append((f"{where} {task.kind}", f"{UNUSABLE}: {score.detail['why']}"))
+        return {"score": {"answer_id": a["id"], "method": llm_method(model), "created_at": utc_now(),
+                          **asdict(score)}}
+    if outcome.error:
+        verdict = Verdict("unsupported", GRADING_ERROR, None, f"{CALL_FAILED}: {outcome.error}")
+    else:
+        try:
+            verdict = _parse_verdict_of(outcome)
+            report.grades_done += 1
+        except ReplyError as exc:
+            report.grading_errors += 1
+            report.failures.append((f"{where} grade", f"{UNUSABLE}: {exc}"))
+            verdict = Verdict("unsupported", GRADING_ERROR, None, f"{UNUSABLE}: {exc}")
+    version = report.reference_free_version if task.reference_free else report.rubric_version
+    return {"grade": asdict(AutoGrade(
+        a["id"], "judge", model, version, task.repeat_index, verdict.grade, verdict.failure_label,
+        verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, outcome.tokens_in,
+        outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))}
+
+
+def store_judged(store: Store, record: dict) -> None:
+    """Store one judged outcome (`_judged`) in its own transaction (an interrupted run keeps everything finished so
+    far)."""
     with store.transaction():
-        if task.kind != "grade":
-            score = _parse_score(task.kind, outcome)
-            score.detail.update({k: v for k, v in usage.items() if v is not None})
-            if outcome.finish_reason:
-                score.detail["finish_reason"] = outcome.finish_reason
-            store_scores(store, a["id"], [score], llm_method(model))
-            if outcome.error is None and score.detail.get("error") is None:
-                report.scores_done += 1
-            elif outcome.error is None:
-                report.unusable_scores += 1
-                report.failures.append((f"{where} {task.kind}", f"{UNUSABLE}: {score.detail['why']}"))
-            return
-        if outcome.error:
-            verdict = Verdict("unsupported", GRADING_ERROR, None, f"{CALL_FAILED}: {outcome.error}")
+        if "grade" in record:
+            machine_grades.replace_auto_grade(store, AutoGrade(**record["grade"]))
         else:
-            try:
-                verdict = _parse_verdict_of(outcome)
-                report.grades_done += 1
-            except ReplyError as exc:
-                report.grading_errors += 1
-                report.failures.append((f"{where} grade", f"{UNUSABLE}: {exc}"))
-                verdict = Verdict("unsupported", GRADING_ERROR, None, f"{UNUSABLE}: {exc}")
-        version = report.reference_free_version if task.reference_free else report.rubric_version
-        machine_grades.replace_auto_grade(store, AutoGrade(
-            a["id"], "judge", model, version, task.repeat_index, verdict.grade, verdict.failure_label,
-            verdict.confidence, verdict.reasoning, outcome.text, utc_now(), outcome.finish_reason, outcome.tokens_in,
-            outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
+            s = record["score"]
+            store_scores(store, s["answer_id"], [Score(s["metric"], s["value"], s["detail"])], s["method"],
+                         s["created_at"])
 
 
 def cut(outcome: JudgeOutcome) -> None:
@@ -315,8 +332,11 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
             return judge_messages(rubric, a["question"], a["gold_answer"], a["text"] or "", evidence[a["id"]])
         return score_messages(task.kind, a["question"], a["text"] or "", evidence[a["id"]])
 
-    ask_each(provider, tasks, messages, lambda _, outcome: _store_verdict(store, outcome, model, report), max_tokens,
-             progress, lambda: (report.failed_calls, report.unusable), reply_shape, before_calls)
+    keeper = Keeper(store, JUDGED, store_judged, "judge")
+    ask_each(provider, tasks, messages,
+             lambda _, outcome: keeper.put(_judged(outcome, model, report), received=outcome.error is None),
+             max_tokens, progress, lambda: (report.failed_calls, report.unusable), reply_shape, before_calls)
+    keeper.finish()
     return report
 
 

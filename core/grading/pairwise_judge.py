@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.errors import UserError
@@ -38,6 +38,7 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.store import pairwise
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.connection import Store, utc_now
+from gradedesk.core.store.kept_replies import Keeper
 from gradedesk.core.store.run_records import run_row
 from gradedesk.core.store.traces import side_labels
 
@@ -195,7 +196,12 @@ def pairwise_plan(store: Store, run_id: int, model: str, budgets: list[int] | No
     return PairwisePlan(len(tasks), len(asked), sum(asked.values()), len(pairs) - free, free)
 
 
-def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, report: PairwiseReport) -> None:
+PAIRWISE_REPLY = "pairwise"  # what a kept pairwise reply is (core/store/kept_replies.py)
+
+
+def _replied(outcome: JudgeOutcome[PairTask], model: str, report: PairwiseReport) -> dict:
+    """One outcome as the store takes it, counted in `report`: the record `store_pairwise_reply` writes, and what is
+    kept beside the store when the store cannot take it."""
     task, pair = outcome.task, outcome.task.pair
     side = report.sides.get
     where = (f"{pair.raw['question_id']} {side('raw', 'raw')} vs {side('bundle', f'bundle@{pair.budget}')} "
@@ -218,11 +224,15 @@ def _store_reply(store: Store, outcome: JudgeOutcome[PairTask], model: str, repo
         report.failures.append((where, error))
     version = report.reference_free_version if pair.reference_free else report.rubric_version
     assert version is not None  # pairwise_run stores the reference-free rubric when the run has such pairs
+    return asdict(pairwise.PairwiseReply(
+        pair.question_pk, pair.budget, pair.bundle["id"], pair.raw["id"], model, version, task.first,
+        task.repeat_index, winner, preferred, reasoning, outcome.text, error, utc_now(), outcome.finish_reason,
+        outcome.tokens_in, outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
+
+
+def store_pairwise_reply(store: Store, record: dict) -> None:
     with store.transaction():
-        pairwise.replace_reply(store, pairwise.PairwiseReply(
-            pair.question_pk, pair.budget, pair.bundle["id"], pair.raw["id"], model, version, task.first,
-            task.repeat_index, winner, preferred, reasoning, outcome.text, error, utc_now(), outcome.finish_reason,
-            outcome.tokens_in, outcome.tokens_out, outcome.cost_usd, outcome.latency_ms))
+        pairwise.replace_reply(store, pairwise.PairwiseReply(**record))
 
 
 def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None = None, repeats: int = 1, *,
@@ -264,6 +274,9 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
                                  (first["text"] or "", evidence[first["id"]]),
                                  (second["text"] or "", evidence[second["id"]]))
 
-    ask_each(provider, tasks, messages, lambda _, outcome: _store_reply(store, outcome, model, report), max_tokens,
-             progress, lambda: (report.failed_calls, report.unusable), lambda _: REPLY_SHAPE, before_calls)
+    keeper = Keeper(store, PAIRWISE_REPLY, store_pairwise_reply, "judge --pairwise")
+    ask_each(provider, tasks, messages,
+             lambda _, outcome: keeper.put(_replied(outcome, model, report), received=outcome.error is None),
+             max_tokens, progress, lambda: (report.failed_calls, report.unusable), lambda _: REPLY_SHAPE, before_calls)
+    keeper.finish()
     return report

@@ -5,7 +5,8 @@ tokenizer, compiler and prompt versions, label, max_tokens): running the same co
 what is not answered yet, so an interrupted or partly failed run resumes. Every answer row is created `pending` up front;
 each call's outcome is written in its own transaction as it arrives (`ok` with text, tokens, latency and cost, or
 `error` with the provider's message and the attempt count). Failed answers are retried on the next resume, never
-dropped. Ctrl-C cancels the calls in flight; everything written so far stays consistent.
+dropped; a reply the store will not take is kept beside it until a later command stores it
+(core/store/kept_replies.py). Ctrl-C cancels the calls in flight; everything written so far stays consistent.
 
 Every model call is bounded by `max_tokens` (a base model never stops by itself, and a paid one bills runaway replies);
 each answer records its finish_reason ("length": truncated at the limit) and, for a reasoning model, its reasoning apart
@@ -21,7 +22,6 @@ import asyncio
 import hashlib
 import json
 import random
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,10 +37,10 @@ from gradedesk.core.runs.questions import Question, benchmark_name, load_questio
 from gradedesk.core.progress import Progress  # stages: retrieve, answer
 from gradedesk.core.grading.evidence_grades import grade_evidence
 from gradedesk.core.runs.failures import stuck
-from gradedesk.core.runs.kept_replies import keep, kept, kept_path
+from gradedesk.core.store.kept_replies import Keeper
 from gradedesk.core.store.answers import (AnswerWrite, Slot, add_pending_answers, answer_statuses, record_answer,
                                           run_answers)
-from gradedesk.core.store.connection import Store, StoreError, utc_now
+from gradedesk.core.store.connection import Store, utc_now
 from gradedesk.core.store.index import RepoRecord
 from gradedesk.core.store.run_records import NewRun, add_run, delete_run, run_by_key
 from gradedesk.core.stats.weighted import sample_items
@@ -158,8 +158,7 @@ class RunSummary:
     pending: int           # left unanswered (interrupted)
     interrupted: bool = False
     truncated_now: int = 0  # answered now but cut at max_tokens (finish_reason "length")
-    taken_in: int = 0       # replies an earlier run kept beside the store (kept_replies), stored now
-    kept: int = 0           # replies the store would not take, kept beside it for the next run
+    kept: int = 0           # replies the store would not take, kept beside it for the next run (store/kept_replies)
     not_retried: int = 0    # failed before in a way no retry can fix (a prompt over the model's context): left as is
 
     def to_dict(self) -> dict:
@@ -205,50 +204,37 @@ def _prepare(store: Store, spec: RunSpec, repo: RepoRecord, question: Question, 
     return tasks
 
 
-def _store_answer(store: Store, run_id: int, outcome: AnswerOutcome) -> None:
-    """Write one call's outcome (and its bundle) in one transaction; a replaced bundle of an earlier try is removed."""
-    t, r, e = outcome.task, outcome.result, outcome.error
-    attempts = r.attempts if r else (e.attempts if e else 0)
-    if r is not None:
-        _store_reply(store, run_id, _reply_record(run_id, t, r))
-        return
-    with store.transaction():
-        bundle_id = save_bundle(store, t.bundle) if t.bundle is not None else None
-        write = AnswerWrite("error", t.evidence, t.evidence_files, bundle_id, t.prompt_version, utc_now(), attempts,
-                            error=str(e))
-        record_answer(store, run_id, (t.question_pk, t.method, t.budget), write)
+ANSWER = "answer"  # what a kept reply of a run is (core/store/kept_replies.py)
 
 
-def _reply_record(run_id: int, t: AnswerTask, r: ChatResult) -> dict[str, Any]:
-    """A reply as the store takes it, and as it is kept beside the store when the store cannot (kept_replies)."""
+def _answer_record(run_id: int, t: AnswerTask, outcome: AnswerOutcome) -> dict[str, Any]:
+    """One call's outcome as the store takes it, and as it is kept beside the store when the store cannot (a reply;
+    a failed call is retried next time instead)."""
+    r, e = outcome.result, outcome.error
     return {"run_id": run_id, "question_pk": t.question_pk, "method": t.method, "budget": t.budget,
             "evidence": t.evidence, "evidence_files": t.evidence_files, "prompt_version": t.prompt_version,
-            "bundle": t.bundle.to_dict() if t.bundle is not None else None, "result": asdict(r),
-            "created_at": utc_now()}
+            "bundle": t.bundle.to_dict() if t.bundle is not None else None,
+            "result": asdict(r) if r is not None else None, "error": None if e is None else str(e),
+            "attempts": e.attempts if e is not None else 0, "created_at": utc_now()}
 
 
-def _store_reply(store: Store, run_id: int, reply: dict[str, Any]) -> None:
-    r = ChatResult(**reply["result"])
+def store_answer(store: Store, record: dict[str, Any]) -> None:
+    """Write one call's outcome (and its bundle) in one transaction; a replaced bundle of an earlier try is removed."""
+    r = ChatResult(**record["result"]) if record["result"] is not None else None
     with store.transaction():
-        bundle = EvidenceBundle.from_dict(reply["bundle"]) if reply["bundle"] is not None else None
+        bundle = EvidenceBundle.from_dict(record["bundle"]) if record["bundle"] is not None else None
         bundle_id = save_bundle(store, bundle) if bundle is not None else None
-        write = AnswerWrite("ok", reply["evidence"], reply["evidence_files"], bundle_id, reply["prompt_version"],
-                            reply["created_at"], r.attempts, text=r.text, tokens_in=r.tokens_in,
-                            tokens_out=r.tokens_out, tokens_counted=int(r.tokens_counted), latency_ms=r.latency_ms,
-                            cost_usd=r.cost_usd, finish_reason=r.finish_reason, reasoning=r.reasoning)
-        record_answer(store, reply["run_id"], (reply["question_pk"], reply["method"], reply["budget"]), write)
-
-
-STORE_RETRIES = (0.5, 1.0, 2.0)  # seconds before each new try of a reply the store would not take
-
-
-def _take_in_kept(store: Store) -> int:
-    """Store the replies an earlier run kept beside the store; remove the file once all are in. How many."""
-    replies = kept(store.path)
-    for reply in replies:
-        _store_reply(store, reply["run_id"], reply)
-    kept_path(store.path).unlink(missing_ok=True)
-    return len(replies)
+        if r is None:
+            write = AnswerWrite("error", record["evidence"], record["evidence_files"], bundle_id,
+                                record["prompt_version"], record["created_at"], record["attempts"],
+                                error=record["error"])
+        else:
+            write = AnswerWrite("ok", record["evidence"], record["evidence_files"], bundle_id,
+                                record["prompt_version"], record["created_at"], r.attempts, text=r.text,
+                                tokens_in=r.tokens_in, tokens_out=r.tokens_out, tokens_counted=int(r.tokens_counted),
+                                latency_ms=r.latency_ms, cost_usd=r.cost_usd, finish_reason=r.finish_reason,
+                                reasoning=r.reasoning)
+        record_answer(store, record["run_id"], (record["question_pk"], record["method"], record["budget"]), write)
 
 
 def _paths_inside(path: str, root: str) -> list[str]:
@@ -297,8 +283,7 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
                   concurrency: int = 4, progress: Progress | None = None,
                   max_tokens: int = ANSWER_MAX_TOKENS, embedder: Any = None,
                   before_calls: Callable[[int, list[AnswerTask]], None] | None = None,
-                  sample: tuple[int, int] | None = None, limit: int | None = None,
-                  take_in: bool = True) -> RunSummary:
+                  sample: tuple[int, int] | None = None, limit: int | None = None) -> RunSummary:
     """Answer every question raw and bundled (per budget), resuming the run with the same configuration; with an
     embedder (core.providers.embeddings), retrieval fuses vector search with the repository's stored chunk vectors.
     `before_calls(run_id, tasks)` hears of the calls about to be made, once they are prepared and before the first
@@ -307,8 +292,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
     `sample` (n, seed): the run asks a seeded simple random sample of n of the benchmark's questions, and records
     each one's inclusion probability n / N on the run (config "sample"), which the desk's draws multiply with theirs
     (core/review/sampler.py), so weighted estimates stay honest; a sampled run is a run of its own. `limit`: at most
-    that many calls now, the first of those not yet done (a resume takes the next ones). `take_in` False leaves the
-    replies kept beside the store where they are (a dry run, whose writes are rolled back)."""
+    that many calls now, the first of those not yet done (a resume takes the next ones). Replies an earlier command
+    kept beside the store are the command's to take in first (core/cli/kept_replies.py)."""
     from gradedesk.core.index.indexer import resolve_repo
 
     if max_tokens < 1:
@@ -338,7 +323,6 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
         extra["embeddings_model"] = embedder.model
     if sampled:
         extra["sample"] = sampled
-    taken_in = _take_in_kept(store) if take_in and kept_path(store.path).exists() else 0
     run_id, created = find_or_create_run(store, spec, extra)
     status = _pending_rows(store, run_id, qpks, spec.budgets)
     already = sum(1 for s in status.values() if s == "ok")
@@ -349,8 +333,7 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             todo.setdefault(pk, []).append((method, budget))
             limit = None if limit is None else limit - 1
     summary = RunSummary(run_id, created, len(questions), len(status), already, 0, 0,
-                         len(status) - already - len(left & status.keys()), taken_in=taken_in,
-                         not_retried=len(left & status.keys()))
+                         len(status) - already - len(left & status.keys()), not_retried=len(left & status.keys()))
     if not todo:
         return summary
     report = progress or (lambda phase, done, total, failed: None)
@@ -364,22 +347,12 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             before_calls(run_id, tasks)
         report("answer", 0, len(tasks), 0)
 
-        faults: list[StoreError] = []
+        keeper = Keeper(store, ANSWER, store_answer, "run")
 
         def done(task: AnswerTask, outcome: AnswerOutcome) -> None:
             # a reply is never thrown away: retried while the store refuses it, then kept beside the store
-            for pause in (*STORE_RETRIES, None) if not faults else (None,):
-                try:
-                    _store_answer(store, run_id, outcome)
-                    break
-                except StoreError as exc:
-                    if pause is None:
-                        faults.append(exc)
-                        if outcome.result is not None:
-                            keep(store.path, _reply_record(run_id, outcome.task, outcome.result))
-                            summary.kept += 1
-                    else:
-                        time.sleep(pause)
+            keeper.put(_answer_record(run_id, task, outcome), received=outcome.result is not None)
+            summary.kept = keeper.kept
             summary.answered_now += outcome.result is not None
             summary.truncated_now += outcome.result is not None and outcome.result.truncated
             summary.failed_now += outcome.error is not None
@@ -387,14 +360,8 @@ def run_benchmark(store: Store, questions_path: str, provider: Any, *,
             report("answer", summary.answered_now + summary.failed_now, len(tasks), summary.failed_now)
 
         asyncio.run(_answer_all(provider, tasks, concurrency, done, spec.max_tokens))
-        if faults:
-            try:  # the lock may be gone by now
-                summary.taken_in += _take_in_kept(store)
-                summary.kept = 0
-            except StoreError:
-                raise StoreError(f"{faults[0]}. {summary.kept} repl{'y' if summary.kept == 1 else 'ies'} received "
-                                 f"could not be stored and are kept in {kept_path(store.path)}: the next `gradedesk "
-                                 "run` on this store takes them in") from None
+        keeper.finish()
+        summary.kept = keeper.kept
         if summary.answered_now:  # retrieval and code coverage need no model: there as soon as the answers are
             grade_evidence(store, run_id)
     except KeyboardInterrupt:

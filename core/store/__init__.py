@@ -28,6 +28,7 @@ vectors: chunk_vectors, repo_embeddings.
 traces: answer_traces (where an answer read from an application's traces came from).
 gold: a question's gold hash (the SQL function the schema's trigger calls) and which grades are stale against it.
 reports: no table; the read-only joins behind `agree`, judge alignment and `summary`.
+kept_replies: no table; model replies the store could not take, kept in a file beside it until a command takes them in.
 merge: no table of its own; `gradedesk merge` reads another store and copies its people's events into this one.
 run_lock: no table; the lock file beside the store that keeps two judges off one run.
 """
