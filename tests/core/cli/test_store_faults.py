@@ -146,3 +146,22 @@ def test_a_store_locked_past_the_busy_timeout_is_one_line(graded, tmp_path, caps
         holder.close()
     with sqlite3.connect(db) as check:
         assert check.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+
+
+def test_a_full_disk_during_a_run_keeps_every_answer_for_the_next_run(tmp_path, capsys):
+    from gradedesk.core.store.kept_replies import kept_path
+    from tests.fixtures.shop import build_project
+
+    db, questions = build_project(tmp_path)
+    with sqlite3.connect(db) as check:  # the -wal folded in: the store's size is its file's
+        check.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    run = ["run", "--questions", questions, "--budgets", "300,500,1000,2000", "--store", db]
+    out = _run_limited(run, db.stat().st_size + 4096)
+    one_line_exit_2(out.returncode, out.stderr, db)
+    kept = len(kept_path(db).read_text().splitlines())
+    assert "disk" in out.stderr and f"{kept} repl" in out.stderr and f"kept in {kept_path(db)}" in out.stderr
+    code, _, err = cli(capsys, *run)
+    assert code == 0 and f"took in {kept} repl" in err and not kept_path(db).exists(), err
+    with sqlite3.connect(db) as check:
+        assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert check.execute("SELECT count(*) FROM answers WHERE status = 'ok'").fetchone()[0] == 15
