@@ -41,9 +41,13 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from gradedesk.core.demo import source_root
+from gradedesk.core.grading.judge import parse_verdict
+from gradedesk.core.grading.llm_io import ReplyError
+from gradedesk.core.grading.pairwise_judge import parse_pairwise_reply
 from gradedesk.core.providers.failures import CALL_FAILED
 from gradedesk.core.runs.questions import bundled_questions_path
 from gradedesk.core.store.connection import open_store
@@ -120,6 +124,19 @@ def stderr_lines(err: str, *marks: str) -> None:
     for line in err.splitlines():
         if any(m in line for m in marks) and not PROGRESS_RE.search(line):
             print(f"  {line}")
+
+
+def reread(parse: Callable[[str], object], replies: list[dict]) -> int:
+    """How many stored replies (raw_response) the parser accepts now: a reply stored before a parser changed is
+    counted as today's parser reads it, unchanged (the scores keep no raw reply, so they are counted as stored)."""
+    usable = 0
+    for r in replies:
+        try:
+            parse(r["raw_response"] or "")
+        except ReplyError:
+            continue
+        usable += 1
+    return usable
 
 
 def rate(usable: int, total: int) -> str:
@@ -212,7 +229,7 @@ def print_judged(store: str, model: str, err: str) -> None:
     time, tokens; read from the store, so a resumed benchmark (--keep) reports every reply, not only its own."""
     with open_store(store, create=False) as s:
         grades = s._query("SELECT answer_id, grader_kind, grade, failure_label, reasoning, finish_reason, latency_ms, "
-                          "tokens_in, tokens_out FROM auto_grades WHERE repeat_index = 0")
+                          "tokens_in, tokens_out, raw_response FROM auto_grades WHERE repeat_index = 0")
         scores = s._query("SELECT answer_id, metric, method, value, detail FROM answer_scores "
                           "WHERE metric IN ('faithfulness', 'answer_relevance')")
     replies = [g for g in grades if g["grader_kind"] == "judge" and not (g["reasoning"] or "").startswith(CALL_FAILED)]
@@ -220,6 +237,7 @@ def print_judged(store: str, model: str, err: str) -> None:
     print(f"  verdicts: {rate(len(judge), len(replies))}, "
           f"{sum(g['grader_kind'] == 'judge' for g in grades) - len(replies)} failed calls, "
           f"{sum(g['finish_reason'] == 'length' for g in replies)} cut at --max-tokens")
+    print(f"  verdicts re-read with today's parser: {rate(reread(parse_verdict, replies), len(replies))}")
     rule = {g["answer_id"]: g["grade"] for g in grades if g["grader_kind"] == "rule"}
     print(f"  verdict distribution: {dict(Counter(g['grade'] for g in judge.values()).most_common())}")
     both = [a for a in judge if a in rule]
@@ -265,6 +283,7 @@ def print_pairwise(store: str, behaviour: dict, err: str) -> None:
     usable = [r for r in replies if r["winner"] is not None]
     print(f"  replies: {rate(len(usable), len(replies))}, {len(rows) - len(replies)} failed calls, "
           f"{sum(r['finish_reason'] == 'length' for r in replies)} cut at --max-tokens")
+    print(f"  replies re-read with today's parser: {rate(reread(parse_pairwise_reply, replies), len(replies))}")
     print(f"  winners (ANSWER 1, 2, tie): {dict(Counter(r['winner'] for r in usable).most_common())}; "
           f"preferred: {dict(Counter(r['preferred'] for r in usable).most_common())}")
     print(f"  verdicts: {behaviour['consistent']} consistent (both orders agree), {behaviour['inconsistent']} "

@@ -58,8 +58,9 @@ class TooDeep(json.JSONDecodeError):
     """JSON nested deeper than MAX_DEPTH; a JSONDecodeError, so every reader that refuses bad JSON refuses it."""
 
 
-def loads(text: str) -> Any:
-    """json.loads, refusing (TooDeep) text nested deeper than MAX_DEPTH."""
+def loads(text: str, strict: bool = True) -> Any:
+    """json.loads, refusing (TooDeep) text nested deeper than MAX_DEPTH; strict=False lets control characters (a raw
+    line break) through inside strings, as json.loads does."""
     if text.count("[") + text.count("{") > MAX_DEPTH:  # cheap: only text with that many brackets is walked
         depth = 0
         for m in _TOKEN.finditer(text):
@@ -70,4 +71,4 @@ def loads(text: str) -> Any:
                     raise TooDeep(f"nested too deeply (over {MAX_DEPTH} levels)", text, m.start())
             elif c in "]}":
                 depth -= 1
-    return json.loads(text)
+    return json.loads(text, strict=strict)

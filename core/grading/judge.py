@@ -30,7 +30,8 @@ from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
-from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
+from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
+                                           section)
 from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
 from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, REPLY_SHAPE, Rubric, builtin_rubric
 from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
@@ -85,10 +86,8 @@ def parse_verdict(text: str) -> Verdict:
     confidence = require(data, "confidence", (int, float), "a number from 0 to 1")
     if not 0 <= confidence <= 1:
         raise ReplyError(f"confidence: {confidence} is outside 0..1")
-    reasoning = require(data, "reasoning", str, "text")
-    if not reasoning.strip():
-        raise ReplyError("reasoning: empty")
-    return Verdict(grade, label, float(confidence), reasoning.strip())
+    reasoning = own_text(require(data, "reasoning", str, "text"), "reasoning")
+    return Verdict(grade, label, float(confidence), reasoning)
 
 
 # running the judge over a run -------------------------------------------------------------------------------------------

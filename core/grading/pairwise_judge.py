@@ -30,7 +30,8 @@ from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut, limited
 from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
-from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
+from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
+                                           section)
 from gradedesk.core.grading.pairwise_rubric import (PAIRWISE, REFERENCE_FREE_FILE, REPLY_SHAPE, PairwiseRubric,
                                                     builtin_pairwise_rubric)
 from gradedesk.core.grading.rubric_lookup import store_rubric
@@ -104,10 +105,7 @@ def parse_pairwise_reply(text: str) -> tuple[str, str]:
     winner = str(winner).strip().lower()
     if winner not in WINNERS:
         raise ReplyError(f"winner: {data['winner']!r} is not one of \"1\", \"2\", \"tie\"")
-    reasoning = require(data, "reasoning", str, "text")
-    if not reasoning.strip():
-        raise ReplyError("reasoning: empty")
-    return winner, reasoning.strip()
+    return winner, own_text(require(data, "reasoning", str, "text"), "reasoning")
 
 
 def pairwise_messages(rubric: PairwiseRubric, question: str, gold: str | None, first: tuple[str, list[Evidence]],

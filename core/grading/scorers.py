@@ -26,7 +26,8 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.providers.structured import Shape, object_schema, text
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.machine_grades import Score, store_scores
-from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
+from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
+                                           section)
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.matching import Haystack, abstains, key_terms, sentences
 
@@ -87,13 +88,14 @@ def score_offline_run(store: Store, run_id: int, progress: Progress | None = Non
 
 
 # LLM versions -----------------------------------------------------------------------------------------------------------
-FAITHFULNESS_SYSTEM = """You check whether an answer about a code repository is grounded in the evidence it was given.
+CLAIM_SHOWN = "<short claim>"  # the faithfulness reply format's placeholder for a claim (a copy of it is refused)
+FAITHFULNESS_SYSTEM = f"""You check whether an answer about a code repository is grounded in the evidence it was given.
 1. Split the ANSWER into its atomic factual claims about the code (names, behaviour, locations, relationships). Skip
    citations, hedges and statements that the evidence is insufficient.
 2. For each claim decide: supported = true only if the EVIDENCE states or directly shows it; otherwise false (also when
    it is true in general but the evidence does not show it).
 Reply with one JSON object and nothing else:
-{"claims": [{"claim": "<short claim>", "supported": true}, ...]}
+{{"claims": [{{"claim": "{CLAIM_SHOWN}", "supported": true}}, ...]}}
 Use an empty list when the answer makes no factual claims."""
 
 RELEVANCE_SYSTEM = """You rate whether an answer addresses the question that was asked (not whether it is correct).
@@ -121,7 +123,8 @@ def parse_faithfulness(text: str) -> Score:
     for n, c in enumerate(claims):
         if not isinstance(c, dict) or not isinstance(c.get("claim"), str) or not isinstance(c.get("supported"), bool):
             raise ReplyError(f"claims[{n}]: must be {{\"claim\": text, \"supported\": true|false}}")
-        verdicts.append({"claim": c["claim"][:200], "supported": c["supported"]})
+        verdicts.append({"claim": own_text(c["claim"], f"claims[{n}].claim", CLAIM_SHOWN)[:200],
+                         "supported": c["supported"]})
     if not verdicts:
         return Score("faithfulness", None, {"reason": "the answer makes no claims", "claims": []})
     supported = sum(v["supported"] for v in verdicts)
@@ -140,7 +143,7 @@ def parse_relevance(text: str) -> Score:
 # the replies' JSON schemas (core/providers/structured.py), as the system messages above ask for them
 SHAPES = {
     "faithfulness": Shape("faithfulness", object_schema({"claims": {"type": "array", "maxItems": MAX_CLAIMS, "items":
-                                                                    object_schema({"claim": text(200),
+                                                                    object_schema({"claim": text(200, least=1),
                                                                                    "supported": {"type": "boolean"}})}})),
     "answer_relevance": Shape("answer_relevance", object_schema({"score": {"type": "number", "enum": [0, 0.5, 1]},
                                                                  "reason": text(300)})),

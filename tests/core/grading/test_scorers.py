@@ -6,6 +6,7 @@ import pytest
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.grading.llm_io import ReplyError, parse_json_reply
+from gradedesk.core.grading.pairwise_judge import parse_pairwise_reply
 from gradedesk.core.grading.scorers import (OFFLINE_METHOD, offline_faithfulness, offline_relevance, parse_faithfulness,
                           parse_relevance, score_offline_run)
 from gradedesk.core.store.connection import open_store
@@ -50,6 +51,24 @@ def test_parse_json_reply_variants():
         parse_json_reply("no json here")
     with pytest.raises(ReplyError):
         parse_json_reply("[1, 2]")
+
+
+# SmolLM2-135M's pairwise reply under llama-cpp-python's JSON grammar (real_server_bench), verbatim: the grammar's
+# strings exclude only '"' and '\\', so the reasoning runs over raw line breaks, which strict JSON refuses
+SMOLLM2_PAIRWISE = ("{ \"winner\": \"1\", \"reasoning\": \"... (no SQLite header: cut short or another kind of file); "
+                    "restore\nthe original version; upgrade it to a new one, which is either fully made or not at all; "
+                    "upgrade it again}\nEND ANSWER 2\n```\n\nThis example shows how to use `open_other` with multiple "
+                    "arguments. The first argument is the path to the database (which is stored in the "
+                    "`store.db-schema.sql`) and the second argument is a list of files or \"} ")
+
+
+def test_a_raw_line_break_inside_a_replys_string_is_the_models_text():
+    data = parse_json_reply(SMOLLM2_PAIRWISE)
+    assert data["winner"] == "1" and data["reasoning"].count("\n") == 5 and data["reasoning"].endswith("files or ")
+    assert parse_pairwise_reply(SMOLLM2_PAIRWISE)[0] == "1"
+    assert parse_json_reply('{"a": "one\ttwo"}') == {"a": "one\ttwo"}
+    with pytest.raises(ReplyError):  # a line break outside any string is still what it was: not JSON
+        parse_json_reply('{"a": 1\n, "b": }')
 
 
 def test_parse_llm_scores_validate_schema():

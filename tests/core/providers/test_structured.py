@@ -13,7 +13,7 @@ from gradedesk.core.grading.llm_io import ReplyError
 from gradedesk.core.grading.pairwise_judge import parse_pairwise_reply
 from gradedesk.core.grading.pairwise_rubric import REPLY_SHAPE as PAIRWISE_SHAPE
 from gradedesk.core.grading.rubric_format import REPLY_SHAPE
-from gradedesk.core.grading.scorers import SHAPES
+from gradedesk.core.grading.scorers import PARSERS, SHAPES
 from gradedesk.core.providers.chat import ProviderError
 from gradedesk.core.providers.probes import refuses_form
 from gradedesk.core.providers.structured import response_format
@@ -120,6 +120,35 @@ def test_a_schema_rules_out_the_empty_reasoning_its_parser_refuses(shape, parse,
     assert sent.count('"reasoning": {"type": "string", "maxLength": 400, "minLength": 1}') == sent.count('"reasoning": {') > 0
     assert "minLength" not in json.dumps(response_format("json_schema", shape))  # strict mode takes no bounds
     assert response_format("none", PAIRWISE_SHAPE) is None
+
+
+VERDICT_OF = {"grade": "fully_correct", "failure_label": None, "confidence": 0.9}
+
+
+@pytest.mark.parametrize("parse, reply, refused", [
+    (parse_verdict, {**VERDICT_OF, "reasoning": "..."}, "reasoning: only dots"),
+    (parse_verdict, {**VERDICT_OF, "reasoning": " \u2026 "}, "reasoning: only dots"),
+    (parse_pairwise_reply, {"winner": "1", "reasoning": "..."}, "reasoning: only dots"),
+    (PARSERS["faithfulness"], {"claims": [{"claim": "It opens the store.", "supported": True},
+                                          {"claim": "<short claim>", "supported": False}]},
+     r"claims\[1\].claim: the reply format's placeholder '<short claim>'"),
+    (PARSERS["faithfulness"], {"claims": [{"claim": "<short claim_1234567890", "supported": True}]},
+     r"claims\[0\].claim: the reply format's placeholder"),
+    (PARSERS["faithfulness"], {"claims": [{"claim": " ", "supported": True}]}, r"claims\[0\].claim: empty"),
+])
+def test_a_reply_that_copies_its_formats_placeholder_is_unusable(parse, reply, refused):
+    """Under a JSON schema SmolLM2-135M filled the strings with what the reply format showed: "reasoning": "..." in
+    3 of 5 verdicts, "claim": "<short claim>" (whole, cut or suffixed) in 4 of 5 faithfulness replies
+    (real_server_bench). A copy is not the model's reply, so it is not a usable one; the model's own words are."""
+    with pytest.raises(ReplyError, match=refused):
+        parse(json.dumps(reply))
+    assert parse_verdict(json.dumps({**VERDICT_OF, "reasoning": "1"})).reasoning == "1"  # poor, but its own
+    assert parse_pairwise_reply(json.dumps({"winner": "2", "reasoning": "...it names the file."})) == \
+        ("2", "...it names the file.")
+    score = PARSERS["faithfulness"](json.dumps({"claims": [{"claim": "short claims are fine", "supported": True}]}))
+    assert score.value == 1.0
+    claim = SHAPES["faithfulness"].schema["properties"]["claims"]["items"]["properties"]["claim"]
+    assert claim["minLength"] == 1  # the schema rules out the empty claim the parser refuses
 
 
 def test_a_second_judge_command_asks_nothing_again_and_pairwise_uses_the_form(project, chat_server, capsys):
