@@ -2,8 +2,9 @@
 
 compile_context (compiler 5 on) puts the answer first. Candidates are considered in rank order, the question's subject
 before breadth: the definitions of what the question names and the ALWAYS_FIRST best hits, then the callers and callees
-the call graph reached from those definitions, then every other hit. Each is kept whole when it fits within a
-per-snippet limit (a SNIPPET_SHARE of the budget, at least SNIPPET_FLOOR tokens), else cut: a definition to its
+the call graph reached from those definitions, then every other hit (those in the best hits' files first). Each is
+kept whole when it fits within a per-snippet limit (a SNIPPET_SHARE of the budget, a TOP_SHARE for the ALWAYS_FIRST
+best hits, at least SNIPPET_FLOOR tokens), else cut: a definition to its
 signature and first body lines (a long docstring left out behind an elision line, comment lines left out, blank lines
 keeping every line at its number), other text to the contiguous lines that best match the question. A candidate not
 kept is left out for one reason of a fixed list (LEFT_OUT_REASONS), each true of the compiler's ledger at that moment: a duplicate of kept
@@ -38,6 +39,7 @@ MIN_SLICE_TOKENS = 40  # a cut smaller than this is not worth its header (a head
 # natural sets' tuned share).
 SNIPPET_FLOOR = 160
 SNIPPET_SHARE = 8
+TOP_SHARE = 3  # the ALWAYS_FIRST best hits may take up to a third of the budget each: they answer most often, whole
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 ALWAYS_FIRST = 3  # the best fused hits are part of the subject: no named definition goes before them
 
@@ -92,6 +94,11 @@ def _last(name: str | None) -> str:
     return (name or "").rsplit(".", 1)[-1].lower()
 
 
+def _owner(name: str) -> str:
+    """The class a method belongs to (Clipboard for Clipboard.create), a top-level name itself."""
+    return name.split(".", 1)[0]
+
+
 def evidence_role(hit: Hit, targets: list[str]) -> str:
     if is_test_path(hit.file_path):
         return "test"
@@ -118,17 +125,25 @@ def selection_reason(hit: Hit, role: str, cut: Cut | None = None) -> str:
 def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str]) -> list[Hit]:
     """The question's subject first, then its callers and callees, then breadth: each in rank order. The subject is the
     definitions of what the question names (with no names, the best-ranked definitions: rank order already) and the
-    ALWAYS_FIRST best hits, whatever they are; its
-    callers and callees are the hits the call graph reached from one of them. Graph hits reached from other hits (the
-    definitions the top hits use) are breadth: promoted, they cost code coverage at every budget (benchmarks/
-    retrieval_bench.py, the natural sets' tuned share)."""
+    ALWAYS_FIRST best hits, whatever they are; its callers and callees are the hits the call graph reached from one of
+    them. Graph hits reached from other hits (the definitions the top hits use) are breadth: promoted, they cost code
+    coverage at every budget. Breadth from the best hits' files comes first, the methods of a best hit's class before
+    the rest of its file: the code that answers clusters there (on the natural sets' tuned share a hit in one of
+    those files carried answering code several times as often as one elsewhere; benchmarks/retrieval_bench.py)."""
     subject = {_last(h.symbol_name) for h in hits if roles[h.chunk_id] == "definition"} if targets else set()
+    best = [h for h in hits if h.rank <= ALWAYS_FIRST]
+    top_files = {h.file_path for h in best}
+    top_owners = {_owner(h.symbol_name) for h in best if h.symbol_name}
 
     def tier(hit: Hit) -> int:
         if roles[hit.chunk_id] == "definition" or hit.rank <= ALWAYS_FIRST:
             return 0
         via = reached_from(hit.matches.get("graph", ""))
-        return 1 if via and _last(via) in subject else 2
+        if via and _last(via) in subject:
+            return 1
+        if hit.file_path not in top_files:
+            return 4
+        return 2 if hit.symbol_name and _owner(hit.symbol_name) in top_owners else 3
 
     return sorted(hits, key=lambda h: (tier(h), h.rank))
 
@@ -154,6 +169,7 @@ class _Packer:
         self.separator = tok.count(SNIPPET_SEPARATOR)
         budget = pack.token_budget
         self.limit = max(SNIPPET_FLOOR, budget // SNIPPET_SHARE)
+        self.top_limit = max(SNIPPET_FLOOR, budget // TOP_SHARE)
         self.used = 0  # the kept blocks' counts added up: within a token or two per block of the exact count
         self.exact_at = -1  # the number of snippets when `used` was last set to the exact count of the context
         self.seen: dict[str, str] = {}  # content hash of kept text (whole chunk and cut) -> the kept evidence's place
@@ -197,14 +213,15 @@ class _Packer:
         overhead = tok.count(_snippet(hit, "", 0, hit.start_line, hit.end_line, role, reason).prompt_block(label))
         lines = hit.text.split("\n")
         n_tokens = hit_tokens = hit.token_count if hit.tokenizer == tok.id else tok.count(hit.text)
-        if overhead + 1 + min(hit_tokens, self.limit) > free:
+        own_limit = self.top_limit if hit.rank <= ALWAYS_FIRST else self.limit
+        if overhead + 1 + min(hit_tokens, own_limit) > free:
             free = self.exact_free()  # room is short: decide, and state a did-not-fit, on the exact count
         smallest = overhead + 1 + min(hit_tokens, MIN_SLICE_TOKENS)
         if smallest > free:
             self.leave_out(hit, role, DID_NOT_FIT, free=free, need=smallest)
             return
         text, start, end = hit.text, hit.start_line, hit.end_line
-        limit = min(self.limit, free - overhead - 1)
+        limit = min(own_limit, free - overhead - 1)
         gap, comments = None, set[int]()
         if hit.kind in DEFINITION_KINDS:  # a definition's prose gives way to its code, whole or cut
             lines, gap, comments = prose_left_out(lines, hit.start_line)

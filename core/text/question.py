@@ -59,7 +59,8 @@ def _code_like(word: str, first: bool) -> bool:
     if any(c.isupper() for c in word[1:]) and any(c.islower() for c in word):
         return True  # camelCase / PascalCase with an inner capital
     # a capitalised word mid-sentence may be a class name (Counter, Path); the first word is just a sentence
-    return not first and word[:1].isupper() and word.lower() not in STOPWORDS and len(word) > 2
+    # an acronym (HTTP, JSON) is a word of the domain, not a name of the code
+    return not first and word[:1].isupper() and not word.isupper() and word.lower() not in STOPWORDS and len(word) > 2
 
 
 def question_identifiers(question: str) -> list[str]:

@@ -184,10 +184,31 @@ def test_baseline_windows_compile_into_a_valid_bundle(indexed):
 
 
 
+def test_breadth_from_a_best_hits_class_and_file_comes_before_the_rest(tmp_path):
+    """The code that answers clusters: after the three best hits, the methods of a best hit's class, then the rest of
+    its file, then other files, each in rank order."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    (repo / "cart.py").write_text("class Cart:\n    def add_parcel(self):\n        return 'parcel added'\n\n"
+                                  "    def drop_parcel(self):\n        return 'parcel dropped'\n\n\n"
+                                  "def weigh_parcel():\n    return 'parcel weighed'\n")
+    for name in "bcd":
+        (repo / f"{name}.py").write_text(f"def parcel_in_{name}():\n    return 'parcel in {name}'\n")
+    for n in range(8):  # files without the word, so its BM25 idf is positive
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "shop.db") as store:
+        index_repository(store, repo)
+        hits = {h.symbol_name: h for h in retrieve(store, "parcel", k=20) if h.symbol_name}
+    order = [hits[n] for n in ("Cart.add_parcel", "parcel_in_b", "parcel_in_c", "parcel_in_d", "weigh_parcel",
+                               "Cart.drop_parcel")]
+    ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
+    pack = compile_context("parcel", ranked, 8000)
+    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 6, 5, 4]
+
+
 def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path):
-    """No file waits for others: hits go in rank order; a question that names a definition has it right after the
-    three best hits, then what
-    the call graph reached from it, then the rest."""
+    """Hits go in rank order, the three best first, then breadth from the three best hits' files, then the rest; a
+    question that names a definition has it right after the three best hits."""
     repo = tmp_path / "depot"
     repo.mkdir()
     (repo / "main.py").write_text("".join(f"def parcel_{n}():\n    return 'parcel {n}'\n\n\n" for n in range(3)))
@@ -203,6 +224,6 @@ def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path)
     order = [main[0], main[1], *others[:3], main[2], others[3]]
     ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
     pack = compile_context("parcel", ranked, 8000)
-    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 4, 5, 6, 7]
+    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 6, 4, 5, 7]  # 6 is in main.py, as 1 and 2 are
     named = compile_context("parcel_in_e", ranked, 8000)
-    assert [s.retrieval_rank for s in named.snippets] == [1, 2, 3, 7, 4, 5, 6]  # the three best, then the subject
+    assert [s.retrieval_rank for s in named.snippets] == [1, 2, 3, 7, 6, 4, 5]  # the three best, then the subject

@@ -47,6 +47,10 @@ def test_question_types_and_identifiers():
     assert classify_question("parcel weights") == "general"
     assert question_identifiers("Where is `ship_parcel` used by ParcelStore.add() and json.dumps?") == [
         "ship_parcel", "ParcelStore.add", "json.dumps"]
+    # an acronym is a word of the domain, not a name: its namesakes (a class JSON) were never the answer (natural sets)
+    assert question_identifiers("How does the HTTP output read JSON from a Counter or an OSError?") == [
+        "Counter", "OSError"]
+    assert question_identifiers("Where is `JSON` parsed?") == ["JSON"]  # written as code, it is one
 
 
 def test_sparse_bm25_equals_rank_bm25_on_a_real_corpus(store):
