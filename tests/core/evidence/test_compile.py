@@ -184,21 +184,28 @@ def test_baseline_windows_compile_into_a_valid_bundle(indexed):
 
 
 
+def _parcel_hits(tmp_path, first_file: str, text: str, others: str) -> list:
+    """The hits for "parcel" in a toy repository: `first_file` holding `text`, and one parcel function per letter of
+    `others` in a file of its own (among files without the word, so its BM25 idf is positive)."""
+    repo = tmp_path / "depot"
+    repo.mkdir()
+    (repo / first_file).write_text(text)
+    for name in others:
+        (repo / f"{name}.py").write_text(f"def parcel_in_{name}():\n    return 'parcel in {name}'\n")
+    for n in range(8):
+        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
+    with open_store(tmp_path / "depot.db") as store:
+        index_repository(store, repo)
+        return [h for h in retrieve(store, "parcel", k=20) if h.symbol_name]
+
+
 def test_breadth_from_a_best_hits_class_and_file_comes_before_the_rest(tmp_path):
     """The code that answers clusters: after the three best hits, the methods of a best hit's class, then the rest of
     its file, then other files, each in rank order."""
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    (repo / "cart.py").write_text("class Cart:\n    def add_parcel(self):\n        return 'parcel added'\n\n"
-                                  "    def drop_parcel(self):\n        return 'parcel dropped'\n\n\n"
-                                  "def weigh_parcel():\n    return 'parcel weighed'\n")
-    for name in "bcd":
-        (repo / f"{name}.py").write_text(f"def parcel_in_{name}():\n    return 'parcel in {name}'\n")
-    for n in range(8):  # files without the word, so its BM25 idf is positive
-        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
-    with open_store(tmp_path / "shop.db") as store:
-        index_repository(store, repo)
-        hits = {h.symbol_name: h for h in retrieve(store, "parcel", k=20) if h.symbol_name}
+    cart = ("class Cart:\n    def add_parcel(self):\n        return 'parcel added'\n\n"
+            "    def drop_parcel(self):\n        return 'parcel dropped'\n\n\n"
+            "def weigh_parcel():\n    return 'parcel weighed'\n")
+    hits = {h.symbol_name: h for h in _parcel_hits(tmp_path, "cart.py", cart, "bcd")}
     order = [hits[n] for n in ("Cart.add_parcel", "parcel_in_b", "parcel_in_c", "parcel_in_d", "weigh_parcel",
                                "Cart.drop_parcel")]
     ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
@@ -209,16 +216,8 @@ def test_breadth_from_a_best_hits_class_and_file_comes_before_the_rest(tmp_path)
 def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path):
     """Hits go in rank order, the three best first, then breadth from the three best hits' files, then the rest; a
     question that names a definition has it right after the three best hits."""
-    repo = tmp_path / "depot"
-    repo.mkdir()
-    (repo / "main.py").write_text("".join(f"def parcel_{n}():\n    return 'parcel {n}'\n\n\n" for n in range(3)))
-    for name in "bcde":
-        (repo / f"{name}.py").write_text(f"def parcel_in_{name}():\n    return 'parcel in {name}'\n")
-    for n in range(8):  # files without the word, so its BM25 idf is positive
-        (repo / f"other{n}.py").write_text(f"def other_{n}():\n    return {n}\n")
-    with open_store(tmp_path / "depot.db") as store:
-        index_repository(store, repo)
-        hits = [h for h in retrieve(store, "parcel", k=20) if h.symbol_name]
+    text = "".join(f"def parcel_{n}():\n    return 'parcel {n}'\n\n\n" for n in range(3))
+    hits = _parcel_hits(tmp_path, "main.py", text, "bcde")
     main = sorted((h for h in hits if h.file_path == "main.py"), key=lambda h: h.start_line)
     others = sorted((h for h in hits if h.file_path != "main.py"), key=lambda h: h.file_path)
     order = [main[0], main[1], *others[:3], main[2], others[3]]
