@@ -19,6 +19,8 @@ DeskApp with `run_test()`, and reports:
              leaves at once may be skipped); which item each key leads to is what the desk session itself gives
              (core/review/session), driven inline on the same store
   peak RSS   of the measuring process (ru_maxrss), before the type-ahead phase
+  queue      the queue filtered to disagreeing, then to graded, read page by page to its end as the queue screen reads
+             it (core/review/queue.py queue_page, run inline on the store): each page's time, the slowest, the last
   type-ahead 200 keys (j k 1-4 tab, seeded) sent at 20 a second to a desk whose store thread waits 50 ms before every
              job (a busy machine), as grader "typeahead" from question 5,000 (earlier in a store too small for the
              keys); the grades stored are then checked one by one against the same keys pressed slowly through a
@@ -373,7 +375,39 @@ async def measure(path: Path, steps: int, bursts: int) -> dict:
             out[f"{name}_burst_paint_ms"] = [1000 * x for x in paints]
         model.close()
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["queue"] = measure_queue(path, run_id)
     out["typeahead"] = await measure_typeahead(path, run_id, shown, drawn)
+    return out
+
+
+def measure_queue(path: Path, run_id: int) -> dict:
+    """The queue filtered to the bench grader's disagreements, then to their graded answers, read page by page to the
+    end (the last page is the one that finds nothing more): rows, pages, and each page's milliseconds."""
+    import inspect
+
+    from gradedesk.core.review.queue import Filters, progress, queue_page
+    from gradedesk.core.store.connection import open_store
+    from gradedesk.core.store.run_records import run_info
+    from gradedesk.tui.screens.queue import PAGE
+
+    out = {}
+    with open_store(path, create=False) as store:
+        run = run_info(store, run_id)
+        # the kind compared, as the desk counted it before the queue opens (a base commit whose queue_page does not
+        # take it counts it again for every page, as its queue screen did)
+        known = {"kind": progress(store, run, "bench", 0).kind} if "kind" in inspect.signature(queue_page).parameters \
+            else {}
+        for status in ("disagreeing", "graded"):
+            after, rows, pages = None, 0, []
+            while True:
+                t = time.perf_counter()
+                page = queue_page(store, run, "bench", Filters(status=status), after=after, limit=PAGE, **known)
+                pages.append(1000 * (time.perf_counter() - t))
+                rows += len(page)
+                if len(page) < PAGE:
+                    break
+                after = page[-1].key
+            out[status] = {"rows": rows, "pages_ms": pages}
     return out
 
 
@@ -492,6 +526,10 @@ def main() -> int:
               f"p50 {statistics.median(paint):.1f} ms   p95 {percentile(paint, 0.95):.1f} ms   "
               f"(n={len(paint)}; goal p95 ≤ 35 ms)")
     print(f"  peak RSS of the desk process:      {figures['peak_rss_mb']:.0f} MB   (goal ≤ 300 MB)")
+    for status, queue in figures.get("queue", {}).items():
+        pages = queue["pages_ms"]
+        print(f"  queue filtered to {status}: {queue['rows']:,} rows in {len(pages)} pages, page p50 "
+              f"{statistics.median(pages):.0f} ms, slowest {max(pages):.0f} ms (the last: {pages[-1]:.0f} ms)")
     ta = figures["typeahead"]
     print(f"  type-ahead: {ta['keys']} keys at {ta['rate']:.1f}/s, store jobs slowed by {ta['delay_ms']:.0f} ms: "
           f"{ta['grades']} grades expected, {ta['stored']} stored, misfiled {ta['misfiled']}   (goal 0)")

@@ -121,10 +121,12 @@ class QueueRow:
 
 
 def queue_page(store: Store, run: RunInfo, grader: str, filters: Filters, *, after: tuple[int, str] | None = None,
-               limit: int = 200, judge_rubric: str | None = None) -> list[QueueRow]:
+               limit: int = 200, judge_rubric: str | None = None, kind: str | None = None) -> list[QueueRow]:
     """The next `limit` queue rows after key `after` (question_pk, method), in queue order; machine grades are the
-    desk's (under `judge_rubric` when one is chosen)."""
-    rows = desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric)
+    desk's (under `judge_rubric` when one is chosen). Disagreements are with the `kind` of machine grader the person's
+    figures compare (Progress.kind): given, it is not counted again for every page."""
+    rows = desk.queue_rows(store, run, grader, filters, after=after, limit=limit, judge_rubric=judge_rubric,
+                           kind=kind)
     flags = person_flags(store, run.id, grader, {r[1] for r in rows})  # a page's flags in one query
     out = []
     for r in rows:

@@ -31,11 +31,11 @@ SHOWN = "a.run_id = :run AND (a.method = 'raw' OR (a.method = 'bundle' AND a.bud
 # The person's current grade of answer `a` (the view, narrowed to one answer: it uses human_grades_answer); NULL when
 # they gave only a label, scores or a note so far.
 _HUMAN = "(SELECT h.{col} FROM current_human_grades h WHERE h.answer_id = a.id AND h.grader = :grader)"
-# The person's current grade of answer `a` disagrees with the machine grade it is compared with (compared_id), of the
-# kind their figures compare (:kind, compared_with): one of the pairs the status line counts as compared, not agreed
-_DISAGREES = f"""EXISTS (SELECT 1 FROM current_human_grades h JOIN auto_grades g ON g.id = {compared_id('h')}
-    WHERE h.answer_id = a.id AND h.grader = :grader AND h.grade IS NOT NULL AND g.grader_kind IS :kind
-    AND {verdict_sql('g')} <> h.grade)"""
+# The person's current grade `own` (a current_human_grades row of answer `a`) disagrees with the machine grade it is
+# compared with (compared_id), of the kind their figures compare (:kind, compared_with): one of the pairs the status
+# line counts as compared, not agreed
+_DISAGREES = f"""own.grade IS NOT NULL AND EXISTS (SELECT 1 FROM auto_grades g WHERE g.id = {compared_id('own')}
+    AND g.grader_kind IS :kind AND {verdict_sql('g')} <> own.grade)"""
 
 
 def answers_with_verdicts(judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
@@ -61,16 +61,35 @@ class QueueFilter(Protocol):
     def status(self) -> str: ...  # all | graded | ungraded | disagreeing
 
 
-def _where(f: QueueFilter, store: Store, run: RunInfo, grader: str, kind: str | None,
-           judge_rubric: str | None) -> tuple[str, dict[str, Any]]:
-    """SQL conditions on answer `a` and its machine verdict `m` (from answers_with_verdicts), beyond the shown set,
-    and their parameters. The first: the question is in the person's set (their assigned items, when they have any).
-    `kind`: the kind of machine grader the person's figures compare (compared_with), when the caller counted it. A
-    disagreement is one of the pairs the person's figures compare; with a judge rubric version chosen on the desk, a
-    disagreement with that version's verdict, as the desk shows it."""
+def _own_graded(f: QueueFilter) -> bool:
+    """Only answers with the person's own grade can pass the filters (graded, disagreeing, a grade: a confusion-matrix
+    cell)."""
+    return f.status in ("graded", "disagreeing") or f.grade is not None
+
+
+def _source(f: QueueFilter, judge_rubric: str | None) -> tuple[str, str, str, dict[str, Any]]:
+    """(FROM, a condition, the person's current grade of `a` as SQL, parameters): the answers `a` that may pass the
+    filters, each with `m`, its machine verdict (answers_with_verdicts). When only the person's own grades can pass
+    (_own_graded), they are driven by those grades (few, by the human_grades_grader index), each `own`, never by a
+    scan of the run's answers in order (seconds at a million answers when few or none lie ahead: a queue page of
+    disagreements, `d`); otherwise by the answers themselves, in the order of their index."""
+    answers, params = answers_with_verdicts(judge_rubric)
+    if _own_graded(f):
+        return (f"current_human_grades own CROSS JOIN {answers}", "own.grader = :grader AND a.id = own.answer_id",
+                "own.grade", params)
+    return answers, "1", _HUMAN.format(col="grade"), params
+
+
+def _where(f: QueueFilter, store: Store, run: RunInfo, grader: str, kind: str | None, judge_rubric: str | None,
+           human: str) -> tuple[str, dict[str, Any]]:
+    """SQL conditions on answer `a` and its machine verdict `m` (from _source), beyond the shown set, and their
+    parameters. The first: the question is in the person's set (their assigned items, when they have any). `human`:
+    the person's current grade of `a` (_source's). `kind`: the kind of machine grader the person's figures compare
+    (compared_with), when the caller counted it. A disagreement is one of the pairs the person's figures compare; with
+    a judge rubric version chosen on the desk, a disagreement with that version's verdict, as the desk shows it."""
     conds: list[str] = [desk_set_sql("a.question_pk")]
     params: dict[str, Any] = {}
-    human, machine = _HUMAN.format(col="grade"), verdict_sql("m")  # a grading_error neither matches nor disagrees
+    machine = verdict_sql("m")  # a grading_error neither matches nor disagrees
     if f.category is not None:
         conds.append("a.question_pk IN (SELECT id FROM questions WHERE category = :category)")
         params["category"] = f.category
@@ -104,14 +123,14 @@ def _where(f: QueueFilter, store: Store, run: RunInfo, grader: str, kind: str | 
 
 # the queue ------------------------------------------------------------------------------------------------------------
 def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *, after: tuple[int, str] | None = None,
-               limit: int = 200, judge_rubric: str | None = None) -> list[tuple[Any, ...]]:
+               limit: int = 200, judge_rubric: str | None = None, kind: str | None = None) -> list[tuple[Any, ...]]:
     """The next `limit` shown answers after key `after` (question_pk, method) that pass the filters, in queue order,
     as rows (answer id, question_pk, question_id, category, method, status, human grade, machine grade, machine kind,
     confidence, seen: the person has seen the machine grade, usable: the machine grade is a verdict, not an unusable
-    reply); machine grades are the desk's (under `judge_rubric` when one is chosen)."""
-    cond, params = _where(filters, store, run, grader, None, judge_rubric)
-    answers, verdict_params = answers_with_verdicts(judge_rubric)
-    params.update(verdict_params)
+    reply); machine grades are the desk's (under `judge_rubric` when one is chosen); `kind`: see _where."""
+    source, own, human, params = _source(filters, judge_rubric)
+    cond, where_params = _where(filters, store, run, grader, kind, judge_rubric, human)
+    params.update(where_params)
     params.update(run=run.id, budget=run.bundle_budget, grader=grader, limit=limit)
     keyset = "1"
     if after is not None:
@@ -119,12 +138,12 @@ def queue_rows(store: Store, run: RunInfo, grader: str, filters: QueueFilter, *,
         params.update(after_q=after[0], after_m=after[1])
     sql = f"""
         SELECT a.id, a.question_pk, q.question_id, q.category, a.method, a.status,
-               {_HUMAN.format(col='grade')} AS human_grade, m.grade AS machine_grade,
+               {human} AS human_grade, m.grade AS machine_grade,
                m.grader_kind AS machine_kind, m.confidence, {seen_sql('a.id', ':grader')} AS seen,
                {verdict_sql('m')} IS NOT NULL AS usable
-        FROM {answers}
+        FROM {source}
         JOIN questions q ON q.id = a.question_pk
-        WHERE {SHOWN} AND {keyset} AND {cond}
+        WHERE {own} AND {SHOWN} AND {keyset} AND {cond}
         ORDER BY a.question_pk, a.method LIMIT :limit"""
     return store._conn.execute(sql, params).fetchall()
 
@@ -133,21 +152,20 @@ def neighbour(store: Store, run: RunInfo, grader: str, filters: QueueFilter, que
               forward: bool = True, judge_rubric: str | None = None, *, kind: str | None = None) -> int | None:
     """The question after (or before) `question_pk` with a shown answer that passes the filters (machine grades: the
     desk's, under `judge_rubric` when one is chosen; `kind`: see _where); None at the end."""
-    cond, params = _where(filters, store, run, grader, kind, judge_rubric)
-    answers, verdict_params = answers_with_verdicts(judge_rubric)
-    params.update(verdict_params)
+    source, own, human, params = _source(filters, judge_rubric)
+    cond, where_params = _where(filters, store, run, grader, kind, judge_rubric, human)
+    params.update(where_params)
     params.update(run=run.id, budget=run.bundle_budget, grader=grader)
     if question_pk is None:
         keyset = "1"
     else:
         keyset = f"a.question_pk {'>' if forward else '<'} :cur"
         params["cur"] = question_pk
-    if filters.status == "disagreeing":  # only the person's grades can disagree: driven by them (few), never by a
-        # scan of the run's answers (seconds at a million when no disagreement lies ahead)
-        sql = (f"SELECT {'min' if forward else 'max'}(a.question_pk) FROM current_human_grades own CROSS JOIN "
-               f"{answers} WHERE own.grader = :grader AND a.id = own.answer_id AND {SHOWN} AND {keyset} AND {cond}")
+    if _own_graded(filters):  # driven by the person's grades: the nearest that passes, not the first in index order
+        sql = (f"SELECT {'min' if forward else 'max'}(a.question_pk) FROM {source} "
+               f"WHERE {own} AND {SHOWN} AND {keyset} AND {cond}")
     else:
-        sql = (f"SELECT a.question_pk FROM {answers} WHERE {SHOWN} AND {keyset} AND {cond} "
+        sql = (f"SELECT a.question_pk FROM {source} WHERE {SHOWN} AND {keyset} AND {cond} "
                f"ORDER BY a.question_pk {'ASC' if forward else 'DESC'} LIMIT 1")
     pk: int | None = store._scalar(sql, params)
     return pk

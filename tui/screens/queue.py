@@ -46,12 +46,13 @@ class QueueScreen(Screen):
     ]
 
     def __init__(self, desk: Desk, run: RunInfo, filters: Filters, current: int | None, *, show_judge: bool,
-                 recheck: bool, hide_methods: bool, judge_rubric: str | None = None) -> None:
+                 recheck: bool, hide_methods: bool, judge_rubric: str | None = None, kind: str | None = None) -> None:
         super().__init__()
         self.desk = desk
         self.run, self.filters, self.current = run, filters, current
         self.show_judge, self.recheck, self.hide_methods = show_judge, recheck, hide_methods
         self.judge_rubric = judge_rubric
+        self.kind = kind  # the kind of machine grader the person's figures compare: their disagreements are with it
         self.rows: list[QueueRow] = []
         self.done = False
         self._fetching = False
@@ -116,10 +117,10 @@ class QueueScreen(Screen):
             return
         self._fetching = True
         seq, run, grader, filters = self._seq, self.run, self.desk.config.grader, self.filters
-        rubric = self.judge_rubric
+        rubric, kind = self.judge_rubric, self.kind
         after = self.rows[-1].key if self.rows else None
         self.desk.submit(QueuePaged, Job("load queue page", lambda store: review.queue_page(
-            store, run, grader, filters, after=after, limit=PAGE, judge_rubric=rubric)),
+            store, run, grader, filters, after=after, limit=PAGE, judge_rubric=rubric, kind=kind)),
                          lambda page: self._page(seq, page))
 
     def _page(self, seq: int, page: list[QueueRow]) -> None:

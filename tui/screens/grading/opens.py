@@ -56,7 +56,8 @@ def queue(host: GradingHost) -> None:
         host.show(host.session.open_from_queue(pk, picked), focus=side)
     host.push(QueueScreen(host.desk, session.run, session.filters, session.item.question_pk if session.item else None,
                           show_judge=session.show_judge, recheck=session.recheck, hide_methods=session.hide_methods,
-                          judge_rubric=session.judge_rubric), chosen)
+                          judge_rubric=session.judge_rubric,
+                          kind=session.progress.kind if session.progress is not None else None), chosen)
 
 
 def bundle(host: GradingHost) -> None:
