@@ -1,4 +1,7 @@
-"""Pilot tests: press the desk's keys and check the rows in store.db (a real fixture store, the real store thread)."""
+"""Pilot tests: press the desk's keys and check the rows in store.db (a real fixture store, the real store thread): what
+only the screen does (the keys' dialogs, the focus, the screens opened over the grading screen, the palette, worker
+errors, the repaint). What each action stores and shows is tested through the desk session without Textual
+(tests/core/review/test_session.py, test_session_events.py; the panes it draws: tests/tui/test_session_panes.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.fixtures.desk import keys, palette, pane_text, rows, running, settle
+from tests.fixtures.desk import keys, palette, pane_text, rows, running, screen_text, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
@@ -35,40 +38,6 @@ def draws(path, grader="alice"):
 
 def left_answer_id(info, pk):
     return info.answer_ids[(pk, left_method(7, pk))]
-
-
-async def test_grade_keys_write_blind_events_and_reveal_the_judge(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        pk = info.question_pks[0]
-        assert app.screen.session.item.question_pk == pk
-        assert "hidden until you save your grade" in pane_text(app, "left")
-        assert "judge (gpt-4o-mini): fully correct" not in pane_text(app, "left")
-        await keys(pilot, "2")
-        [e] = events(info.path)
-        assert (e["answer_id"], e["grade"], e["mode"], e["judge_visible"], e["is_revision"], e["action"]) == \
-            (left_answer_id(info, pk), "partially_correct", "blind", 0, 0, "set")
-        assert e["rubric_version"] == "rubric-1" and e["grader"] == "alice"
-        assert "hidden until" not in pane_text(app, "left")
-        assert "judge (gpt-4o-mini):" in pane_text(app, "left")
-        # the other answer stays blind until graded
-        assert "hidden until you save your grade" in pane_text(app, "right")
-        assert "graded 1 of 12" in app.screen.progress_text
-
-
-async def test_change_after_reveal_is_a_revision_and_undo_is_an_event(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        await keys(pilot, "4")
-        await keys(pilot, "1")
-        first, second = events(info.path)
-        assert (second["grade"], second["judge_visible"], second["is_revision"]) == ("fully_correct", 1, 1)
-        await keys(pilot, "u")
-        evs = events(info.path)
-        assert len(evs) == 3 and evs[2]["action"] == "undo" and evs[2]["undoes_uuid"] == second["uuid"]
-        assert app.screen.answer_at("left").human.grade == "wrong"  # the earlier grade is current again
-        current = rows(info.path, "SELECT grade FROM current_human_grades WHERE grader = 'alice'")
-        assert current == [{"grade": "wrong"}]
 
 
 async def test_label_scores_note_and_preference(fixture_store):
@@ -107,24 +76,6 @@ async def test_switching_answers_grades_the_other_one(fixture_store):
             [(right, "fully_correct"), (left_answer_id(info, pk), "wrong")]
 
 
-async def test_show_judge_mode_is_recorded(fixture_store):
-    info = fixture_store
-    async with running(info.path, show_judge=True) as (app, pilot):
-        assert "hidden until" not in pane_text(app, "left")
-        await keys(pilot, "1")
-        [e] = events(info.path)
-        assert (e["mode"], e["judge_visible"], e["is_revision"]) == ("open", 1, 0)
-
-
-async def test_hidden_method_names_until_both_answers_are_graded(fixture_store):
-    info = fixture_store
-    async with running(info.path, hide_methods=True) as (app, pilot):
-        screen = app.screen
-        assert screen.pane_title("left") == "Answer A" and screen.pane_title("right") == "Answer B"
-        await keys(pilot, "1", "tab", "2")
-        assert "raw top-k" in screen.pane_title("left") + screen.pane_title("right")
-
-
 async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store):
     """A full collection (~100 ms at scale) landing between `j` and the repaint was the desk's repaint tail."""
     pks = fixture_store.question_pks
@@ -143,43 +94,6 @@ async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store
         first = next(enabled for pk, enabled in paints if pk == pks[1])
         assert first is False  # the item's first paint happened with the collector paused
         assert gc.isenabled()  # and it is back on once painted
-
-
-async def test_resume_where_the_grader_stopped_and_two_graders(fixture_store):
-    info = fixture_store
-    pks = info.question_pks
-    async with running(info.path, grader="alice") as (alice, pa), running(info.path, grader="bob") as (bob, pb):
-        await pa.press("j", "j", "j", "2")
-        await pb.press("4")
-        await settle(pa)
-        await settle(pb)
-        assert alice.screen.session.item.question_pk == pks[3]
-        await pa.press("ctrl+q")  # quitting stores where alice stopped
-        await settle(pa)
-    graders = {(e["grader"], e["grade"]) for e in rows(info.path, "SELECT * FROM human_grades")}
-    assert graders == {("alice", "partially_correct"), ("bob", "wrong")}
-    async with running(info.path, grader="alice") as (again, pilot):
-        assert again.screen.session.item.question_pk == pks[3]
-        assert again.screen.answer_at("left").human.grade == "partially_correct"
-    async with running(info.path, grader="carol") as (fresh, pilot):
-        assert fresh.screen.session.item.question_pk == pks[0]
-
-
-async def test_recheck_pass_is_blind_and_stores_recheck_events(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        for _ in range(3):
-            await keys(pilot, "1", "tab", "2", "tab", "j")
-    async with running(info.path, recheck=1.0) as (recheck, pilot):
-        screen = recheck.screen
-        assert screen.session.mode == "recheck" and screen.session.item.question_pk in info.question_pks[:3]
-        text = pane_text(recheck, "left")
-        assert "not graded" in text and "recheck pass: hidden" in text  # earlier grade and judge both hidden
-        await keys(pilot, "4")
-        last = events(info.path)[-1]
-        assert (last["mode"], last["grade"], last["judge_visible"], last["is_revision"]) == ("recheck", "wrong", 0, 0)
-        current = rows(info.path, "SELECT count(*) AS n FROM current_human_grades WHERE grade = 'wrong'")
-        assert current == [{"n": 0}]  # the recheck did not replace the grade
 
 
 async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_store):
@@ -296,39 +210,27 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
     assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr
 
 
-async def test_command_palette_settings_and_orders(fixture_store):
+async def test_command_palette_entries_set_the_desk_session(fixture_store):
+    """The palette's entries reach the session (what each setting and order then stores: test_session_events.py)."""
     info = fixture_store
     async with running(info.path) as (app, pilot):
         commands = await palette(app.screen)
         assert {"Show the judge from the start", "Hide method names (Answer A / B)", "Order: most useful first",
                 "Recheck: re-grade 10% of graded items blind", "Clear filters"} <= set(commands)
+        assert "Bundled answer at 2,000 tokens (the run's largest)" not in commands  # the one shown
         commands["Show the judge from the start"].callback()
         await settle(pilot)
-        await keys(pilot, "3")
-        assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
+        screen = app.screen
+        assert screen.session.show_judge
+        commands["Bundled answer at 1,000 tokens"].callback()
+        await settle(pilot)
+        assert screen.session.run.bundle_budget == 1000 and screen.session.item.answers["bundle"].budget == 1000
+        assert "bundle @ 1,000" in screen_text(app).splitlines()[0]  # the top bar names the chosen budget
         commands["Order: most useful first"].callback()
         await settle(pilot)
-        screen = app.screen
-        drawn = draws(info.path)
-        assert screen.session.order == "most_useful" and drawn and screen.session.item.question_pk == drawn[-1]["question_pk"]
-        await keys(pilot, "2")  # the grade records that the item was drawn, and with which probability
-        assert events(info.path)[-1]["selection"] == "sampled"
-        assert events(info.path)[-1]["selection_probability"] == pytest.approx(drawn[-1]["probability"])
-        await keys(pilot, "j")
-        assert screen.session.item.question_pk == draws(info.path)[-1]["question_pk"] and len(draws(info.path)) > len(drawn)
+        assert screen.session.order == "most_useful" and screen.session.item.question_pk == draws(info.path)[-1][
+            "question_pk"]
         later = await palette(app.screen)
         later["Order: question order"].callback()
         await settle(pilot)
         assert screen.session.order == "question"
-
-
-async def test_reveal_share_opens_that_share_of_items_with_the_judge_in_view(fixture_store):
-    info = fixture_store
-    async with running(info.path, reveal_share=1.0) as (app, pilot):
-        await keys(pilot, "2")
-        assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
-    from gradedesk.core.review.visibility import revealed
-
-    shown = sum(revealed(7, "alice", pk, 0.1) for pk in range(5000))
-    assert 400 < shown < 600 and not revealed(7, "alice", 3, 0.0)
-    assert revealed(7, "alice", 42, 0.5) == revealed(7, "alice", 42, 0.5)

@@ -10,12 +10,13 @@ from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.queue import Filters, queue_page
-from gradedesk.core.review.session import NEIGHBOURS, DeskSession, Job, Landed, Shown, disagrees, run_job
+from gradedesk.core.review.session import NEIGHBOURS, DeskSession, Job, Shown, disagrees, run_job
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.leases import LeaseHeld
 from gradedesk.core.store.machine_grades import AutoGrade, add_machine_grade
 from tests.fixtures.desk import rows
 from tests.fixtures.desk_store import build_fixture_store
+from tests.fixtures.session import act, opened
 
 
 @pytest.fixture
@@ -33,22 +34,6 @@ def rule_desk(tmp_path):
     store = open_store(info.path)
     yield info, store
     store.close()
-
-
-def opened(store, info, person: str = "alice", **settings) -> DeskSession:
-    session = DeskSession(person, info.run_id, **settings)
-    session.opened(run_job(store, session.open()))
-    return session
-
-
-def act(store, session: DeskSession, plan) -> Landed | str | None:
-    """Run what a key planned, as the desk does: a job's answer is taken in, as is an item prepared ahead (a swap); a
-    sentence is what the desk says."""
-    if isinstance(plan, Job):
-        return session.landed(run_job(store, plan))
-    if isinstance(plan, Shown):
-        return session.landed(plan)
-    return plan
 
 
 def test_a_fresh_desk_opens_on_the_first_question_blind(desk):

@@ -165,13 +165,7 @@ class GradingScreen(Screen):
 
     def pane_view(self, side: str, item: Item | None = None) -> PaneView:
         """What the pane of `side` shows now (of `item`: what it would show, were that item shown)."""
-        s = self.session
-        item = item or s.item
-        a = item.at(side) if item else None
-        methods = s.methods_visible(item)
-        return PaneView(a, view.pane_title(side, a, methods), s.judge_visible(a, item), s.recheck, methods,
-                        s.scorers_visible(a), s.judge_rubric, bundle_budget=s.run.bundle_budget if s.run else 0,
-                        adjudicating=s.adjudicating)
+        return view.pane_view(self.session, side, item)
 
     def _render_panes(self, new_item: bool, highlighted: bool = False) -> None:
         for side in SIDES:

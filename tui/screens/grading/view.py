@@ -7,11 +7,22 @@ from rich.text import Text
 
 from gradedesk.core.review.item import AnswerView, Item
 from gradedesk.core.review.queue import QuestionOrder
-from gradedesk.core.review.session import RunInfo
+from gradedesk.core.review.session import DeskSession, RunInfo
 
+from gradedesk.tui.widgets.answer_pane import PaneView
 from gradedesk.tui.widgets.literal import literal
 
 NO_ITEM = "No item matches: change the filters (/) or the order (command palette)."
+
+
+def pane_view(session: DeskSession, side: str, item: Item | None = None) -> PaneView:
+    """What the pane of `side` shows of the session's item (of `item`: what it would show, were that item shown)."""
+    item = item or session.item
+    a = item.at(side) if item else None
+    methods = session.methods_visible(item)
+    return PaneView(a, pane_title(side, a, methods), session.judge_visible(a, item), session.recheck, methods,
+                    session.scorers_visible(a), session.judge_rubric,
+                    bundle_budget=session.run.bundle_budget if session.run else 0, adjudicating=session.adjudicating)
 
 
 def pane_title(side: str, answer: AnswerView | None, methods_visible: bool) -> str:
