@@ -5,15 +5,25 @@ side and stores decisions, never grades; p opens the team's progress."""
 from __future__ import annotations
 
 import pytest
+from rich.console import Group
 
+from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.review.queue import Filters, queue_page
 from gradedesk.core.review.team import assign_run
 from gradedesk.core.store.assignments import current_assignments
 from gradedesk.core.store.connection import open_store
+from gradedesk.tui.screens.grading import view
+from gradedesk.tui.widgets.answer_pane import pane_blocks
 
 from tests.fixtures.agreement import add_human
-from tests.fixtures.desk import keys, pane_text, rows, running, screen_text
+from tests.fixtures.desk import keys, rendered_text, rows, running, screen_text
+from tests.fixtures.session import act, counted, opened
 
-pytestmark = pytest.mark.anyio
+
+
+def pane(session, side: str) -> str:
+    """The pane of `side` as the grading screen draws it for the session (view.pane_view; no Pilot)."""
+    return rendered_text(Group(*pane_blocks(view.pane_view(session, side))))
 
 
 @pytest.fixture
@@ -30,47 +40,45 @@ def team(fixture_store):
     return info, mine
 
 
-async def test_her_desk_walks_her_items_and_shows_no_one_elses_grade(team):
+def test_her_desk_walks_her_items_and_shows_no_one_elses_grade(team):
     info, mine = team
-    async with running(info.path, grader="ann") as (app, pilot):
-        screen = app.screen
-        assert "assigned to you: graded 0 of 8" in screen_text(app)
-        seen = [screen.session.item.question_pk]
+    with open_store(info.path) as store:
+        session = opened(store, info, "ann")
+        assert "assigned to you: graded 0 of 8" in counted(store, session).describe()
+        seen = [session.item.question_pk]
         for _ in range(len(mine["ann"]) + 1):
-            await keys(pilot, "j")
-            seen.append(screen.session.item.question_pk)
+            act(store, session, session.step(1))
+            seen.append(session.item.question_pk)
         assert sorted(set(seen)) == mine["ann"]
         for pk in mine["ann"]:
-            screen.show_question(pk)
-            await keys(pilot)
-            shown = screen_text(app) + pane_text(app, "left") + pane_text(app, "right")
+            act(store, session, session.show_question(pk))
+            shown = view.question_text(session.item, True, None).plain + pane(session, "left") + pane(session, "right")
             assert "BOBS-NOTE" not in shown and "bob" not in shown
-        await keys(pilot, "q")  # the queue: her items, her grades
-        queue = screen_text(app)
-        assert "bob" not in queue and "BOBS" not in queue
-        await keys(pilot, "escape")
-        await keys(pilot, "1")
+        queue = queue_page(store, session.run, "ann", Filters())  # the queue: her items, her grades
+        assert {r.question_pk for r in queue} == set(mine["ann"]) and not any(r.human_grade for r in queue)
+        act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="fully_correct")))
     assert rows(info.path, "SELECT grader, grade FROM human_grades WHERE grader = 'ann'") == [
         {"grader": "ann", "grade": "fully_correct"}]
 
 
-async def test_a_lead_sees_the_people_side_by_side_and_stores_decisions(team):
+def test_a_lead_sees_the_people_side_by_side_and_stores_decisions(team):
     info, mine = team
     both = sorted(set(mine["ann"]) & set(mine["bob"]))
     with open_store(info.path) as store:
         for pk in both:
             add_human(store, info.answer_ids[(pk, "raw")], "ann", "fully_correct", note="ANNS-NOTE")
-    async with running(info.path, grader="lead", adjudicate=True) as (app, pilot):
-        screen = app.screen
-        assert screen.session.order_list == both and screen.session.item.question_pk == both[0]
-        assert "adjudicate" in screen_text(app) and f"disputed 1/{len(both)}" in screen_text(app)
-        side = "left" if screen.session.item.at("left").method == "raw" else "right"
-        raw = pane_text(app, side)
+        session = opened(store, info, "lead", adjudicate=True)
+        assert session.order_list == both and session.item.question_pk == both[0]
+        assert session.mode == "adjudicate"
+        assert view.order_text(session.order, session.order_index, len(session.order_list)) == f"disputed 1/{len(both)}"
+        side = "left" if session.item.at("left").method == "raw" else "right"
+        raw = pane(session, side)
         assert "ann: fully correct · ANNS-NOTE" in raw and "bob: wrong · retrieval_miss · BOBS-NOTE" in raw
-        await keys(pilot, "h" if side == "left" else "l", "3")
-        assert "Decision: unsupported" in pane_text(app, side)
-        await keys(pilot, "equals_sign", "j")
-        assert screen.session.item.question_pk == both[1]
+        act(store, session, session.grade(session.answer_at(side), GradeChange(grade="unsupported")))
+        assert "Decision: unsupported" in pane(session, side)
+        act(store, session, session.prefer("tie", lambda item, preferred: preferred))
+        act(store, session, session.step(1))
+        assert session.item.question_pk == both[1]
     decided = rows(info.path, "SELECT question_pk, method, grade, preferred, grader FROM adjudications ORDER BY id")
     assert decided == [{"question_pk": both[0], "method": "raw", "grade": "unsupported", "preferred": None,
                         "grader": "lead"},
@@ -79,6 +87,7 @@ async def test_a_lead_sees_the_people_side_by_side_and_stores_decisions(team):
     assert rows(info.path, "SELECT count(*) AS n FROM human_preferences WHERE grader = 'lead'") == [{"n": 0}]
 
 
+@pytest.mark.anyio
 async def test_p_opens_the_teams_progress(team):
     info, mine = team
     async with running(info.path, grader="ann") as (app, pilot):
