@@ -6,14 +6,12 @@ the panes and bars draw them (what each of those stores: tests/core/review/test_
 from __future__ import annotations
 
 import pytest
-from rich.console import Group
 
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store.connection import open_store
 from gradedesk.tui.screens.grading import view
-from gradedesk.tui.widgets.answer_pane import pane_blocks
-from tests.fixtures.desk import rendered_text
+from tests.fixtures.desk import session_pane_text as pane
 from tests.fixtures.desk_store import build_fixture_store
 from tests.fixtures.session import act, opened
 
@@ -27,9 +25,6 @@ def desk(tmp_path):
     yield info, store
     store.close()
 
-
-def pane(session, side: str) -> str:
-    return rendered_text(Group(*pane_blocks(view.pane_view(session, side))))
 
 
 def grade(store, session, side: str, value: str) -> None:

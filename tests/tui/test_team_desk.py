@@ -5,7 +5,6 @@ side and stores decisions, never grades; p opens the team's progress."""
 from __future__ import annotations
 
 import pytest
-from rich.console import Group
 
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.review.queue import Filters, queue_page
@@ -13,17 +12,13 @@ from gradedesk.core.review.team import assign_run
 from gradedesk.core.store.assignments import current_assignments
 from gradedesk.core.store.connection import open_store
 from gradedesk.tui.screens.grading import view
-from gradedesk.tui.widgets.answer_pane import pane_blocks
 
 from tests.fixtures.agreement import add_human
-from tests.fixtures.desk import keys, rendered_text, rows, running, screen_text
+from tests.fixtures.desk import keys, rows, running, screen_text
+from tests.fixtures.desk import session_pane_text as pane
 from tests.fixtures.session import act, counted, opened
 
 
-
-def pane(session, side: str) -> str:
-    """The pane of `side` as the grading screen draws it for the session (view.pane_view; no Pilot)."""
-    return rendered_text(Group(*pane_blocks(view.pane_view(session, side))))
 
 
 @pytest.fixture
