@@ -7,7 +7,11 @@ import re
 
 import pytest
 
+from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.store.connection import open_store
 from tests.fixtures.desk import keys, pane_text, rows, running, screen_text
+from tests.fixtures.desk import session_pane_text as pane
+from tests.fixtures.session import act, opened
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.modals import ReadingModal
 
@@ -44,7 +48,7 @@ async def test_no_tell_on_screen_until_both_answers_are_graded(fixture_store):
         assert "raw top-k" in shown and "bundle @ 2,000 tokens" in shown and "coverage" in shown
 
 
-async def test_citations_are_written_one_way_until_both_answers_are_graded(fixture_store):
+def test_citations_are_written_one_way_until_both_answers_are_graded(fixture_store):
     """A raw answer cites `File: path`, a bundled one `[Evidence 1]`: with method names hidden both show the place."""
     import sqlite3
 
@@ -53,16 +57,18 @@ async def test_citations_are_written_one_way_until_both_answers_are_graded(fixtu
                                   "WHERE method = 'raw' ORDER BY id LIMIT 1").fetchone()
         db.execute("UPDATE answers SET text = ? WHERE id = ?", (f"It opens the store (File: {path}:3).", raw_id))
         db.execute("UPDATE answers SET text = 'It opens the store [Evidence 1].' WHERE method = 'bundle'")
-    async with running(fixture_store.path, size=(160, 80), hide_methods=True) as (app, pilot):
-        left, right = pane_text(app, "left"), pane_text(app, "right")
+    with open_store(fixture_store.path) as store:  # the desk session, and the panes the screen draws of it
+        session = opened(store, fixture_store, hide_methods=True)
+        left, right = pane(session, "left"), pane(session, "right")
         for text in (left, right):
             assert "File:" not in text and "store [Evidence" not in text
             assert "methods hidden: citations as [source: …]; ‹changed›: not as written (w)" in text
         assert f"It opens the store [source: {path}:3]." in left + right
         assert re.search(r"It opens the store \[source: [\w/.]+:\d+-\d+\]\.", left + right)
-        await keys(pilot, "1", "tab", "2")  # both graded: the answers as written
-        assert "[Evidence 1]." in pane_text(app, "left") + pane_text(app, "right")
-        assert "(File: " in pane_text(app, "left") + pane_text(app, "right")
+        for side, grade in (("left", "fully_correct"), ("right", "partially_correct")):  # both graded: as written
+            act(store, session, session.grade(session.answer_at(side), GradeChange(grade=grade)))
+        assert "[Evidence 1]." in pane(session, "left") + pane(session, "right")
+        assert "(File: " in pane(session, "left") + pane(session, "right")
 
 
 # the desk's own words that would tell raw from bundled: a count in a title, a bundle's label or symbol, how a piece

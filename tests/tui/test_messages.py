@@ -9,7 +9,11 @@ import pytest
 from gradedesk.core.review.queue import Filters
 from gradedesk.tui.screens.agreement import AgreementScreen
 from gradedesk.tui.screens.grading import GradingScreen
-from tests.fixtures.desk import keys, running, screen_text, settle
+from gradedesk.core.store.connection import open_store
+from gradedesk.tui.screens.grading import view
+from tests.fixtures.desk import keys, running, screen_text
+from tests.fixtures.desk import session_pane_text as pane
+from tests.fixtures.session import act, opened
 
 pytestmark = pytest.mark.anyio
 
@@ -78,13 +82,14 @@ async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_agai
         assert render().plain == before
 
 
-async def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
-    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
-        app.screen.apply_filters(Filters(grade="wrong", judge_grade="fully_correct"))  # nothing graded yet
-        await settle(pilot)
-        assert app.screen.session.item is None
-        assert "No item matches" in screen_text(app) and "no item matches filters" in status(app)
-        assert "q-store-open" not in screen_text(app)
+def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
+    """Through the desk session, and the question block the screen draws of it (view.question_text): no Pilot."""
+    with open_store(fixture_store.path) as store:
+        session = opened(store, fixture_store)
+        landed = act(store, session, session.apply_filters(Filters(grade="wrong", judge_grade="fully_correct")))
+    assert session.item is None and landed.show and "no item matches filters" in landed.message
+    shown = view.question_text(session.item, True, None).plain + pane(session, "left") + pane(session, "right")
+    assert "No item matches" in shown and "q-store-open" not in shown
 
 
 async def test_enter_on_an_empty_confusion_cell_says_so(fixture_store):
