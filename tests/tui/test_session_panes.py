@@ -5,25 +5,14 @@ the panes and bars draw them (what each of those stores: tests/core/review/test_
 
 from __future__ import annotations
 
-import pytest
 
 from gradedesk.core.grading.human_grades import GradeChange
 from gradedesk.core.review.queue import left_method
-from gradedesk.core.store.connection import open_store
 from gradedesk.tui.screens.grading import view
 from tests.fixtures.desk import session_pane_text as pane
-from tests.fixtures.desk_store import build_fixture_store
 from tests.fixtures.session import act, opened
 
 HIDDEN = "hidden until you save your grade"
-
-
-@pytest.fixture
-def desk(tmp_path):
-    info = build_fixture_store(tmp_path / "store.db")
-    store = open_store(info.path)
-    yield info, store
-    store.close()
 
 
 
@@ -31,8 +20,8 @@ def grade(store, session, side: str, value: str) -> None:
     act(store, session, session.grade(session.answer_at(side), GradeChange(grade=value)))
 
 
-def test_a_pane_hides_its_machine_grade_until_its_answer_is_graded(desk):
-    info, store = desk
+def test_a_pane_hides_its_machine_grade_until_its_answer_is_graded(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     verdict = f"judge (gpt-4o-mini): {session.answer_at('left').machine.grade.replace('_', ' ')}"
     assert HIDDEN in pane(session, "left") and verdict not in pane(session, "left")
@@ -42,8 +31,8 @@ def test_a_pane_hides_its_machine_grade_until_its_answer_is_graded(desk):
     assert HIDDEN not in pane(opened(store, info, "bob", show_judge=True), "left")  # open mode
 
 
-def test_hidden_method_names_show_once_both_answers_are_graded(desk):
-    info, store = desk
+def test_hidden_method_names_show_once_both_answers_are_graded(desk_store):
+    info, store = desk_store
     session = opened(store, info, hide_methods=True)
     titles = lambda: view.pane_view(session, "left").title + view.pane_view(session, "right").title  # noqa: E731
     assert titles() == "Answer AAnswer B"
@@ -53,8 +42,8 @@ def test_hidden_method_names_show_once_both_answers_are_graded(desk):
     assert "raw top-k" in titles()
 
 
-def test_a_recheck_pass_draws_neither_the_earlier_grade_nor_the_machine_grade(desk):
-    info, store = desk
+def test_a_recheck_pass_draws_neither_the_earlier_grade_nor_the_machine_grade(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     grade(store, session, "left", "fully_correct")
     recheck = opened(store, info, recheck=1.0)
@@ -62,8 +51,8 @@ def test_a_recheck_pass_draws_neither_the_earlier_grade_nor_the_machine_grade(de
     assert "not graded" in text and "recheck pass: hidden" in text
 
 
-def test_a_budget_other_than_the_largest_is_named_on_the_top_bar_and_its_pane(desk):
-    info, store = desk
+def test_a_budget_other_than_the_largest_is_named_on_the_top_bar_and_its_pane(desk_store):
+    info, store = desk_store
     pk = info.question_pks[0]
     raw_side, bundle_side = ("left", "right") if left_method(7, pk) == "raw" else ("right", "left")
     session = opened(store, info)

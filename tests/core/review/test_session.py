@@ -20,14 +20,6 @@ from tests.fixtures.session import act, opened
 
 
 @pytest.fixture
-def desk(tmp_path):
-    info = build_fixture_store(tmp_path / "store.db")
-    store = open_store(info.path)
-    yield info, store
-    store.close()
-
-
-@pytest.fixture
 def rule_desk(tmp_path):
     """A run only the rule grader graded (as the demo's): every pair compares with one kind of machine grader."""
     info = build_fixture_store(tmp_path / "store.db", judge=False)
@@ -36,15 +28,15 @@ def rule_desk(tmp_path):
     store.close()
 
 
-def test_a_fresh_desk_opens_on_the_first_question_blind(desk):
-    info, store = desk
+def test_a_fresh_desk_opens_on_the_first_question_blind(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     assert session.item.question_pk == info.question_pks[0]
     assert session.mode == "blind" and not session.judge_visible(session.answer_at("left"))
 
 
-def test_steps_walk_the_question_order_and_say_where_it_ends(desk):
-    info, store = desk
+def test_steps_walk_the_question_order_and_say_where_it_ends(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     for pk in info.question_pks[1:]:
         act(store, session, session.step(1))
@@ -53,8 +45,8 @@ def test_steps_walk_the_question_order_and_say_where_it_ends(desk):
     assert landed.message == "no more items" and session.item.question_pk == info.question_pks[-1]
 
 
-def test_a_grade_is_stored_for_the_answer_it_was_typed_for_and_says_what_was_saved(desk):
-    info, store = desk
+def test_a_grade_is_stored_for_the_answer_it_was_typed_for_and_says_what_was_saved(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     answer = session.answer_at("left")
     job = session.grade(answer, GradeChange(grade="fully_correct"))
@@ -67,15 +59,15 @@ def test_a_grade_is_stored_for_the_answer_it_was_typed_for_and_says_what_was_sav
     assert session.judge_visible(session.answer_at("left"))  # graded: blind first reveals its machine grade
 
 
-def test_a_label_alone_is_named_as_a_label_not_as_label_scores_and_note(desk):
-    info, store = desk
+def test_a_label_alone_is_named_as_a_label_not_as_label_scores_and_note(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     landed = act(store, session, session.grade(session.answer_at("left"), GradeChange(failure_label="retrieval_miss")))
     assert landed.message == "saved: label retrieval_miss (not graded yet: the machine grade stays hidden)"
 
 
-def test_a_write_whose_job_failed_stays_unsaved_in_order(desk):
-    info, store = desk
+def test_a_write_whose_job_failed_stays_unsaved_in_order(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     session.grade(session.answer_at("left"), GradeChange(grade="wrong"))  # its job fails: never answers
     first = session.unsaved[0]
@@ -85,8 +77,8 @@ def test_a_write_whose_job_failed_stays_unsaved_in_order(desk):
     assert list(session.unsaved) == [first]  # still there, first in line
 
 
-def test_an_older_answer_never_replaces_a_newer_request(desk):
-    info, store = desk
+def test_an_older_answer_never_replaces_a_newer_request(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     older, newer = session.step(1), session.show_question(info.question_pks[3])
     stale = session.landed(run_job(store, older))
@@ -95,15 +87,15 @@ def test_an_older_answer_never_replaces_a_newer_request(desk):
     assert session.item.question_pk == info.question_pks[3] and session.reached == ("jump", None)
 
 
-def test_filters_that_match_nothing_leave_no_item(desk):
-    info, store = desk
+def test_filters_that_match_nothing_leave_no_item(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     landed = act(store, session, session.apply_filters(Filters(status="graded")))
     assert session.item is None and landed.show and "no item matches filters: graded" in landed.message
 
 
-def test_undo_takes_back_the_newest_grade_and_names_its_answer(desk):
-    info, store = desk
+def test_undo_takes_back_the_newest_grade_and_names_its_answer(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     answer = session.answer_at("right")
     act(store, session, session.grade(answer, GradeChange(grade="partially_correct")))
@@ -111,8 +103,8 @@ def test_undo_takes_back_the_newest_grade_and_names_its_answer(desk):
     assert landed.focus_answer == answer.id and landed.message.startswith("undone: partially_correct")
 
 
-def test_where_the_person_stopped_and_their_settings_come_back(desk):
-    info, store = desk
+def test_where_the_person_stopped_and_their_settings_come_back(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     act(store, session, session.show_question(info.question_pks[2]))
     session.set_hide_methods(True)
@@ -121,10 +113,10 @@ def test_where_the_person_stopped_and_their_settings_come_back(desk):
     assert again.item.question_pk == info.question_pks[2] and again.hide_methods
 
 
-def test_a_desk_sees_another_connections_write_to_the_item_it_shows(desk):
+def test_a_desk_sees_another_connections_write_to_the_item_it_shows(desk_store):
     """Item 3 of issue 40: a grade written elsewhere (another desk, a command) to the item on screen is shown within a
     look, not only after moving away and back; the desk's own writes do not count as another's."""
-    info, store = desk
+    info, store = desk_store
     session = opened(store, info)
     assert not session.refreshed(run_job(store, session.watch()))  # the first look only records where the store is
     act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="wrong")))
@@ -140,8 +132,8 @@ def test_a_desk_sees_another_connections_write_to_the_item_it_shows(desk):
     assert session.answer_at("left").human.grade == "fully_correct"
 
 
-def test_a_look_overtaken_by_a_move_is_dropped(desk):
-    info, store = desk
+def test_a_look_overtaken_by_a_move_is_dropped(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     run_job(store, session.watch())
     with open_store(info.path) as elsewhere:
@@ -152,8 +144,8 @@ def test_a_look_overtaken_by_a_move_is_dropped(desk):
     assert not session.refreshed(run_job(store, look)) and session.item.question_pk == info.question_pks[1]
 
 
-def test_one_live_desk_per_person_and_store(desk):
-    info, store = desk
+def test_one_live_desk_per_person_and_store(desk_store):
+    info, store = desk_store
     first = opened(store, info)
     first.lease = run_job(store, first.take_lease())
     second = DeskSession("alice", info.run_id)
@@ -202,10 +194,10 @@ def test_a_flagged_item_is_left_out_of_every_count_and_list_alike(rule_desk):
             assert len(cell) == matrix[h][m], (person, machine)
 
 
-def test_another_persons_flag_is_shown_where_it_changes_your_figures(desk):
+def test_another_persons_flag_is_shown_where_it_changes_your_figures(desk_store):
     """Item 2 of issue 40: carol graded an item root flagged; her figures leave it out and say so, and her desk shows
     root's flag on it."""
-    info, store = desk
+    info, store = desk_store
     root = opened(store, info, "root")
     act(store, root, root.flag("bad_gold", None))
     carol = opened(store, info, "carol")
@@ -221,8 +213,8 @@ def test_another_persons_flag_is_shown_where_it_changes_your_figures(desk):
 
 # Moves and how each item was reached (these replace Pilot tests of the same behaviour: see the commit) -----------------
 
-def test_next_previous_ungraded_disagreement_and_jump(desk):
-    info, store = desk
+def test_next_previous_ungraded_disagreement_and_jump(desk_store):
+    info, store = desk_store
     pks = info.question_pks
     session = opened(store, info)
     act(store, session, session.step(1))
@@ -245,8 +237,8 @@ def test_next_previous_ungraded_disagreement_and_jump(desk):
     assert session.item.question_id == "q-validate" and landed.message == "no question 'nope'"
 
 
-def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(desk):
-    info, store = desk
+def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="wrong")))  # the machine said not
     act(store, session, session.jump("q-general"))
@@ -258,8 +250,8 @@ def test_d_says_when_it_wraps_from_the_last_disagreement_to_the_first(desk):
     assert act(store, session, session.step(1)).message is None
 
 
-def test_each_grade_records_how_the_person_came_to_the_item(desk):
-    info, store = desk
+def test_each_grade_records_how_the_person_came_to_the_item(desk_store):
+    info, store = desk_store
     session = opened(store, info)
 
     def grade(value: str) -> None:
@@ -288,8 +280,8 @@ def prepare(store, session: DeskSession, jobs=None) -> set[str]:
     return kept
 
 
-def test_a_prepared_neighbour_makes_its_key_a_swap(desk):
-    info, store = desk
+def test_a_prepared_neighbour_makes_its_key_a_swap(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     assert prepare(store, session) == set(NEIGHBOURS) and not session.prepare()  # all ready: nothing more to load
     plan = session.step(1)
@@ -315,10 +307,10 @@ def test_a_prepared_neighbour_makes_its_key_a_swap(desk):
         prepare(store, session)
 
 
-def test_flag_then_d_lands_where_a_fresh_desk_would(desk):
+def test_flag_then_d_lands_where_a_fresh_desk_would(desk_store):
     """The item shown is the run's only disagreement, so `d` prepared ahead would come back to it; `!` leaves it out
     of every list, so `d` must say there is none, as a fresh desk's does, not swap to what was prepared."""
-    info, store = desk
+    info, store = desk_store
     session = opened(store, info)
     answer = session.answer_at("left")
     act(store, session, session.grade(answer, GradeChange(grade=next(g for g in GRADES if g != answer.machine.grade))))
@@ -337,8 +329,8 @@ def test_flag_then_d_lands_where_a_fresh_desk_would(desk):
 
 
 @pytest.mark.parametrize("change", ["grade", "flag", "filter", "budget", "rubric", "order", "another desk"])
-def test_what_may_change_the_order_or_an_item_drops_the_neighbours_prepared(desk, change):
-    info, store = desk
+def test_what_may_change_the_order_or_an_item_drops_the_neighbours_prepared(desk_store, change):
+    info, store = desk_store
     session = opened(store, info)
     session.refreshed(run_job(store, session.watch()))  # the first look records where the store is
     planned = session.prepare()  # on their way when the change comes

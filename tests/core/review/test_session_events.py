@@ -18,20 +18,10 @@ from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
 from gradedesk.core.review.session import run_job
 from gradedesk.core.review.visibility import revealed
-from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.run_records import run_info
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import rows
-from tests.fixtures.desk_store import build_fixture_store
 from tests.fixtures.session import act, counted, opened
-
-
-@pytest.fixture
-def desk(tmp_path):
-    info = build_fixture_store(tmp_path / "store.db")
-    store = open_store(info.path)
-    yield info, store
-    store.close()
 
 
 def events(path, grader="alice"):
@@ -58,8 +48,8 @@ def bundle_at(path, pk: int, budget: int) -> int:
 
 # grades, revisions, undo (were test_desk.py's) ---------------------------------------------------------------------
 
-def test_a_blind_grade_is_recorded_blind_and_reveals_that_answers_machine_grade_only(desk):
-    info, store = desk
+def test_a_blind_grade_is_recorded_blind_and_reveals_that_answers_machine_grade_only(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     left = session.answer_at("left")
     assert not session.judge_visible(left) and not session.judge_visible(session.answer_at("right"))
@@ -74,8 +64,8 @@ def test_a_blind_grade_is_recorded_blind_and_reveals_that_answers_machine_grade_
     assert "graded 1 of 12" in counted(store, session).describe()
 
 
-def test_a_change_after_the_reveal_is_a_revision_and_undo_is_an_event(desk):
-    info, store = desk
+def test_a_change_after_the_reveal_is_a_revision_and_undo_is_an_event(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     grade(store, session, "left", grade="wrong")
     grade(store, session, "left", grade="fully_correct")
@@ -88,8 +78,8 @@ def test_a_change_after_the_reveal_is_a_revision_and_undo_is_an_event(desk):
     assert rows(info.path, "SELECT grade FROM current_human_grades WHERE grader = 'alice'") == [{"grade": "wrong"}]
 
 
-def test_open_mode_is_recorded_with_the_machine_grade_in_view(desk):
-    info, store = desk
+def test_open_mode_is_recorded_with_the_machine_grade_in_view(desk_store):
+    info, store = desk_store
     session = opened(store, info, show_judge=True)
     assert session.judge_visible(session.answer_at("left"))
     grade(store, session, "left", grade="fully_correct")
@@ -97,8 +87,8 @@ def test_open_mode_is_recorded_with_the_machine_grade_in_view(desk):
     assert (e["mode"], e["judge_visible"], e["is_revision"]) == ("open", 1, 0)
 
 
-def test_method_names_stay_hidden_until_both_answers_are_graded(desk):
-    info, store = desk
+def test_method_names_stay_hidden_until_both_answers_are_graded(desk_store):
+    info, store = desk_store
     session = opened(store, info, hide_methods=True)
     assert not session.methods_visible()
     grade(store, session, "left", grade="fully_correct")
@@ -107,8 +97,8 @@ def test_method_names_stay_hidden_until_both_answers_are_graded(desk):
     assert session.methods_visible()
 
 
-def test_two_people_grade_apart_and_each_comes_back_where_they_stopped(desk):
-    info, store = desk
+def test_two_people_grade_apart_and_each_comes_back_where_they_stopped(desk_store):
+    info, store = desk_store
     pks = info.question_pks
     alice, bob = opened(store, info, "alice"), opened(store, info, "bob")
     for _ in range(3):
@@ -123,8 +113,8 @@ def test_two_people_grade_apart_and_each_comes_back_where_they_stopped(desk):
     assert opened(store, info, "carol").item.question_pk == pks[0]
 
 
-def test_a_recheck_pass_is_blind_and_stores_recheck_events_beside_the_grades(desk):
-    info, store = desk
+def test_a_recheck_pass_is_blind_and_stores_recheck_events_beside_the_grades(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     for _ in range(3):
         grade(store, session, "left", grade="fully_correct")
@@ -142,8 +132,8 @@ def test_a_recheck_pass_is_blind_and_stores_recheck_events_beside_the_grades(des
     assert recheck.save_state() is None  # a recheck pass does not move where the person stopped
 
 
-def test_a_revealed_share_opens_that_share_of_items_with_the_judge_in_view(desk):
-    info, store = desk
+def test_a_revealed_share_opens_that_share_of_items_with_the_judge_in_view(desk_store):
+    info, store = desk_store
     session = opened(store, info, reveal_share=1.0)
     grade(store, session, "left", grade="partially_correct")
     assert [(e["mode"], e["judge_visible"]) for e in events(info.path)] == [("open", 1)]
@@ -152,8 +142,8 @@ def test_a_revealed_share_opens_that_share_of_items_with_the_judge_in_view(desk)
     assert revealed(7, "alice", 42, 0.5) == revealed(7, "alice", 42, 0.5)
 
 
-def test_most_useful_first_draws_and_each_grade_records_its_draw(desk):
-    info, store = desk
+def test_most_useful_first_draws_and_each_grade_records_its_draw(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     act(store, session, session.set_order("most_useful"))
     drawn = rows(info.path, "SELECT * FROM sample_draws WHERE grader = 'alice' ORDER BY draw_index")
@@ -170,8 +160,8 @@ def test_most_useful_first_draws_and_each_grade_records_its_draw(desk):
 
 # labels, notes and preferences before and after the grade (were test_blind_events.py's) ---------------------------
 
-def test_a_label_before_the_grade_is_blind_and_not_graded(desk):
-    info, store = desk
+def test_a_label_before_the_grade_is_blind_and_not_graded(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     assert "graded 0 of 12" in counted(store, session).describe()
     landed = grade(store, session, "left", failure_label=FAILURE_LABELS[1])
@@ -192,8 +182,8 @@ def test_a_label_before_the_grade_is_blind_and_not_graded(desk):
         ("unsupported", FAILURE_LABELS[2], 1, 1)
 
 
-def test_undo_takes_back_a_note_given_before_the_grade(desk):
-    info, store = desk
+def test_undo_takes_back_a_note_given_before_the_grade(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     grade(store, session, "left", note="check")
     act(store, session, session.undo())
@@ -205,8 +195,8 @@ def test_undo_takes_back_a_note_given_before_the_grade(desk):
     assert rows(info.path, "SELECT * FROM current_human_grades") == []
 
 
-def test_a_grade_after_undo_is_a_revision_and_agree_counts_the_switch(desk, capsys):
-    info, store = desk
+def test_a_grade_after_undo_is_a_revision_and_agree_counts_the_switch(desk_store, capsys):
+    info, store = desk_store
     session = opened(store, info)
     left = session.answer_at("left")
     grade(store, session, "left", grade="partially_correct")  # blind; the machine grade is revealed
@@ -222,8 +212,8 @@ def test_a_grade_after_undo_is_a_revision_and_agree_counts_the_switch(desk, caps
     assert code == 0 and (switch["eligible"], switch["switched"]) == (1, 1)
 
 
-def test_a_preference_records_what_was_on_screen_and_how_the_item_was_reached(desk):
-    info, store = desk
+def test_a_preference_records_what_was_on_screen_and_how_the_item_was_reached(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     prefer(store, session, "right")  # before any grade: both machine grades hidden
     grade(store, session, "left", grade="fully_correct")  # its machine grade is shown now
@@ -241,8 +231,8 @@ def test_a_preference_records_what_was_on_screen_and_how_the_item_was_reached(de
         left_method(7, pk)
 
 
-def test_u_takes_back_a_preference_given_after_a_grade_then_the_grade(desk):
-    info, store = desk
+def test_u_takes_back_a_preference_given_after_a_grade_then_the_grade(desk_store):
+    info, store = desk_store
     session = opened(store, info)
     grade(store, session, "left", grade="wrong")
     prefer(store, session, "right")
@@ -259,8 +249,8 @@ def test_u_takes_back_a_preference_given_after_a_grade_then_the_grade(desk):
 
 # a bundled budget other than the run's largest (were test_budget_desk.py's) ----------------------------------------
 
-def test_budget_1000_shows_raw_beside_the_1000_token_answer_and_every_event_records_it(desk):
-    info, store = desk
+def test_budget_1000_shows_raw_beside_the_1000_token_answer_and_every_event_records_it(desk_store):
+    info, store = desk_store
     pk = info.question_pks[0]
     bundle_side = "left" if left_method(7, pk) == "bundle" else "right"
     with store.transaction():  # the judge was unsure of one 1,000-token answer only
@@ -295,8 +285,8 @@ def test_budget_1000_shows_raw_beside_the_1000_token_answer_and_every_event_reco
     assert json.loads(state["settings"])["budget"] == 1000
 
 
-def test_a_budget_chosen_is_kept_per_person_and_a_raw_grade_stays_the_raw_answers(desk):
-    info, store = desk
+def test_a_budget_chosen_is_kept_per_person_and_a_raw_grade_stays_the_raw_answers(desk_store):
+    info, store = desk_store
     pk = info.question_pks[0]
     raw_side = "left" if left_method(7, pk) == "raw" else "right"
     session = opened(store, info)
@@ -324,8 +314,8 @@ def by_budget_counts(store, budget: int) -> tuple[int, int, int]:
     return graded, sum(p["compared"] for p in points), sum(p["agreed"] for p in points)
 
 
-def test_the_figures_count_at_the_budget_shown_as_agree_by_budget_does(desk):
-    info, store = desk
+def test_the_figures_count_at_the_budget_shown_as_agree_by_budget_does(desk_store):
+    info, store = desk_store
     pk, other = info.question_pks[0], info.question_pks[1]
     bundle_side = "left" if left_method(7, pk) == "bundle" else "right"
     with store.transaction():  # the fixture's judge graded only the 2,000-token answers: one at 1,000 too
@@ -349,8 +339,8 @@ def test_the_figures_count_at_the_budget_shown_as_agree_by_budget_does(desk):
     assert (graded, compared) == (1, 1)
 
 
-def test_undo_at_a_budget_takes_back_that_budgets_events_and_the_other_budgets_stand(desk):
-    info, store = desk
+def test_undo_at_a_budget_takes_back_that_budgets_events_and_the_other_budgets_stand(desk_store):
+    info, store = desk_store
     pk = info.question_pks[0]
     raw_side, bundle_side = ("left", "right") if left_method(7, pk) == "raw" else ("right", "left")
     for budget, raw_grade, bundle_grade, which in ((1000, "unsupported", "partially_correct", "left"),
