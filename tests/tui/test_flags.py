@@ -1,11 +1,14 @@
 """Flagging an item at the desk (issue 24, item 8): the flag key stores an item_flags event with its reason and note,
-shows the flag in the status line and the queue, and the same key on a flagged item takes it back (an undo event)."""
+shows the flag in the status line and the queue, and the same key on a flagged item takes it back (an undo event);
+how a flagged item's grades count, through the desk session."""
 
 from __future__ import annotations
 
 import pytest
 
+from gradedesk.core.grading.human_grades import GradeChange
 from tests.fixtures.desk import keys, rows, running, screen_text
+from tests.fixtures.session import act, counted, opened
 from gradedesk.tui.screens.flag_modal import FlagModal
 from gradedesk.tui.screens.queue import QueueScreen
 
@@ -27,12 +30,6 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert (e["run_id"], e["question_pk"], e["grader"], e["action"], e["reason"], e["note"], e["judge_visible"]) \
             == (info.run_id, pk, "alice", "set", "bad_gold", None, 0)
         assert "⚑ flagged: bad gold answer" in app.screen.query_one("#progress").render().plain
-        # the grade keys still work on a flagged item, which counts as graded, never as compared (as in agree)
-        await keys(pilot, "2")
-        assert "graded 1 of 12 · agreement with judge: nothing compared yet · 1 on flagged items not compared" \
-            in app.screen.progress_text
-        await keys(pilot, "u")  # u takes back the grade, not the flag
-        assert len(flag_events(info.path)) == 1
         await keys(pilot, "exclamation_mark")
         assert not isinstance(app.screen, FlagModal)  # no dialog: the flag is taken back at once
         undo = flag_events(info.path)[1]
@@ -40,9 +37,24 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert "⚑" not in app.screen.query_one("#progress").render().plain
         assert "flag taken back" in app.screen.query_one("#progress").render().plain
         assert app.screen.session.item.flag is None
-        await keys(pilot, "2")
-        assert "graded 1 of 12 · agreement with judge 0/1" in app.screen.progress_text
-        assert "flag taken back" not in screen_text(app)  # each action replaced the message
+
+
+def test_a_flagged_item_is_graded_never_compared_and_u_takes_back_the_grade_not_the_flag(desk_store):
+    """Through the desk session: the grade keys still work on a flagged item, which counts as graded, never as
+    compared (as in agree)."""
+    info, store = desk_store
+    session = opened(store, info)
+    act(store, session, session.flag("bad_gold", None))
+    left = session.answer_at("left")
+    act(store, session, session.grade(left, GradeChange(grade="partially_correct")))
+    assert "graded 1 of 12 · agreement with judge: nothing compared yet · 1 on flagged items not compared" \
+        in counted(store, session).describe(machine=session.machine_name)
+    act(store, session, session.undo())  # u takes back the grade, not the flag
+    assert len(flag_events(info.path)) == 1 and session.item.flag is not None
+    landed = act(store, session, session.unflag())
+    assert landed.message.startswith("flag taken back") and session.item.flag is None
+    act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="partially_correct")))
+    assert "graded 1 of 12 · agreement with judge 0/1" in counted(store, session).describe(machine=session.machine_name)
 
 
 async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_item(fixture_store):
