@@ -34,18 +34,20 @@ def _their_lambda(judge_all, human, judge):
 def test_point_estimate_and_lambda_are_ppi_pythons_for_the_runs_own_figure(seed, accuracy, levels):
     """ppi-python estimates a mean over a population the N judged items were drawn from; ours is the run's own (the
     judge graded all of it), so its lambda leaves out ppi-python's (1 + n/N) and its variance the judged items' share,
-    lam^2 var(judge) / N. With those two terms the figures are ppi-python's."""
+    lam^2 var(judge) / N. Its lambda divides by the judge's variance pooled over the draws and the N items; ours by
+    the draws' own (the regression slope: power_tuning says why). With those terms the figures are ppi-python's."""
     judge_all, human, judge = _data(seed, accuracy, levels=levels)
     lam, _ = _their_lambda(judge_all, human, judge)
     est, gain = ppi_mean(judge_all, human, judge, boot=2000)
     n, big_n = human.size, judge_all.size
     assert 0 < lam and gain.lam < 1  # tuned, not clipped: the comparison means something
-    assert gain.lam == pytest.approx(lam * (1 + n / big_n), abs=1e-12)
+    pooled = np.concatenate([judge, judge_all]).var(ddof=1)
+    assert gain.lam == pytest.approx(lam * (1 + n / big_n) * pooled / judge.var(), abs=1e-12)
     theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all, lam=gain.lam))[0])
     assert est.value == pytest.approx(theirs, abs=1e-12)
-    # their interval is a normal approximation with lambda held; ours Wilson's at the effective n from the bootstrap's
-    # variance times n / (n - 1), Student's t for n - 1 degrees of freedom, lambda chosen again on each replicate:
-    # without the judged items' term and with those factors the widths agree within 10%
+    # their interval is a normal approximation with lambda held, as ours holds it; ours is Wilson's at the effective n
+    # from the bootstrap's variance times n / (n - 1), Student's t for n - 1 degrees of freedom: without the judged
+    # items' term and with those factors the widths agree within 10%
     low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05, lam=gain.lam)
     theirs_width = float(np.ravel(high)[0] - np.ravel(low)[0])
     z = 1.959964
@@ -89,15 +91,16 @@ def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_wort
     assert gain.line == f"the machine grades are worth {expected} more graded items; already +/-0.05"
 
 
-def test_the_tuned_interval_carries_the_choice_of_lambda():
-    """Lambda is chosen again on every replicate: the draws themselves (a row of ones) give the figure's lambda, the
-    replicates lambdas spread around it, and the interval is not the one with that lambda held fixed."""
+def test_lambda_is_held_on_the_replicates_where_it_makes_the_interval_narrowest():
+    """The tuned interval is the one with its lambda given, and neither people alone (lambda 0), plain PPI (lambda 1)
+    nor a lambda a little either side of it, on the same replicates, is narrower."""
     judge_all, human, judge = _data(9, 0.8, n=40)
     tuned, gain = ppi_mean(judge_all, human, judge, boot=2000)
     held, _ = ppi_mean(judge_all, human, judge, boot=2000, lam=gain.lam)
-    assert tuned.value == held.value and (tuned.low, tuned.high) != (held.low, held.high)
+    assert (tuned.value, tuned.low, tuned.high) == (held.value, held.low, held.high) and 0.1 < gain.lam < 0.9
     n = human.size
-    sums = np.stack([np.ones(n), human, judge])  # each draw its own cluster, equal weights
-    assert power_tuning(judge_all, judge, sums, np.ones((1, n)))[0] == pytest.approx(gain.lam, abs=1e-12)
-    replicates = power_tuning(judge_all, judge, sums, np.random.default_rng(1).multinomial(n, [1 / n] * n, 500))
-    assert replicates.std() > 0.05 and abs(np.median(replicates) - gain.lam) < 0.1
+    assert power_tuning(np.stack([np.ones(n), human, judge])) == pytest.approx(gain.lam, abs=1e-12)
+    width = tuned.high - tuned.low
+    for other in (0.0, 1.0, gain.lam - 0.1, gain.lam + 0.1):
+        est, _ = ppi_mean(judge_all, human, judge, boot=2000, lam=other)
+        assert est.high - est.low > width * 0.995, other
