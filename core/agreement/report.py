@@ -41,7 +41,7 @@ from gradedesk.core.agreement.people import (
     SelfConsistency, SwitchRate, grade_histories, people_alpha_units, self_consistency, switches,
 )
 from gradedesk.core.agreement.rubric_versions import JudgeVersions, judge_versions
-from gradedesk.core.agreement.samples import SampleReport, sample_report
+from gradedesk.core.agreement.samples import PpiPassRate, SampleReport, ppi_pass_rates, sample_report
 from gradedesk.core.grading.vocabulary import GRADES, PASS_GRADE
 from gradedesk.core.stats import measures as agree
 from gradedesk.core.stats.krippendorff import krippendorff_alpha_ordinal
@@ -50,7 +50,7 @@ from gradedesk.core.stats.records import FLAT, Record
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.flags import flagged_questions
 from gradedesk.core.store.gold import stale_grade_counts
-from gradedesk.core.store.reports import machine_graders
+from gradedesk.core.store.reports import PairRow, machine_graders
 from gradedesk.core.store.rubrics import (
     FlaggedGrade, grades_under_other_rubric, machine_grades_under_other_rubric, newest_rubric_version,
 )
@@ -178,17 +178,48 @@ def _rubrics(store: Store, run_id: int, pairs: list[Pair], s: Settings) -> Rubri
     return Rubrics(current, per_version, flagged, machine_older)
 
 
+@dataclass
+class Compared:
+    """Whom people's grades are compared with: every current grade (`rows`), the machine graders seen, the kind
+    compared, the rows graded by it and their pairs."""
+
+    rows: list[PairRow]
+    graders: list[tuple[str | None, str | None]]
+    kind: str | None
+    chosen: list[PairRow]
+    pairs: list[Pair]
+
+
+def compared(store: Store, run_id: int, grader: GraderChoice | None) -> Compared:
+    """People's grades and the machine grades they are compared with: `grader`'s, else the one on the desk when
+    each was saved."""
+    rows = load_pairs(store, run_id, grader)
+    # nobody graded yet: still name the run's machine grader and its pass rates
+    graders: list[tuple[str | None, str | None]] = ([(r.grader_kind, r.grader_model) for r in rows]
+                                                    or list(machine_graders(store, run_id)))
+    kind = grader.kind if grader else choose_kind(graders)
+    chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
+    return Compared(rows, graders, kind, chosen, [pair_from_row(r) for r in chosen])
+
+
+def prediction_powered(store: Store, run_id: int, settings: Settings | None = None) -> list[PpiPassRate]:
+    """The prediction-powered pass rates of the report alone (raw, bundled per budget, bundle - raw; empty without a
+    machine grader), each with its lambda and what the judge bought it: what `summary` prints."""
+    s = settings or Settings()
+    c = compared(store, run_id, None)
+    if not c.kind:
+        return []
+    arms, paired, primary = scan_answers(store, run_id, c.kind, arms_grader(None, c.chosen))
+    return ppi_pass_rates(store, run_id, c.pairs, (arms, paired), s, primary)
+
+
 def agreement_report(store: Store, run_id: int, settings: Settings | None = None,
                      grader: GraderChoice | None = None) -> AgreementReport:
     """Everything `gradedesk agree` prints and the desk's agreement screen shows. `grader`: whom every grade is
     compared with (default: the machine grader on the desk when it was saved)."""
     s = settings or Settings()
-    rows = load_pairs(store, run_id, grader)
-    # nobody graded yet: still name the run's machine grader and its pass rates
-    graders = [(r.grader_kind, r.grader_model) for r in rows] or machine_graders(store, run_id)
-    kind = grader.kind if grader else choose_kind(graders)
-    chosen = [r for r in rows if r.grader_kind == kind and r.machine is not None] if kind else []
-    pairs = [pair_from_row(r) for r in chosen]
+    c = compared(store, run_id, grader)
+    rows, graders, kind, chosen, pairs = c.rows, c.graders, c.kind, c.chosen, c.pairs
     notes = []
     flagged = len(flagged_questions(store, run_id))  # the store's readers below leave them out
     if flagged:

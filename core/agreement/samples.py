@@ -313,7 +313,22 @@ def sample_report(store: Store, run_id: int, pairs: list[Pair], judged: tuple[li
     grader's grades and passes on every shown answer per method and budget, and its paired raw-vs-bundled table at
     the `primary` budget (pass_rates.scan_answers; None: no machine grader, no pass rates)."""
     sampled, weighted, differences = _sampled(store, run_id, pairs, s, primary)
+    rates = _ppi(weighted, differences, judged, s, primary)
     return SampleReport("all graded items, unweighted (see sampled and apart for the samples they mix)", sampled,
-                        _apart(pairs, s), _pass_rates(weighted, judged[0], s) if judged is not None else [],
-                        _bundle_minus_raw(differences, judged[1], primary, s) if judged is not None else None,
+                        _apart(pairs, s), rates[:-1], rates[-1] if rates else None,
                         _position_bias(store, run_id, s), _anchoring(pairs, s))
+
+
+def ppi_pass_rates(store: Store, run_id: int, pairs: list[Pair], judged: tuple[list[Arm], np.ndarray], s: Bootstrap,
+                   primary: int | None = None) -> list[PpiPassRate]:
+    """The prediction-powered pass rates of sample_report alone: raw, bundled per budget, then bundle - raw."""
+    _, weighted, differences = _sampled(store, run_id, pairs, s, primary)
+    return _ppi(weighted, differences, judged, s, primary)
+
+
+def _ppi(weighted: list[tuple[Pair, float, float]], differences: list[DrawnDifference],
+         judged: tuple[list[Arm], np.ndarray] | None, s: Bootstrap, primary: int | None) -> list[PpiPassRate]:
+    """Raw, bundled per budget, then bundle - raw (empty: no machine grader)."""
+    if judged is None:
+        return []
+    return [*_pass_rates(weighted, judged[0], s), _bundle_minus_raw(differences, judged[1], primary, s)]

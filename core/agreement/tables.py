@@ -11,7 +11,7 @@ from typing import Any
 
 from gradedesk.core.agreement.people import SelfConsistency
 from gradedesk.core.agreement.report import AgreementReport, GroupAgreement
-from gradedesk.core.agreement.samples import DIFFERENCE
+from gradedesk.core.agreement.samples import DIFFERENCE, PpiPassRate
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.stats.measures import Estimate, texts_once
 from gradedesk.core.stats.weighted import JudgeGain
@@ -200,7 +200,11 @@ GAIN_NOTE = ("lambda: the machine grades' weight, 0 = people alone; what they bo
 
 def ppi_table(report: AgreementReport) -> Table:
     samples = report.samples
-    rates = samples.pass_rates + ([samples.bundle_minus_raw] if samples.bundle_minus_raw else [])
+    return ppi_rates_table(samples.pass_rates + ([samples.bundle_minus_raw] if samples.bundle_minus_raw else []))
+
+
+def ppi_rates_table(rates: list[PpiPassRate]) -> Table:
+    """Prediction-powered pass rates, each with its lambda and what the machine grades bought it (agree, summary)."""
     rows: list[list[Any]] = [[r.method if r.budget is None else f"{r.method} @ {r.budget}", r.judged,
                               r.human_sampled, text, *gain_cells(r.judge_bought)]
                              for r, text in zip(rates, texts_once([r.ppi for r in rates]))]

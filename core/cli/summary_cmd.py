@@ -1,5 +1,7 @@
 """gradedesk summary RUN: grades by method and category, retrieval, faithfulness, claims and invalid citations, tokens
-and cost, grading cost."""
+and cost, grading cost; once people graded items the desk drew, the prediction-powered pass rates `agree` prints, each
+with its lambda and what the machine grades bought it (--json: `prediction_powered`, beside the run summary's own
+fields: core/runs does not reach into core/agreement, so the two are joined here)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ ORDER = 42
 GRADE_COLUMNS = ("fully_correct", "partially_correct", "unsupported", "wrong", "grading_error")
 
 if TYPE_CHECKING:
+    from gradedesk.core.agreement.samples import PpiPassRate
     from gradedesk.core.runs.headline import GradeCounts
     from gradedesk.core.runs.summary import RunSummary
 
@@ -21,7 +24,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         description="Tables on stdout (--json for machines): answers, tokens and cost per method; grades per grader "
                     "by method and by category; failure labels; retrieval precision/recall; faithfulness and "
                     "relevance; claims, citations and invalid citations; grading cost against answering cost; "
-                    "judge consistency; notes.")
+                    "judge consistency; prediction-powered pass rates (the judge corrected by the sampled human "
+                    "grades, with lambda and what the judge bought them); notes.")
     p.add_argument("run", nargs="?", default="latest", metavar="RUN", help="run id or 'latest' (default)")
     p.set_defaults(handler=run)
 
@@ -55,7 +59,20 @@ def budget_section(s: RunSummary) -> None:
     print_table(people.PREFERENCE_HEADERS, people.preference_rows())
 
 
+def ppi_section(rates: list[PpiPassRate]) -> None:
+    """The prediction-powered pass rates, once a sampled human grade makes one of them (agree says why not, else)."""
+    from gradedesk.core.agreement.tables import ppi_rates_table
+    from gradedesk.core.cli.output import print_table
+
+    if not any(r.ppi.value is not None for r in rates):
+        return
+    table = ppi_rates_table(rates)
+    section(table.title[0].lower() + table.title[1:])
+    print_table(table.headers, table.rows)
+
+
 def run(args: argparse.Namespace) -> int:
+    from gradedesk.core.agreement.report import prediction_powered
     from gradedesk.core.store.connection import open_store
     from gradedesk.core.runs.headline import RAW_VS_BUNDLES, headline_table, names_code
     from gradedesk.core.runs.summary import summarize
@@ -63,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
 
     with open_store(args.store, create=False) as store:
         s = summarize(store, args.run)
+        rates = prediction_powered(store, s.run.id)
     if args.json:
-        print_json(s.to_dict())
+        print_json({**s.to_dict(), "prediction_powered": [r.to_dict() for r in rates]})
         return 0
     r = s.run
     print(f"run {r.id} ({r.source}, {r.created_at}): {r.provider} {r.model or ''}".rstrip()
@@ -121,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         print_table(("question", "method", "budget", "judge", "grades"),
                     [[x.question_id, x.method, x.budget, x.judge_model, " -> ".join(x.grades)] for x in k.changed])
     budget_section(s)
+    ppi_section(rates)
     if s.warnings:
         section("notes")
         for w in s.warnings:

@@ -232,6 +232,34 @@ async def test_each_prediction_powered_figure_shows_its_lambda_and_what_the_judg
     assert "what machine grades bought" in plain and "bundle - raw @ 2000" in plain
 
 
+@pytest.mark.parametrize("width", [78, 98])
+def test_what_the_judge_bought_gets_the_width_the_figures_leave(tmp_path, width):
+    """The sentences go under the figures in a table of their own (in the figures' table they got the room the
+    figures left: at 80 columns a word or two a line): each starts on its figure's row and takes at most two lines."""
+    from rich.console import Console
+
+    from gradedesk.core.agreement.report import agreement_report
+    from gradedesk.core.agreement.tables import ppi_table
+    from gradedesk.tui.screens.agreement import gains_group
+
+    path = tmp_path / "sampled.db"
+    with open_store(path) as s:
+        run, answers = build_sampling_run(s)
+        grade_sampled(s, run, answers, "carol", 10)
+        report = agreement_report(s, run, FAST)
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(gains_group(ppi_table(report)))
+    lines = console.export_text().splitlines()
+    assert all(len(line.rstrip()) <= width for line in lines)
+    head = next(i for i, line in enumerate(lines) if "what machine grades bought" in line)
+    rows = lines[head + 1:]
+    labels = ["raw ", "bundle @ 2000 ", "bundle - raw @ 2000 "]
+    starts = [next(i for i, line in enumerate(rows) if line.startswith(label)) for label in labels]
+    assert all(rows[i].split(maxsplit=len(label.split()))[-1].startswith("the machine grades")
+               for i, label in zip(starts, labels))
+    assert all(b - a <= 2 for a, b in zip(starts, starts[1:] + [len(rows)]))
+
+
 @sync
 async def test_two_judge_rubrics_are_shown_side_by_side(store):
     app = Host(store.path, store.run_id)

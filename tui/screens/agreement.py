@@ -38,7 +38,7 @@ from gradedesk.core.agreement.pass_rates import TokenQuality
 from gradedesk.core.agreement.report import AgreementReport, Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.agreement.tables import (
-    Table, budget_tables, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
+    GAIN_HEADERS, Table, budget_tables, group_table, judge_rubrics_table, ppi_table, samples_table, switch_table,
 )
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADES
 from gradedesk.core.review.session import Job
@@ -70,6 +70,22 @@ def rich_table(table: Table) -> FigureTable:
     return FigureTable(table.title, table.headers, table.rows)
 
 
+def gains_group(table: Table, names: int = 1) -> Group | FigureTable:
+    """A table of prediction-powered figures whose last column is what machine grades bought (a sentence per figure,
+    core/agreement/tables.GAIN_HEADERS) drawn as two: the figures with their lambda, then each figure's sentence in a
+    column as wide as the screen leaves it, the figure named by its first `names` cells. In one table the sentence got
+    the room the figures left: at 80 columns, a word or two a line."""
+    if list(table.headers[-len(GAIN_HEADERS):]) != GAIN_HEADERS:
+        return rich_table(table)
+    figures = rich_table(Table(table.title, table.headers[:-1], [row[:-1] for row in table.rows]))
+    said = [row for row in table.rows if row[-1] != "-"]  # '-': no estimate, nothing bought (tables.gain_cells)
+    if not said:
+        return figures
+    bought = Table("", [" ".join(table.headers[:names]), table.headers[-1]],
+                   [[" ".join(str(cell) for cell in row[:names]), row[-1]] for row in said])
+    return Group(figures, rich_table(bought))
+
+
 def summary_table(report: AgreementReport) -> Table:
     four, binary = report.four_level, report.binary.estimates
     four_texts = texts_once([four[key] for key, _ in SUMMARY])
@@ -95,7 +111,7 @@ def pairwise_group(report: AgreementReport) -> Group:
     """Which answer is better: the pairwise judge beside people's left-side share, the win rates of bundled over raw,
     and judge vs people's preferences."""
     tables = pairwise_tables(report.pairwise, report.samples.position_bias.preferred_left, confusion=False)
-    return Group(*(part for t in tables for part in (rich_table(t), Text(" "))))
+    return Group(*(part for t in tables for part in (gains_group(t, names=2), Text(" "))))
 
 
 def headline_group(head: Headline) -> Group | FigureTable:
@@ -212,7 +228,7 @@ class AgreementScreen(Screen):
             rich_table(group_table("By category", "category", report.breakdowns["category"])))
         self.query_one("#agreement-samples", Static).update(rich_table(samples_table(report)))
         if report.samples.pass_rates:
-            self.query_one("#agreement-ppi", Static).update(rich_table(ppi_table(report)))
+            self.query_one("#agreement-ppi", Static).update(gains_group(ppi_table(report)))
         self.query_one("#agreement-pairwise", Static).update(pairwise_group(report))
         self._plot(report.quality_by_tokens)
         if report.by_budget.drawn:
