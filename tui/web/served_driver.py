@@ -8,6 +8,7 @@ here a closed input quits the desk the way ctrl-q does (the writes still waiting
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from textual.drivers.web_driver import WebDriver
 
@@ -16,4 +17,5 @@ class ServedDriver(WebDriver):
     def run_input_thread(self) -> None:
         super().run_input_thread()
         if not self.exit_event.is_set():  # the input ended before the desk did: its server is gone
-            asyncio.run_coroutine_threadsafe(self._app.run_action("quit"), self._loop)
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the desk is ending anyway
+                asyncio.run_coroutine_threadsafe(self._app.run_action("quit"), self._loop)
