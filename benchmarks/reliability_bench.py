@@ -10,7 +10,10 @@ inputs were tried and how many failed (0 expected). Every try runs the real `gra
    and terminal_safe on random strings mixing controls, bidi, emoji and right-to-left text.
 3. store faults: a store cut at many lengths (a cut that removes only zeros leaves the store whole: not counted),
    overwritten with text, and locked past the busy timeout, under reading and writing commands: one `gradedesk:
-   error:` line naming the store, exit 2, no traceback.
+   error:` line naming the store, exit 2, no traceback. And nothing received thrown away: `run`, `judge` (verdicts
+   and LLM scores) and `judge --pairwise` against the chat stand-in with the store locked from their first call on end
+   in one line naming the file of kept replies, which holds every reply; the next `run` or `judge` takes them all in
+   and asks the model nothing again (two tries each).
 4. deep JSON: nesting depths just over the bound up to 100,000 in a questions file, a run log, a trace export and a
    bundle: one line naming file, line and "nested too deeply", exit 2.
 5. served desk: real `gradedesk serve` processes (loopback, and 0.0.0.0 with its token) met through aiohttp as a
@@ -18,7 +21,8 @@ inputs were tried and how many failed (0 expected). Every try runs the real `gra
    token, with a wrong one, a cut or a changed one answer 404 and the printed URL 200; past --max-desks the page and
    the websocket answer 503, and the freed desk opens again; every address the page loads is the server's own and the
    Content-Security-Policy says 'self'; a second desk under a name whose desk is open is refused and never shows the
-   first's item nor stores a grade; the hostile corpus through a served desk's stream: none of its sequences.
+   first's item nor stores a grade; serve stopped by SIGTERM, ctrl-c (SIGINT) or killed (SIGKILL) with a desk open:
+   no desk process outlives it; the hostile corpus through a served desk's stream: none of its sequences.
 6. smaller: `--api-key KEY` in its spellings (never echoed), grader names with control characters (--grader,
    $GRADEDESK_GRADER, import --grader).
 The desk keeping grades typed while the store is locked is a Pilot test (tests/tui/test_locked_store_desk.py), not
@@ -36,6 +40,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -47,9 +52,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gradedesk.core.store import connection
 from gradedesk.core.text.terminal import terminal_safe
 from gradedesk.tui.cli import main
+from gradedesk.core.store import kept_replies as kept
+from tests.fixtures.chat_server import ChatServer
 from tests.fixtures.cli import STORE_TARGETS, store_target
+from tests.fixtures.kept import ANSWER, PAIRWISE, calls, judge_reply, kept_error, locked_once_asked
 from tests.fixtures.langfuse_export import hostile_traces
-from tests.fixtures.served import Served, desk, handshake, page_links
+from tests.fixtures.served import Served, desk, desk_processes, handshake, outliving, page_links
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 TEXTUAL_POINTER = re.compile("\x1b\\]22;[a-z-]*\x07")  # Textual's own OSC 22 (pointer shape), ended by a bell
@@ -197,6 +205,50 @@ def store_faults(tmp: Path) -> tuple[int, int]:
     return tried, failed
 
 
+def kept_replies(tmp: Path) -> tuple[int, int]:
+    """A command whose replies meet a locked store, then the next command (the same one, or `run` after a pairwise
+    judge): every reply kept, taken in, none asked again."""
+    from tests.fixtures.shop import build_project
+
+    tried = failed = 0
+    saved = connection.BUSY_TIMEOUT_MS, kept.STORE_RETRIES
+    connection.BUSY_TIMEOUT_MS, kept.STORE_RETRIES = 200, (0.05, 0.1)
+    try:
+        for first, reply, then in ((["run"], lambda body: ANSWER, ["run"]), (["judge"], judge_reply, ["judge"]),
+                                   (["judge", "--pairwise"], lambda body: PAIRWISE, ["run"])):
+            folder = tmp / f"kept-{'-'.join(first)}"
+            folder.mkdir()
+            db, questions = build_project(folder)
+            run = ["run", "--questions", questions, "--budgets", "300", "--store", db]
+            with ChatServer() as server:
+                endpoint = ["--model", "m", "--base-url", server.base_url, "--store", db]
+                if first != ["run"]:
+                    assert gradedesk(*run)[0] == 0  # answers to judge (offline)
+                argv = [*(run if first == ["run"] else first), *endpoint]
+                with locked_once_asked(str(db), server, reply):
+                    code, _, err = gradedesk(*argv)
+                asked = len(server.answer_requests)
+                path = kept.kept_path(db)
+                held = len(path.read_text().splitlines()) if path.exists() else 0
+                why = kept_error(code, err, str(path), " ".join(first)) or (
+                    None if held == calls(server) else f"{calls(server)} replies, the file holds {held}")
+                tried, failed = tried + 1, failed + (why is not None)
+                if why:
+                    print(f"kept replies, {' '.join(first)}: {why}", file=sys.stderr)
+                # the next command: the same one, or the offline run of these answers after the pairwise judge
+                nxt = [*run, *endpoint] if first == ["run"] else [*then, *endpoint] if then != ["run"] else run
+                code, _, err = gradedesk(*nxt)
+                taken = f"took in {held} repl" in err and not path.exists()
+                ok = code == 0 and taken and len(server.answer_requests) == asked
+                tried, failed = tried + 1, failed + (not ok)
+                if not ok:
+                    print(f"kept replies, {' '.join(then)} after {' '.join(first)}: exit {code}, "
+                          f"{len(server.answer_requests) - asked} new calls: {err[-300:]!r}", file=sys.stderr)
+    finally:
+        connection.BUSY_TIMEOUT_MS, kept.STORE_RETRIES = saved
+    return tried, failed
+
+
 def deep_json(tmp: Path) -> tuple[int, int]:
     tried = failed = 0
     for depth in (65, 100, 1_000, 10_000, 100_000):
@@ -311,6 +363,16 @@ async def _served_guards(db: Path, hostile_db: Path) -> tuple[int, int]:
                 count(page.status == 200, "the printed URL did not open the page")
             count(await handshake(session, served, {"Origin": served.origin}) == 101, "the printed URL's desk refused")
         count(served.stderr.count(token) == 1, "the token was not printed exactly once")
+        for how in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):  # no desk outlives the serve that started it
+            with Served(db) as served:
+                async with desk(session, served) as ann:
+                    await ann.until("the name screen", lambda d=ann: "Enter to start grading" in d.shown)
+                    await ann.type("ann\r")
+                    await ann.until("the desk", lambda d=ann: "press 1-4" in d.shown)
+                    running = desk_processes(db)
+                    served.stop(how)
+                    left = outliving(db)
+            count(len(running) == 1 and left == [], f"serve stopped by {how.name}: desks {left} outlived it")
         with Served(hostile_db) as served:
             async with desk(session, served) as opened:
                 await opened.until("the name screen", lambda: "Enter to start grading" in opened.shown)
@@ -352,12 +414,13 @@ def main_bench() -> None:
         rows = [("1 outputs never the store or an input", outputs(tmp)),
                 ("2 escape sequences never reach the terminal", escapes(tmp, rng, args.fuzz)),
                 ("3 store faults: one line, exit 2", store_faults(tmp)),
+                ("3 replies kept beside a locked store", kept_replies(tmp)),
                 ("4 deeply nested JSON: one line, exit 2", deep_json(tmp)),
-                ("5 served desk: Origin, token, cap, page, names", served_desk(tmp)),
+                ("5 served desk: Origin, token, cap, page, names, ends", served_desk(tmp)),
                 ("6 --api-key refused, grader names checked", smaller(tmp))]
-    print(f"{'item':<46} {'tried':>7} {'failed':>7}")
+    print(f"{'item':<54} {'tried':>7} {'failed':>7}")
     for name, (tried, failed) in rows:
-        print(f"{name:<46} {tried:>7,} {failed:>7,}")
+        print(f"{name:<54} {tried:>7,} {failed:>7,}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import pytest
 from gradedesk.core.store import connection, kept_replies
 from gradedesk.core.store.kept_replies import kept_path
 from tests.fixtures.cli import cli
-from tests.fixtures.kept import ANSWER, PAIRWISE, judge_reply, kept_error, locked_once_asked
+from tests.fixtures.kept import ANSWER, PAIRWISE, calls, judge_reply, kept_error, locked_once_asked
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +37,7 @@ def test_replies_a_locked_store_refuses_are_kept_and_taken_in_by_the_next_run(pr
         code, out, err = cli(capsys, "run", "--questions", questions, *endpoint)
     asked = len(chat_server.answer_requests)
     ends_naming_the_file(code, err, db, "run")
-    assert asked == 6 and len(kept_path(db).read_text().splitlines()) == 6
+    assert calls(chat_server) == 6 and len(kept_path(db).read_text().splitlines()) == 6
 
     code, out, err = cli(capsys, "run", "--questions", questions, *endpoint)
     assert code == 0, err
@@ -55,7 +55,7 @@ def test_verdicts_and_scores_a_locked_store_refuses_are_kept_and_taken_in_by_the
         code, _, err = cli(capsys, "judge", *endpoint)
     asked = len(chat_server.answer_requests)
     ends_naming_the_file(code, err, db, "judge")
-    assert asked == 18 and len(kept_path(db).read_text().splitlines()) == 18  # 6 verdicts, 6 + 6 scores
+    assert calls(chat_server) == 18 and len(kept_path(db).read_text().splitlines()) == 18  # 6 verdicts, 6 + 6 scores
     assert count(db, "SELECT count(*) FROM auto_grades WHERE grader_kind = 'judge'") == 0
 
     code, out, err = cli(capsys, "judge", *endpoint)
@@ -75,7 +75,7 @@ def test_pairwise_replies_are_kept_and_the_next_run_takes_them_in(project, chat_
         code, _, err = cli(capsys, "judge", "--pairwise", *endpoint)
     asked = len(chat_server.answer_requests)
     ends_naming_the_file(code, err, db, "judge --pairwise")
-    assert asked == 6 and len(kept_path(db).read_text().splitlines()) == 6  # 3 pairs, both orders
+    assert calls(chat_server) == 6 and len(kept_path(db).read_text().splitlines()) == 6  # 3 pairs, both orders
 
     code, _, err = cli(capsys, "run", "--questions", questions, "--budgets", "300", "--store", db)  # any run or judge
     assert code == 0 and "took in 6 replies" in err and not kept_path(db).exists()
