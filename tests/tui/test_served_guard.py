@@ -2,12 +2,13 @@
 at another address cannot open a desk; past --max-desks the page says the desk is full; the page asks no other host for
 anything; beyond loopback nothing is served without the token in the printed URL; a second connection under a name in
 use never sees nor changes the first's items; the hostile corpus reaches the websocket only escaped; no desk outlives
-the serve that started it, however serve ends."""
+the serve that started it, however serve ends; a closed tab's desk stores what it was still waiting to store."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sqlite3
 import time
 
 import aiohttp
@@ -157,3 +158,24 @@ async def test_no_desk_outlives_serve(fixture_store, how):
                 await ann.until("the socket closed", lambda: ann.ws.closed)
                 assert time.monotonic() - started < 20
     assert rows(fixture_store.path, "SELECT person FROM desk_leases") == []  # the desk quit as desks do: lease freed
+
+
+async def test_a_grade_waiting_for_a_locked_store_is_stored_after_the_tab_closes(fixture_store):
+    """A closed tab tells the desk to quit; it leaves as ctrl-q does: the grade still waiting for the store first."""
+    with Served(fixture_store.path) as served:
+        async with aiohttp.ClientSession() as session:
+            async with desk(session, served) as ann:
+                await ann.until("the name screen", lambda: "Enter to start grading" in ann.shown)
+                await ann.type("ann\r")
+                await ann.until("ann's desk", lambda: "press 1-4" in ann.shown)
+                holder = sqlite3.connect(fixture_store.path, isolation_level=None)
+                holder.execute("BEGIN IMMEDIATE")
+                await ann.type("1")
+                await asyncio.sleep(1.0)  # the grade reached the desk, and waits for the store
+            await asyncio.sleep(3.0)  # the tab is closed, the store still locked
+            assert rows(fixture_store.path, "SELECT grade FROM human_grades") == []
+            holder.execute("ROLLBACK")
+            holder.close()
+            assert outliving(fixture_store.path) == []  # the desk ended once it had stored the grade
+    assert rows(fixture_store.path, "SELECT grader, grade FROM human_grades") == [
+        {"grader": "ann", "grade": "fully_correct"}]
