@@ -159,10 +159,10 @@ class DeskServer(Server):
         """serve stops: close every desk's websocket (its session then tells the desk to quit and waits for it), give
         the desks STOP_GRACE seconds, then kill what is left, so no desk outlives its server."""
         desks = [process for service in self.sessions.values() if (process := service.process) is not None]
-        for websocket in list(self.sessions):
-            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"gradedesk serve stopped")
+        closing = [websocket.close(code=WSCloseCode.GOING_AWAY, message=b"gradedesk serve stopped")
+                   for websocket in list(self.sessions)]  # all at once: a browser slow to answer delays no other
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*(p.wait() for p in desks)), STOP_GRACE)
+            await asyncio.wait_for(asyncio.gather(*closing, *(p.wait() for p in desks)), STOP_GRACE)
         for process in desks:
             if process.returncode is None:
                 process.kill()
