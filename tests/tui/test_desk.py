@@ -24,6 +24,7 @@ from gradedesk.tui.db import StateSaved
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.queue import QueueScreen
+from gradedesk.tui.widgets.answer_pane import AnswerPane
 
 pytestmark = pytest.mark.anyio
 
@@ -94,6 +95,35 @@ async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store
         first = next(enabled for pk, enabled in paints if pk == pks[1])
         assert first is False  # the item's first paint happened with the collector paused
         assert gc.isenabled()  # and it is back on once painted
+
+
+async def test_one_layout_per_next_key_at_most(fixture_store):
+    """A layout of the whole screen costs more than a paint at scale: `j` lays the screen out once at most (the new
+    question's height, a scrollbar shown or hidden), not again for an unchanged top bar, the rest of the panes' lines
+    or the highlighted code; the panes still scroll over all their lines, with a scrollbar when they need one."""
+    async with running(fixture_store.path) as (app, pilot):
+        screen = app.screen
+        await pilot.pause(0.3)  # the first item's code highlighted: its layouts are not counted
+        await settle(pilot)
+        layouts = 0
+        original = screen._refresh_layout
+
+        def counted(*args, **kwargs) -> None:
+            nonlocal layouts
+            layouts += 1
+            original(*args, **kwargs)
+
+        screen._refresh_layout = counted
+        for _ in range(3):
+            await keys(pilot, "j")
+            await pilot.pause(0.3)  # the code highlighted and the panes' lines all rendered
+            await settle(pilot)
+        assert screen.session.item.question_pk == fixture_store.question_pks[3]
+        assert layouts <= 3
+        for side in ("left", "right"):
+            pane = screen.query_one(f"#{side}", AnswerPane)
+            assert pane._shown.done and pane.virtual_size.height == len(pane._shown.lines)
+            assert pane.show_vertical_scrollbar == (pane.virtual_size.height > pane.scrollable_content_region.height)
 
 
 async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_store):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -51,6 +52,12 @@ HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is high
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
 PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
 WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
+
+
+def update_if_changed(static: Static, text: Text) -> None:
+    """Static.update lays the screen out again even for the same text: every redraw (each key) would pay for one."""
+    if static.content != text:
+        static.update(text)
 
 
 class GradingScreen(Screen):
@@ -161,7 +168,8 @@ class GradingScreen(Screen):
 
     def render_question(self) -> None:
         s = self.session
-        self.query_one("#question", Static).update(view.question_text(s.item, s.methods_visible(), s.questions))
+        update_if_changed(self.query_one("#question", Static),
+                          view.question_text(s.item, s.methods_visible(), s.questions))
 
     def pane_view(self, side: str, item: Item | None = None) -> PaneView:
         """What the pane of `side` shows now (of `item`: what it would show, were that item shown)."""
@@ -176,8 +184,8 @@ class GradingScreen(Screen):
         s = self.session
         order = view.order_text(s.order, s.order_index, len(s.order_list))
         topbar = self.query_one("#topbar", Static)
-        topbar.update(view.topbar_text(s.run, s.person, s.mode, s.hide_methods, order, s.filters.describe(s.machine_name),
-                                       width=topbar.content_region.width))
+        update_if_changed(topbar, view.topbar_text(s.run, s.person, s.mode, s.hide_methods, order,
+                                                   s.filters.describe(s.machine_name), width=topbar.content_region.width))
 
     def on_resize(self) -> None:
         self.render_topbar()  # one line at any width
