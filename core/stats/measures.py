@@ -257,12 +257,15 @@ def score_interval(value: float, boot_values: np.ndarray, units: int, fallback_n
     So the variance is corrected by units / (units - 1), the quantile is Student's t with (the Kish effective number
     of units, at most `units`) - 1 degrees of freedom, and the score interval never leaves the span; when the draws show no variation (v = 0) n_eff is
     `fallback_n` (the Kish effective number of units), the interval a share of all-equal values would get.
-    `least_var`: a floor under v (ppi_mean's, for a judge that matched every draw).
+    `least_var`: a floor under v (ppi_mean's, for a judge that matched every draw). A single unit gives the whole span:
+    three people's preferences on one question printed 1.000 [1.000, 1.000].
     """
     values = boot_values[~np.isnan(boot_values)]
-    if values.size < 2 or units < 2:
-        return interval(boot_values, level)
     low_end, high_end = span
+    if units < 2:  # one question (however many people graded it) says nothing of the spread: the whole span
+        return (low_end, high_end) if values.size else (None, None)
+    if values.size < 2:
+        return interval(boot_values, level)
     scale = high_end - low_end
     p = min(max((value - low_end) / scale, 0.0), 1.0)
     var = max(float(values.var(ddof=1)) * units / (units - 1), least_var) / scale**2

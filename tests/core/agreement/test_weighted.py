@@ -152,3 +152,14 @@ def test_several_peoples_values_on_one_question_are_resampled_together():
     assert apart.value == together.value == pytest.approx(values.mean())
     assert (together.high - together.low) > 1.3 * (apart.high - apart.low)
     assert weighted_mean([], "nobody chose").reason == "nobody chose"
+
+
+def test_one_question_alone_says_nothing_of_the_spread():
+    """Three people who all preferred the bundle on one question printed 1.000 [1.000, 1.000]: one unit resampled is
+    always itself. One question (one cluster, or one draw) gets the whole span, and the figure says more are needed."""
+    one_question = weighted_mean([1.0, 1.0, 1.0], "none", None, 200, 1, [7, 7, 7])
+    assert (one_question.value, one_question.low, one_question.high) == (1.0, 0.0, 1.0)
+    assert one_question.more_for_target and one_question.more_for_target > 0
+    assert (weighted_mean([0.0], "none").low, weighted_mean([0.0], "none").high) == (0.0, 1.0)
+    three_questions = weighted_mean([1.0, 1.0, 1.0], "none", None, 200, 1, [7, 8, 9])
+    assert 0.0 < three_questions.low < 1.0 and three_questions.high == 1.0
