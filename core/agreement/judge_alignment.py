@@ -37,7 +37,8 @@ from gradedesk.core.agreement.split import (
 )
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.errors import UserError
-from gradedesk.core.grading.judge import JudgeConsistency, JudgeReport, judge_consistency, judge_run
+from gradedesk.core.grading.judge import JudgeReport, judge_run
+from gradedesk.core.grading.judge_consistency import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.rubric_format import Rubric, shown
 from gradedesk.core.grading.rubric_lookup import store_rubric

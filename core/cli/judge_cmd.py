@@ -95,7 +95,8 @@ def run_grades(args: argparse.Namespace) -> int:
     from gradedesk.core.errors import UserError
     from gradedesk.core.grading.retrieval_evals import method_label
     from gradedesk.core.grading.offline_grading import grade_offline
-    from gradedesk.core.grading.judge import judge_consistency, judge_plan, judge_run
+    from gradedesk.core.grading.judge import judge_plan, judge_run
+    from gradedesk.core.grading.judge_consistency import judge_consistency
     from gradedesk.core.grading.rubric_lookup import resolve_rubric
     from gradedesk.core.store.connection import open_store
     from contextlib import nullcontext

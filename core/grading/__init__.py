@@ -1,6 +1,6 @@
 """Answers in, grades and scores out. The shared vocabulary (vocabulary.py: grades, failure labels, dimensions);
 retrieval evals (retrieval_evals.py) and how much of the answering code the evidence shows (code_coverage.py); the offline rule grader (rules.py) and faithfulness/relevance scorers
-(scorers.py); the LLM judge (judge.py, with llm_io.py for what graders send and get back) and its rubrics as editable
+(scorers.py); the LLM judge (judge.py, with llm_io.py for what graders send and get back; judge_consistency.py: how often its repeats agree) and its rubrics as editable
 files (rubric_format.py: format, version, prompt; rubric_lookup.py: what --rubric names, each version stored once;
 the built-in one is judge-rubric.rubric); which of two answers is better (pairwise_judge.py: raw vs bundled in both
 orders, under its own rubric file, pairwise_rubric.py and pairwise-rubric.rubric; pairwise_verdicts.py: what the

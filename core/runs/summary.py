@@ -22,7 +22,7 @@ from typing import Any
 
 from gradedesk.core.grading.budget_figures import PeopleByBudget, people_by_budget
 from gradedesk.core.grading.claim_figures import MethodClaims, claim_summary
-from gradedesk.core.grading.judge import JudgeConsistency, judge_consistency
+from gradedesk.core.grading.judge_consistency import JudgeConsistency, judge_consistency
 from gradedesk.core.grading.retrieval_evals import METRICS as RETRIEVAL_METRICS
 from gradedesk.core.grading.scorers import SCORE_METRICS
 from gradedesk.core.providers import TRUNCATED

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION, judge_consistency, judge_run, parse_verdict
+from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION, judge_run, parse_verdict
+from gradedesk.core.grading.judge_consistency import judge_consistency
 from gradedesk.core.grading.llm_io import ReplyError
 from gradedesk.core.grading.rubric_format import builtin_rubric
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
