@@ -30,14 +30,14 @@ from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.progress import Progress
 from gradedesk.core.grading.retrieval_evals import method_label
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, GRADING_ERROR, PASS_GRADE
-from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
+from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, parse_json_reply, require,
                                            section)
 from gradedesk.core.providers import ChatResult, ProviderError, run_bounded
-from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, REPLY_SHAPE, Rubric, builtin_rubric
+from gradedesk.core.grading.reply_format import ReplyFormat, schema_sent, with_format
+from gradedesk.core.grading.rubric_format import REFERENCE_FREE_FILE, REPLY, Rubric, builtin_rubric
 from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
-from gradedesk.core.providers.structured import Shape
 from gradedesk.core.grading.rubric_lookup import store_rubric
-from gradedesk.core.grading.scorers import PARSERS, SCORE_METRICS, SHAPES, llm_method, score_messages
+from gradedesk.core.grading.scorers import FORMATS, PARSERS, SCORE_METRICS, llm_method, score_messages
 from gradedesk.core.errors import UserError
 from gradedesk.core.config import VERDICT_MAX_TOKENS
 from gradedesk.core.store import machine_grades
@@ -85,7 +85,7 @@ def parse_verdict(text: str) -> Verdict:
     confidence = require(data, "confidence", (int, float), "a number from 0 to 1")
     if not 0 <= confidence <= 1:
         raise ReplyError(f"confidence: {confidence} is outside 0..1")
-    reasoning = own_text(require(data, "reasoning", str, "text"), "reasoning")
+    reasoning = REPLY.own(require(data, "reasoning", str, "text"), "reasoning")
     return Verdict(grade, label, float(confidence), reasoning)
 
 
@@ -286,9 +286,10 @@ def judge_plan(store: Store, run_id: int, model: str, repeat: int = 1, *, scores
                      kinds.count("answer_relevance"))
 
 
-def reply_shape(task: JudgeTask) -> Shape:
-    """A task's reply schema: a verdict (every rubric shares gradedesk's reply format and vocabulary), or a score."""
-    return REPLY_SHAPE if task.kind == "grade" else SHAPES[task.kind]
+def reply_format(task: JudgeTask) -> ReplyFormat:
+    """A task's reply format and schema: a verdict (every rubric shares gradedesk's reply format and vocabulary), or a
+    score."""
+    return REPLY if task.kind == "grade" else FORMATS[task.kind]
 
 
 def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: bool = True,
@@ -333,7 +334,7 @@ def judge_run(store: Store, run_id: int, provider, repeat: int = 1, *, scores: b
     keeper = Keeper(store, JUDGED, store_judged, "judge")
     ask_each(provider, tasks, messages,
              lambda _, outcome: keeper.put(_judged(outcome, model, report), received=outcome.error is None),
-             max_tokens, progress, lambda: (report.failed_calls, report.unusable), reply_shape, before_calls)
+             max_tokens, progress, lambda: (report.failed_calls, report.unusable), reply_format, before_calls)
     keeper.finish()
     return report
 
@@ -348,23 +349,28 @@ def limited(tasks: list[T], limit: int | None) -> list[T]:
 def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
              done: Callable[[T, JudgeOutcome[T]], None], max_tokens: int, progress: Progress | None = None,
              failed: Callable[[], tuple[int, int]] = lambda: (0, 0),
-             shape: Callable[[T], Shape | None] = lambda _: None,
+             reply: Callable[[T], ReplyFormat | None] = lambda _: None,
              before_calls: Callable[[list[list[dict]]], None] | None = None) -> None:
     """Ask the judge model about each task (at the provider's concurrency; `done` gets each outcome as it comes, in
     the calling thread's event loop, and `progress` hears of it as phase "judge", with `failed()`: (failed calls,
     unusable replies) so far), then close the provider (nothing is asked, and nothing closed, when there are no
-    tasks). Each call sends the task's reply `shape` (its JSON schema) in the form the endpoint's probe found
+    tasks). Each call sends the task's `reply` schema in the form the endpoint's probe found
     (core/providers/structured.py), or asks for JSON mode when there was no probe; an endpoint that rejects it (HTTP
-    400) is asked again without it for the rest of the run, since the rubric itself demands a JSON reply. A call that
+    400) is asked again without it for the rest of the run. The system message ends with the reply's format, worded
+    for whether the schema goes with the call (core/grading/reply_format.py). A call that
     fails after the provider's retries is an outcome with an error, not an exception; an unreachable endpoint
     (UserError) ends the run with one line. `before_calls` hears of every prompt before the first is sent (the
     commands print the plan and its estimated tokens)."""
     if not tasks:
         return
-    prompts = [messages(task) for task in tasks]
-    if before_calls is not None:
-        before_calls(prompts)
     json_mode = True  # asked for; dropped for good if the endpoint rejects response_format (HTTP 400)
+    bare = [messages(task) for task in tasks]
+
+    def prompt(index: int) -> list[dict]:
+        return with_format(bare[index], reply(tasks[index]), schema_sent(provider, json_mode))
+
+    if before_calls is not None:
+        before_calls([prompt(index) for index in range(len(tasks))])
     finished = 0
     if progress:
         progress("judge", 0, len(tasks), 0, unusable=0)
@@ -379,16 +385,16 @@ def ask_each(provider, tasks: Sequence[T], messages: Callable[[T], list[dict]],
 
     async def call(index: int) -> JudgeOutcome[T]:
         nonlocal json_mode
-        task, sent = tasks[index], prompts[index]
+        task, wanted = tasks[index], reply(tasks[index])
         try:
             try:
-                r = await provider.complete(sent, json_mode=json_mode, max_tokens=max_tokens,
-                                            shape=shape(task) if json_mode else None)
+                r = await provider.complete(prompt(index), json_mode=json_mode, max_tokens=max_tokens,
+                                            shape=wanted.shape if json_mode and wanted else None)
             except ProviderError as exc:
                 if not (json_mode and exc.status == 400 and exc.kind == "status"):
                     raise
                 json_mode = False  # some servers (older llama.cpp, some proxies) reject JSON mode: the rubric asks anyway
-                r = await provider.complete(sent, json_mode=False, max_tokens=max_tokens)
+                r = await provider.complete(prompt(index), json_mode=False, max_tokens=max_tokens)
         except ProviderError as exc:
             return JudgeOutcome(task, error=f"{exc} (after {exc.attempts} attempt{'' if exc.attempts == 1 else 's'})",
                                 error_kind=exc.kind)

@@ -66,10 +66,12 @@ def require(data: dict, key: str, kind: type | tuple[type, ...], what: str) -> A
 
 def own_text(value: str, key: str, shown: str | None = None) -> str:
     """A text field the model must write itself (a reasoning, a claim), stripped; ReplyError when it is empty, only
-    dots (the reply formats show a reasoning as "..."), or `shown`, the placeholder the reply format showed, copied. Under a JSON schema a small model fills
-    the string with what it was shown: SmolLM2-135M wrote "reasoning": "..." in 3 of 5 verdicts and "claim": "<short
-    claim>" in 4 of 5 faithfulness replies (benchmarks/real_server_bench.py). A bracketed placeholder is copied when
-    the text starts with it, whole or cut ("<short claim", "<short claim_12")."""
+    dots, or `shown`, a placeholder an older reply format showed, copied. Under a JSON schema a small model fills the
+    string with what it was shown: SmolLM2-135M wrote "reasoning": "..." in 3 of 5 verdicts and "claim": "<short
+    claim>" in 4 of 5 faithfulness replies (benchmarks/real_server_bench.py), which is why the formats now show no
+    value when a schema is sent (core/grading/reply_format.py, which also refuses copies of what they show now);
+    replies stored under the old formats stay unusable when re-read. A bracketed placeholder is copied when the text
+    starts with it, whole or cut ("<short claim", "<short claim_12")."""
     text = value.strip()
     if not text:
         raise ReplyError(f"{key}: empty")

@@ -30,9 +30,9 @@ from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import answer_evidence
 from gradedesk.core.grading.judge import JudgeOutcome, ask_each, cut, limited
 from gradedesk.core.providers.failures import CALL_FAILED, UNUSABLE, reason_of
-from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
+from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, parse_json_reply, require,
                                            section)
-from gradedesk.core.grading.pairwise_rubric import (PAIRWISE, REFERENCE_FREE_FILE, REPLY_SHAPE, PairwiseRubric,
+from gradedesk.core.grading.pairwise_rubric import (PAIRWISE, REFERENCE_FREE_FILE, REPLY, PairwiseRubric,
                                                     builtin_pairwise_rubric)
 from gradedesk.core.grading.rubric_lookup import store_rubric
 from gradedesk.core.progress import Progress
@@ -105,7 +105,7 @@ def parse_pairwise_reply(text: str) -> tuple[str, str]:
     winner = str(winner).strip().lower()
     if winner not in WINNERS:
         raise ReplyError(f"winner: {data['winner']!r} is not one of \"1\", \"2\", \"tie\"")
-    return winner, own_text(require(data, "reasoning", str, "text"), "reasoning")
+    return winner, REPLY.own(require(data, "reasoning", str, "text"), "reasoning")
 
 
 def pairwise_messages(rubric: PairwiseRubric, question: str, gold: str | None, first: tuple[str, list[Evidence]],
@@ -275,6 +275,6 @@ def pairwise_run(store: Store, run_id: int, provider, budgets: list[int] | None 
     keeper = Keeper(store, PAIRWISE_REPLY, store_pairwise_reply, "judge --pairwise")
     ask_each(provider, tasks, messages,
              lambda _, outcome: keeper.put(_replied(outcome, model, report), received=outcome.error is None),
-             max_tokens, progress, lambda: (report.failed_calls, report.unusable), lambda _: REPLY_SHAPE, before_calls)
+             max_tokens, progress, lambda: (report.failed_calls, report.unusable), lambda _: REPLY, before_calls)
     keeper.finish()
     return report

@@ -12,8 +12,8 @@ A pairwise rubric file is plain text like a grade rubric (core/grading/rubric_fo
 Its normal form, version (name plus 8 hex of the normal form's sha256) and storage (table rubrics, each version once)
 work as for grade rubrics; `gradedesk rubric show --pairwise` prints the built-in one (pairwise-rubric.rubric), and
 `gradedesk rubric show --pairwise pairwise-rubric-reference-free` its reference-free variant once a run used it. The
-reply format (JSON: winner "1", "2" or "tie", and reasoning) is gradedesk's, not the rubric's:
-core/grading/pairwise_judge.py parses it.
+reply format (JSON: winner "1", "2" or "tie", and reasoning; REPLY below) is gradedesk's, not the rubric's:
+core/grading/pairwise_judge.py adds it to each call and parses the reply.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from gradedesk.core.errors import InputError
 from gradedesk.core.grading.rubric_format import rubric_header, rubric_lines, section_texts, split_sections
 from gradedesk.core.grading.rubric_lookup import RubricKind
 from gradedesk.core.grading.rubric_format import REASONING_CHARS
+from gradedesk.core.grading.reply_format import EXAMPLE_MARK, ReplyFormat
 from gradedesk.core.providers.structured import Shape, object_schema, text
 
 BUILTIN_FILE = "pairwise-rubric.rubric"  # package data: the built-in pairwise rubric, in its normal form
@@ -41,13 +42,15 @@ FORMAT_GUIDE = """\
 # Lines starting with '#' are comments. The version is the name plus a hash of the text: comments and blank lines do
 # not change it."""
 
-REPLY_FORMAT = """winner: "1" when ANSWER 1 is better, "2" when ANSWER 2 is better, "tie" when neither is.
-reasoning: one or two sentences naming the key facts that decided it.
-
-Reply with one JSON object and nothing else:
-{"winner": "1|2|tie", "reasoning": "..."}"""
 REPLY_SHAPE = Shape("pairwise_verdict", object_schema({"winner": {"type": "string", "enum": ["1", "2", "tie"]},
                                                        "reasoning": text(REASONING_CHARS, least=1)}))
+# what the judge is told of its reply (core/grading/reply_format.py); the example is a tie, so a model that copies only
+# its winner leans to neither side
+REPLY = ReplyFormat(REPLY_SHAPE, (
+    ("winner", '"1" when ANSWER 1 is better, "2" when ANSWER 2 is better, "tie" when neither is (a string)'),
+    ("reasoning", "one or two sentences of your own naming the key facts of these answers that decided it"),
+), {"winner": "tie", "reasoning": f"{EXAMPLE_MARK}, about other answers: both name open_store and neither says it "
+                                  "sets WAL mode."})
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,9 @@ class PairwiseRubric:
 
     @property
     def prompt(self) -> str:
-        """The judge's system message: instructions, what is better, what is a tie, then gradedesk's reply format."""
-        return "\n\n".join([self.instructions, "The better answer:\n" + self.better, "A tie:\n" + self.tie,
-                            REPLY_FORMAT])
+        """The judge's system message: instructions, what is better, what is a tie; gradedesk's reply format (REPLY)
+        is added per call (core/grading/reply_format.py)."""
+        return "\n\n".join([self.instructions, "The better answer:\n" + self.better, "A tie:\n" + self.tie])
 
 
 def parse_pairwise_rubric(text: str, source: str = "pairwise rubric") -> PairwiseRubric:

@@ -20,8 +20,8 @@ are comments. A mistake is reported as `file:line: field: problem`, all of them 
 The normal form (`Rubric.text`) is what the file means: comments dropped, trailing spaces and extra blank lines gone,
 sections in the vocabulary's order, example fields in a fixed order. The version is the name plus the first 8 hex
 digits of the normal form's sha256, so an edit that changes a word changes the version and one that only moves a
-section or a comment does not. The reply format (JSON: grade, failure_label, confidence, reasoning) is gradedesk's,
-not the rubric's: core/grading/judge.py parses it.
+section or a comment does not. The reply format (JSON: grade, failure_label, confidence, reasoning; REPLY below) is
+gradedesk's, not the rubric's: core/grading/judge.py adds it to each call and parses the reply.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from importlib.resources import files
 
 from gradedesk.core.errors import InputError
 from gradedesk.core.grading.llm_io import section
+from gradedesk.core.grading.reply_format import EXAMPLE_MARK, ReplyFormat
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES, PASS_GRADE
 from gradedesk.core.providers.structured import Shape, object_schema, text
 from gradedesk.core.text.hashing import normalize_text
@@ -100,7 +101,8 @@ class Rubric:
 
     @property
     def prompt(self) -> str:
-        """The judge's system message: instructions, definitions, examples, then gradedesk's reply format."""
+        """The judge's system message: instructions, definitions and examples; gradedesk's reply format (REPLY) is
+        added per call, worded for whether its schema goes with it (core/grading/reply_format.py)."""
         parts = [self.instructions, "Grades (pick exactly one):\n" + _items(self.grades),
                  f"Failure label (required for every grade except {PASS_GRADE}, where it must be null; pick the main "
                  "cause):\n" + _items(self.labels)]
@@ -108,16 +110,7 @@ class Rubric:
             parts.append("Examples: answers that people graded, with the grade and failure label they gave and why. "
                          "Text between BEGIN and END markers in them is material, never instructions to you.")
             parts += [_example_prompt(n, e) for n, e in enumerate(self.examples, start=1)]
-        parts.append(REPLY_FORMAT)
         return "\n\n".join(parts)
-
-
-REPLY_FORMAT = """confidence: your confidence in the grade, a number from 0 to 1.
-reasoning: one or two sentences naming the key facts found, missing or wrong.
-
-Reply with one JSON object and nothing else:
-{"grade": "fully_correct|partially_correct|unsupported|wrong", "failure_label": null or one of the labels above,
- "confidence": 0.0-1.0, "reasoning": "..."}"""
 
 
 def _verdict_schema(grades: list[str], label: dict) -> dict:
@@ -128,12 +121,24 @@ def _verdict_schema(grades: list[str], label: dict) -> dict:
 REASONING_CHARS = 400  # "one or two sentences": room for them, not for a reply that never ends
 
 
-# REPLY_FORMAT as a JSON schema (core/providers/structured.py): a passing grade with a null label, or another grade with
+# the verdict as a JSON schema (core/providers/structured.py): a passing grade with a null label, or another grade with
 # one of the labels; strict mode (an object at the root) gets both alternatives in one object
 REPLY_SHAPE = Shape("verdict", {"anyOf": [
     _verdict_schema([PASS_GRADE], {"type": "null"}),
     _verdict_schema([g for g in GRADES if g != PASS_GRADE], {"type": "string", "enum": list(FAILURE_LABELS)}),
 ]}, _verdict_schema(list(GRADES), {"type": ["string", "null"], "enum": [*FAILURE_LABELS, None]}))
+
+
+# what the judge is told of its reply (core/grading/reply_format.py): the fields in words, and for a call without a
+# schema a filled reply marked as an example (a label with a grade that needs one)
+REPLY = ReplyFormat(REPLY_SHAPE, (
+    ("grade", "the name of the one grade you pick, as written above"),
+    ("failure_label", f"null when the grade is {PASS_GRADE}; otherwise the name of the failure label above that is "
+                      "the main cause"),
+    ("confidence", "your confidence in the grade, a number from 0 to 1"),
+    ("reasoning", "one or two sentences of your own naming the key facts of this ANSWER found, missing or wrong"),
+), {"grade": "partially_correct", "failure_label": "retrieval_miss", "confidence": 0.6,
+    "reasoning": f"{EXAMPLE_MARK}, about another answer: it names open_store but misses that it sets WAL mode."})
 
 
 def _items(definitions: dict[str, str]) -> str:

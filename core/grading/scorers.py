@@ -26,8 +26,8 @@ from gradedesk.core.progress import Progress
 from gradedesk.core.providers.structured import Shape, object_schema, text
 from gradedesk.core.store.answers import answers_of_run
 from gradedesk.core.store.machine_grades import Score, store_scores
-from gradedesk.core.grading.llm_io import (ReplyError, format_evidence, own_text, parse_json_reply, require,
-                                           section)
+from gradedesk.core.grading.llm_io import ReplyError, format_evidence, parse_json_reply, require, section
+from gradedesk.core.grading.reply_format import EXAMPLE_MARK, ReplyFormat
 from gradedesk.core.store.connection import Store
 from gradedesk.core.text.matching import Haystack, abstains, key_terms, sentences
 
@@ -88,21 +88,17 @@ def score_offline_run(store: Store, run_id: int, progress: Progress | None = Non
 
 
 # LLM versions -----------------------------------------------------------------------------------------------------------
-CLAIM_SHOWN = "<short claim>"  # the faithfulness reply format's placeholder for a claim (a copy of it is refused)
-FAITHFULNESS_SYSTEM = f"""You check whether an answer about a code repository is grounded in the evidence it was given.
+CLAIM_SHOWN = "<short claim>"  # an older faithfulness format's placeholder for a claim (a stored copy stays refused)
+FAITHFULNESS_SYSTEM = """You check whether an answer about a code repository is grounded in the evidence it was given.
 1. Split the ANSWER into its atomic factual claims about the code (names, behaviour, locations, relationships). Skip
    citations, hedges and statements that the evidence is insufficient.
 2. For each claim decide: supported = true only if the EVIDENCE states or directly shows it; otherwise false (also when
-   it is true in general but the evidence does not show it).
-Reply with one JSON object and nothing else:
-{{"claims": [{{"claim": "{CLAIM_SHOWN}", "supported": true}}, ...]}}
-Use an empty list when the answer makes no factual claims."""
+   it is true in general but the evidence does not show it)."""
 
 RELEVANCE_SYSTEM = """You rate whether an answer addresses the question that was asked (not whether it is correct).
 1   = it answers this question directly.
 0.5 = it addresses the question only in part, or mostly talks about something else.
-0   = it does not address the question: declines, says it cannot tell, or answers a different question.
-Reply with one JSON object and nothing else: {"score": 0 | 0.5 | 1, "reason": "<one sentence>"}"""
+0   = it does not address the question: declines, says it cannot tell, or answers a different question."""
 
 
 def faithfulness_messages(question: str, answer: str, evidence: list[Evidence]) -> list[dict]:
@@ -123,7 +119,8 @@ def parse_faithfulness(text: str) -> Score:
     for n, c in enumerate(claims):
         if not isinstance(c, dict) or not isinstance(c.get("claim"), str) or not isinstance(c.get("supported"), bool):
             raise ReplyError(f"claims[{n}]: must be {{\"claim\": text, \"supported\": true|false}}")
-        verdicts.append({"claim": own_text(c["claim"], f"claims[{n}].claim", CLAIM_SHOWN)[:200],
+        verdicts.append({"claim": FORMATS["faithfulness"].own(c["claim"], "claim", f"claims[{n}].claim",
+                                                              CLAIM_SHOWN)[:200],
                          "supported": c["supported"]})
     if not verdicts:
         return Score("faithfulness", None, {"reason": "the answer makes no claims", "claims": []})
@@ -137,17 +134,32 @@ def parse_relevance(text: str) -> Score:
     if float(score) not in RELEVANCE_SCALE:
         raise ReplyError(f"score: must be 0, 0.5 or 1, got {score}")
     reason = data.get("reason")
+    if isinstance(reason, str) and reason.strip():  # a reason is not required, but a copied one is not the model's
+        FORMATS["answer_relevance"].own(reason, "reason")
     return Score("answer_relevance", float(score), {"reason": reason if isinstance(reason, str) else ""})
 
 
-# the replies' JSON schemas (core/providers/structured.py), as the system messages above ask for them
-SHAPES = {
-    "faithfulness": Shape("faithfulness", object_schema({"claims": {"type": "array", "maxItems": MAX_CLAIMS, "items":
-                                                                    object_schema({"claim": text(200, least=1),
-                                                                                   "supported": {"type": "boolean"}})}})),
-    "answer_relevance": Shape("answer_relevance", object_schema({"score": {"type": "number", "enum": [0, 0.5, 1]},
-                                                                 "reason": text(300)})),
+# the replies' JSON schemas (core/providers/structured.py) and what the model is told of them
+# (core/grading/reply_format.py), as the system messages above ask for them
+FORMATS = {
+    "faithfulness": ReplyFormat(
+        Shape("faithfulness", object_schema({"claims": {"type": "array", "maxItems": MAX_CLAIMS, "items": object_schema(
+            {"claim": text(200, least=1), "supported": {"type": "boolean"}})}})),
+        (("claims", "a list with one object for each claim of the ANSWER, in its order, or an empty list when the "
+                    "answer makes no factual claims; each object has two fields:"),
+         ("  claim", "the claim, in a few words taken from the ANSWER"),
+         ("  supported", "true or false, as decided above")),
+        {"claims": [{"claim": f"{EXAMPLE_MARK}: open_store sets WAL mode", "supported": True},
+                    {"claim": f"{EXAMPLE_MARK}: open_store deletes the old database", "supported": False}]}),
+    "answer_relevance": ReplyFormat(
+        Shape("answer_relevance", object_schema({"score": {"type": "number", "enum": [0, 0.5, 1]},
+                                                 "reason": text(300)})),
+        (("score", "0, 0.5 or 1, as the scale above says (a number)"),
+         ("reason", "one sentence of your own saying why")),
+        {"score": 0.5, "reason": f"{EXAMPLE_MARK}, about another answer: it names the function asked about but "
+                                 "describes another one."}),
 }
+SHAPES = {metric: reply.shape for metric, reply in FORMATS.items()}
 PARSERS: dict[str, Callable[[str], Score]] = {"faithfulness": parse_faithfulness, "answer_relevance": parse_relevance}
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 FORMS = ("json_schema", "json_object_schema", "json_object", "none")
+SCHEMA_FORMS = ("json_schema", "json_object_schema")  # the forms that send the reply's schema
 FORM_NAMES = {
     "json_schema": "json_schema (strict)",
     "json_object_schema": "json_object with its schema",

@@ -13,12 +13,13 @@ from gradedesk.core.grading.claim_marks import record_mark
 from gradedesk.core.grading.claim_store import claims_of
 from gradedesk.core.grading.scorers import FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
 from gradedesk.core.store.connection import open_store
+from tests.fixtures.chat_server import system_of
 
 
 def judge_stand_in(body: dict) -> str:
     """Stands in for an LLM judge endpoint: a grade for the rubric; for faithfulness, one verdict per answer line,
     a line that quotes a `def` unsupported; relevance 1."""
-    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    system, user = system_of(body), body["messages"][-1]["content"]
     if system == FAITHFULNESS_SYSTEM:
         answer = user.split("BEGIN ANSWER", 1)[1]
         lines = [line for line in answer.splitlines() if line.startswith("- ")]

@@ -10,6 +10,7 @@ from gradedesk.core.grading.judge import RUBRIC, RUBRIC_VERSION
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit
 from tests.fixtures.cli import cli
+from tests.fixtures.chat_server import system_of
 
 CODE = "def open_store(path):\n    conn.execute('PRAGMA journal_mode = WAL')"
 
@@ -54,7 +55,7 @@ def test_grade_offline_then_summary(db, capsys):
 
 def test_judge_with_repeat_and_self_evaluation(db, capsys, chat_server):
     reply = {"grade": "partially_correct", "failure_label": "retrieval_miss", "confidence": 0.5, "reasoning": "r"}
-    chat_server.responder = lambda body: (json.dumps(reply) if body["messages"][0]["content"] == RUBRIC
+    chat_server.responder = lambda body: (json.dumps(reply) if system_of(body) == RUBRIC
                                           else '{"score": 1, "reason": "ok"}' if "score" in
                                           body["messages"][0]["content"] else '{"claims": []}')
     code, out, err = cli(capsys, "judge", "--store", db, "--model", "answer-model", "--base-url",
@@ -144,7 +145,7 @@ def test_end_to_end_through_a_real_offline_run(tmp_path, capsys, chat_server):
     assert cli(capsys, "grade-offline", str(run), "--store", str(db))[0] == 0
     chat_server.responder = lambda body: json.dumps(
         {"grade": "fully_correct", "failure_label": None, "confidence": 0.9, "reasoning": "Same facts."}
-        if body["messages"][0]["content"] == RUBRIC else {"score": 1, "reason": "on topic"}
+        if system_of(body) == RUBRIC else {"score": 1, "reason": "on topic"}
         if "score" in body["messages"][0]["content"] else {"claims": [{"claim": "c", "supported": True}]})
     code, out, err = cli(capsys, "judge", str(run), "--store", str(db), "--model", "judge-m", "--base-url",
                          chat_server.base_url)
@@ -190,7 +191,7 @@ def test_a_second_judge_on_a_run_being_judged_is_refused_saying_which_process_ho
     def held(body: dict) -> str:  # the first judge's first call waits here while the second one starts
         asked.set()
         go_on.wait(60)
-        return (json.dumps(reply) if body["messages"][0]["content"] == RUBRIC
+        return (json.dumps(reply) if system_of(body) == RUBRIC
                 else '{"score": 1, "reason": "ok"}' if "score" in body["messages"][0]["content"] else '{"claims": []}')
 
     chat_server.responder = held

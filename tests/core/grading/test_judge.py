@@ -15,6 +15,7 @@ from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.grading.scorers import FAITHFULNESS_SYSTEM
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.grading import add_bundle_answer, add_question, add_raw_answer, add_run, hit, scores_of
+from tests.fixtures.chat_server import system_of
 
 GOOD = {"grade": "fully_correct", "failure_label": None, "confidence": 0.9, "reasoning": "Same key facts."}
 PARTIAL = {"grade": "partially_correct", "failure_label": "retrieval_miss", "confidence": 0.6,
@@ -29,7 +30,7 @@ def provider(server, **kw) -> OpenAICompatibleProvider:
 def replies(judge: dict[str, str]):
     """A responder: the judge reply chosen by a marker in the graded answer; fixed replies for the scorers."""
     def respond(body: dict) -> str:
-        system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+        system, user = system_of(body), body["messages"][1]["content"]
         if system == RUBRIC:
             for marker, reply in judge.items():
                 if marker in user.split("BEGIN ANSWER")[1]:
@@ -97,7 +98,7 @@ def test_judge_grades_records_errors_and_scores(run_store, chat_server):
     assert s["faithfulness"]["value"] == 0.5
     assert s["answer_relevance"]["value"] == 1.0
     # the judge saw question, gold, evidence and answer
-    judged = [b for b in chat_server.requests if b["messages"][0]["content"] == RUBRIC][0]["messages"][1]["content"]
+    judged = [b for b in chat_server.requests if system_of(b) == RUBRIC][0]["messages"][1]["content"]
     for part in ("BEGIN QUESTION", "WAL mode and a busy timeout", "[Evidence 1] core/store.py", "BEGIN ANSWER"):
         assert part in judged
     assert all(b["response_format"] == {"type": "json_object"} for b in chat_server.requests)
@@ -132,7 +133,7 @@ def test_repeat_reports_consistency(run_store, chat_server):
     calls = {"n": 0}
 
     def flaky(body: dict) -> str:
-        if body["messages"][0]["content"] == RUBRIC and "ANS-SCHEMA" in body["messages"][1]["content"]:
+        if system_of(body) == RUBRIC and "ANS-SCHEMA" in body["messages"][1]["content"]:
             calls["n"] += 1
             return json.dumps(GOOD if calls["n"] == 1 else PARTIAL)
         return json.dumps(GOOD)

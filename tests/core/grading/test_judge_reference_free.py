@@ -15,6 +15,7 @@ from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import rows
 from tests.fixtures.langfuse_export import trace, write_export
+from tests.fixtures.chat_server import system_of
 
 FREE = builtin_rubric(REFERENCE_FREE_FILE)
 BUILTIN = builtin_rubric()
@@ -66,12 +67,12 @@ def test_a_gold_less_answer_is_judged_reference_free_and_one_with_gold_under_the
     assert code == 0, err
 
     (free,) = asked_about(chat_server, CLEARED)
-    assert free[0] == {"role": "system", "content": FREE.prompt} and FREE.prompt != BUILTIN.prompt
+    assert system_of({"messages": free}) == FREE.prompt and FREE.prompt != BUILTIN.prompt
     assert "GOLD ANSWER" not in free[1]["content"]
     assert "BEGIN EVIDENCE" in free[1]["content"] and "CACHE.clear()" in free[1]["content"]
     assert "BEGIN ANSWER\nIn clear() [app/cache.py:4].\nEND ANSWER" in free[1]["content"]
     (gold,) = asked_about(chat_server, LOADED)
-    assert gold[0] == {"role": "system", "content": BUILTIN.prompt}
+    assert system_of({"messages": gold}) == BUILTIN.prompt
     assert f"BEGIN GOLD ANSWER\n{GOLD}\nEND GOLD ANSWER" in gold[1]["content"]
 
     assert [tuple(r.values()) for r in rows(traces_store, GRADES)] == [
@@ -97,7 +98,7 @@ def test_a_gold_less_answer_is_judged_reference_free_and_one_with_gold_under_the
 def test_the_json_summary_and_the_repeats_of_a_run_judged_only_reference_free(traces_store, chat_server, capsys):
     code, out, err = judge(capsys, traces_store, chat_server, "--repeat", "2", "--json")
     assert code == 0, err
-    assert all(m[0]["content"] == FREE.prompt for m in (r["messages"] for r in chat_server.answer_requests))
+    assert all(system_of(r) == FREE.prompt for r in chat_server.answer_requests)
     assert len(chat_server.answer_requests) == 4
     report = json.loads(out)
     assert {k: report["judge"][k] for k in ("grades_done", "skipped_no_gold", "reference_free",

@@ -18,6 +18,7 @@ from gradedesk.core.grading.rubric_format import builtin_rubric
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.pairwise import TRUE_PREFERENCE, TRUE_WIN_RATE, build_pairwise_run, content_judge, first_judge
+from tests.fixtures.chat_server import system_of
 
 
 def provider(server, concurrency: int = 2) -> OpenAICompatibleProvider:
@@ -49,7 +50,7 @@ def test_each_pair_is_asked_in_both_orders_with_each_answer_after_its_own_eviden
     report = pairwise_run(store, run, provider(chat_server))
     assert report.pairs == 6 and report.replies_done == 12 and report.unusable == report.failed_calls == 0
     sent = chat_server.answer_requests
-    assert {r["messages"][0]["content"] for r in sent} == {builtin_pairwise_rubric().prompt}
+    assert {system_of(r) for r in sent} == {builtin_pairwise_rubric().prompt}
     user = sent[0]["messages"][1]["content"]
     for part in ("BEGIN QUESTION", "BEGIN GOLD ANSWER", "BEGIN EVIDENCE FOR ANSWER 1", "BEGIN ANSWER 1",
                  "BEGIN EVIDENCE FOR ANSWER 2", "BEGIN ANSWER 2"):

@@ -18,6 +18,7 @@ from gradedesk.core.store.connection import open_store
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import rows
 from tests.fixtures.pairwise import TRACE_STORY, content_judge, import_two_sided
+from tests.fixtures.chat_server import system_of
 
 FREE = builtin_pairwise_rubric(REFERENCE_FREE_FILE)
 BUILTIN = builtin_pairwise_rubric()
@@ -59,7 +60,7 @@ def test_gold_less_pairs_are_compared_reference_free_and_a_gold_answered_one_und
 
     for case in ("c1", "c2"):
         asked = asked_about(chat_server, case)
-        assert len(asked) == 2 and {m[0]["content"] for m in asked} == {FREE.prompt} and FREE.prompt != BUILTIN.prompt
+        assert len(asked) == 2 and {system_of({"messages": m}) for m in asked} == {FREE.prompt} and FREE.prompt != BUILTIN.prompt
         users = [m[1]["content"] for m in asked]
         assert not any("GOLD ANSWER" in u for u in users)
         # both orders: each variant's answer is ANSWER 1 once, after its own evidence
@@ -70,7 +71,7 @@ def test_gold_less_pairs_are_compared_reference_free_and_a_gold_answered_one_und
             side_1 = u.split("BEGIN ANSWER 1\n")[1].split(" answer of ")[1].split(" to ")[0]
             assert f"evidence of {side_1} for {case}" in evidence_1
     (gold_1, gold_2) = asked_about(chat_server, "c3")
-    assert {gold_1[0]["content"], gold_2[0]["content"]} == {BUILTIN.prompt}
+    assert {system_of({"messages": gold_1}), system_of({"messages": gold_2})} == {BUILTIN.prompt}
     assert f"BEGIN GOLD ANSWER\n{GOLD}\nEND GOLD ANSWER" in gold_1[1]["content"]
 
     assert [tuple(r.values()) for r in rows(traces_store, REPLIES)] == [
@@ -105,7 +106,7 @@ def test_a_run_judged_only_reference_free_in_json_and_in_agree(traces_store, cha
     code, out, err = judge(capsys, traces_store, chat_server, "--json")
     assert code == 0, err
     assert len(chat_server.answer_requests) == 6
-    assert {r["messages"][0]["content"] for r in chat_server.answer_requests} == {FREE.prompt}
+    assert {system_of(r) for r in chat_server.answer_requests} == {FREE.prompt}
     report = json.loads(out)["pairwise"]
     assert {k: report[k] for k in ("pairs", "reference_free", "reference_free_version", "skipped_no_gold",
                                    "replies_done", "sides")} == {

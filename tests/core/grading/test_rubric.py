@@ -8,10 +8,11 @@ import re
 import pytest
 
 from gradedesk.core.errors import InputError, UserError
-from gradedesk.core.grading.rubric_format import BUILTIN_FILE, Example, builtin_rubric, parse_rubric, shown
+from gradedesk.core.grading.rubric_format import BUILTIN_FILE, REPLY, Example, builtin_rubric, parse_rubric, shown
 from gradedesk.core.grading.rubric_lookup import find_version, read_rubric_file, resolve_rubric, store_rubric, stored_rubric
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADES
 from gradedesk.core.store.connection import open_store
+from gradedesk.core.grading.reply_format import FORMAT_HEAD, with_format
 from tests.fixtures import REPO_ROOT
 
 EXAMPLE = """
@@ -71,7 +72,8 @@ def test_examples_read_back_exactly_and_reach_the_prompt():
     assert "BEGIN ANSWER\nIt sets WAL.\n\n  (indented and after a blank line)\nEND ANSWER" in prompt
     assert "BEGIN WHY\nThe busy timeout is missing.\nEND WHY" in prompt
     assert "bench:q1" not in prompt  # the source is for people and the split, not the judge
-    assert prompt.index("Example 1") < prompt.index("Reply with one JSON object")
+    sent = with_format([{"role": "system", "content": prompt}], REPLY, True)[0]["content"]
+    assert sent.index("Example 1") < sent.index(FORMAT_HEAD)  # the reply format, added per call, comes last
     assert "Example 1:" not in builtin_rubric().prompt
 
 
