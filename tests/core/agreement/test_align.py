@@ -18,7 +18,7 @@ from gradedesk.core.grading.rubric_format import builtin_rubric, parse_rubric
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.providers.openai_compat import OpenAICompatibleProvider
 from gradedesk.core.store.connection import open_store
-from tests.fixtures.alignment import build_graded_run, example_following_judge
+from tests.fixtures.alignment import EXAMPLE_RE, build_graded_run, example_following_judge
 
 BOOT = 400
 
@@ -63,8 +63,7 @@ def test_examples_from_train_raise_agreement_on_test(graded, chat_server, tmp_pa
         "JOIN questions q ON q.id = i.question_pk WHERE i.alignment_id = ? AND i.side = 'test'", (r["alignment_id"],))
     shown_answers, shown_questions = set(), set()
     for body in chat_server.requests:
-        for block in re.findall(r"Example \d+: grade \w+, failure label \w+\n(.*?)(?=\n\nExample|\n\nconfidence)",
-                                body["messages"][0]["content"], re.DOTALL):
+        for _, _, block in EXAMPLE_RE.findall(body["messages"][0]["content"]):
             shown_questions.add(re.search(r"BEGIN QUESTION\n(.*?)\nEND QUESTION", block, re.DOTALL).group(1))
             shown_answers.add(re.search(r"BEGIN ANSWER\n(.*?)\nEND ANSWER", block, re.DOTALL).group(1))
     assert len(shown_answers) == 8
