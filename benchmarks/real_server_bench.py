@@ -13,7 +13,8 @@ says the same thing shows as such), agreement with the offline graders (the rule
 scorers), seconds per call, tokens, and the prompt-token estimate each command printed before its first call against
 what the server then counted. Not part of CI (it needs a model server). With --keep DIR the store stays, and the same
 command again resumes it (only what is missing is asked; the figures are read from the store, so they cover every
-reply).
+reply of the run that `run` resumed or made: a resume that starts a new run, after the compiler changed, counts that
+run alone).
 
 With --server-python (a Python with `llama-cpp-python[server]`) and --gguf, the script starts llama-cpp-python's
 server itself, one thread and one slot, and stops it at the end. A native build of llama.cpp emits AMX instructions
@@ -201,8 +202,12 @@ def bench(args: argparse.Namespace, work: Path, base_url: str) -> int:
                                "--max-tokens", str(args.max_tokens), "--json", *endpoint)
     print(f"run: exit {code}, wall {secs:.0f} s")
     stderr_lines(err, "endpoint", "warning", "failed", "gradedesk: run ")
+    if code:
+        return code
+    run_id = json.loads(out)["run_id"]  # the run this command resumed or made: every figure below is its own
     with open_store(store, create=False) as s:
-        rows = s._query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out FROM answers")
+        rows = s._query("SELECT status, finish_reason, latency_ms, tokens_in, tokens_out FROM answers WHERE run_id = ?",
+                        (run_id,))
     done = [r for r in rows if r["status"] == "ok"]
     tokens_in = sum(r["tokens_in"] or 0 for r in done)
     print(f"  answers stored: {len(done)} of {len(rows)} ({sum(r['finish_reason'] == 'length' for r in done)} cut at "
@@ -210,28 +215,33 @@ def bench(args: argparse.Namespace, work: Path, base_url: str) -> int:
     print(f"  tokens: in {tokens_in:,}, out {sum(r['tokens_out'] or 0 for r in done):,}; "
           f"{estimate_check(err, tokens_in)}")
 
-    code, out, err, secs = cli("judge", "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
+    code, out, err, secs = cli("judge", str(run_id), "--max-tokens", str(args.judge_max_tokens), "--json", *endpoint)
     print(f"judge (with scores): exit {code}, wall {secs:.0f} s")
     stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: judge ")
-    print_judged(store, args.model, err)
+    print_judged(store, run_id, args.model, err)
     limit = ["--limit", str(args.pairwise_limit)] if args.pairwise_limit else []
-    code, out, err, secs = cli("judge", "--pairwise", "--max-tokens", str(args.judge_max_tokens), *limit, "--json",
+    code, out, err, secs = cli("judge", str(run_id), "--pairwise", "--max-tokens", str(args.judge_max_tokens), *limit, "--json",
                                *endpoint)
     print(f"judge --pairwise: exit {code}, wall {secs:.0f} s")
     stderr_lines(err, "endpoint", "warning", "failed", "unusable", "gradedesk: pairwise")
     if out.strip():
-        print_pairwise(store, json.loads(out)["behaviour"], err)
+        print_pairwise(store, run_id, json.loads(out)["behaviour"], err)
     return 0
 
 
-def print_judged(store: str, model: str, err: str) -> None:
-    """Verdicts and LLM scores: usable rate, distribution, agreement with the rule grader and the offline scorers,
-    time, tokens; read from the store, so a resumed benchmark (--keep) reports every reply, not only its own."""
+OF_RUN = "answer_id IN (SELECT id FROM answers WHERE run_id = ?)"
+
+
+def print_judged(store: str, run_id: int, model: str, err: str) -> None:
+    """Verdicts and LLM scores of run `run_id`: usable rate, distribution, agreement with the rule grader and the
+    offline scorers, time, tokens; read from the store, so a resumed benchmark (--keep) reports every reply of the
+    run, not only this invocation's."""
     with open_store(store, create=False) as s:
         grades = s._query("SELECT answer_id, grader_kind, grade, failure_label, reasoning, finish_reason, latency_ms, "
-                          "tokens_in, tokens_out, raw_response FROM auto_grades WHERE repeat_index = 0")
+                          f"tokens_in, tokens_out, raw_response FROM auto_grades WHERE repeat_index = 0 AND {OF_RUN}",
+                          (run_id,))
         scores = s._query("SELECT answer_id, metric, method, value, detail FROM answer_scores "
-                          "WHERE metric IN ('faithfulness', 'answer_relevance')")
+                          f"WHERE metric IN ('faithfulness', 'answer_relevance') AND {OF_RUN}", (run_id,))
     replies = [g for g in grades if g["grader_kind"] == "judge" and not (g["reasoning"] or "").startswith(CALL_FAILED)]
     judge = {g["answer_id"]: g for g in replies if g["failure_label"] != "grading_error"}
     print(f"  verdicts: {rate(len(judge), len(replies))}, "
@@ -271,14 +281,15 @@ def print_judged(store: str, model: str, err: str) -> None:
     print(f"  tokens: in {tokens_in:,}, out {tokens_out:,}; {estimate_check(err, tokens_in)}")
 
 
-def print_pairwise(store: str, behaviour: dict, err: str) -> None:
-    """Pairwise replies (from the store): usable rate, winners, agreement with the rule grader's preference, time,
-    tokens."""
+def print_pairwise(store: str, run_id: int, behaviour: dict, err: str) -> None:
+    """Pairwise replies of run `run_id` (from the store): usable rate, winners, agreement with the rule grader's
+    preference, time, tokens."""
     with open_store(store, create=False) as s:
         rows = s._query("SELECT raw_answer_id, bundle_answer_id, winner, preferred, latency_ms, tokens_in, "
-                        "tokens_out, error, raw_response, finish_reason FROM pairwise_verdicts")
+                        "tokens_out, error, raw_response, finish_reason FROM pairwise_verdicts "
+                        f"WHERE {OF_RUN.replace('answer_id', 'raw_answer_id', 1)}", (run_id,))
         rule = {r["answer_id"]: r["grade"] for r in s._query(
-            "SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'rule'")}
+            f"SELECT answer_id, grade FROM auto_grades WHERE grader_kind = 'rule' AND {OF_RUN}", (run_id,))}
     replies = [r for r in rows if r["raw_response"] is not None]
     usable = [r for r in replies if r["winner"] is not None]
     print(f"  replies: {rate(len(usable), len(replies))}, {len(rows) - len(replies)} failed calls, "
