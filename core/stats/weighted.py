@@ -19,11 +19,12 @@ every answer; the human-graded sample measures how far the judge's pass/fail is 
 judge, weighted as above). The pass rate is the judge's rate on all answers plus the rectifier; the judge's rate is
 the run's own, known, so the interval resamples the rectifier's draws exactly as the weighted figures resample theirs
 (one definition: resampled_clusters, by item after a first stage; a sampled assignment's win rates covered ~89.5%
-draw by draw). The judge's share is power-tuned (PPI++,
-Angelopoulos, Duchi and Zrnic 2023: `power_tuning`): lambda * the judge's rate + the weighted mean of (human - lambda
-* judge), lambda chosen from the data (the regression slope that makes the figure's variance least, held on the
-bootstrap's replicates) and clipped to [0, 1], so a poor judge is given little weight and the interval is no wider
-than people's grades alone (lambda 0) would give. What the judge bought (`JudgeGain`): with n
+draw by draw). The judge's share is power-tuned (PPI++, Angelopoulos, Duchi and Zrnic 2023: `power_tuning`): lambda
+* the judge's rate + the weighted mean of (human - lambda * judge), lambda chosen from the data (the regression slope
+that makes the figure's variance least, clipped to [0, 1]). A question's draws (after a first stage; else each draw)
+are weighed by the slope of the others (`cross_fitted_lambdas`: a slope fitted on the draws it weighs leaned the
+figure and narrowed its interval), and only where that slope is further from 0 (people's grades alone) or 1 (plain
+PPI) than its own noise, so a judge that tells nothing is given no weight. What the judge bought (`JudgeGain`): with n
 people's grades and interval widths w_people (lambda 0, the same replicates) and w_judge, the judge is worth
 n (w_people / w_judge)^2 - n more graded items. benchmarks/estimator_coverage.py measures every estimate's coverage.
 """
@@ -153,6 +154,28 @@ NOTHING_ADDED = 0.1  # lambda below this: the judge added nothing to the figure
 NEAR_ZERO = 0.1  # worth fewer graded items than this share of those made: only more people's grades narrow it
 
 
+def _moments(sums: np.ndarray) -> np.ndarray:
+    """Per cluster, the sums power_tuning's slope is made of: u, u * human, u * judge and their products two by two
+    (u u, judge judge, human judge, u judge, u human); summed over any set of clusters they give that set's slope."""
+    u, y, f = sums
+    return np.stack([u, y, f, u * u, f * f, y * f, u * f, u * y])
+
+
+def _slope(m: np.ndarray) -> np.ndarray:
+    """power_tuning's lambda from summed moments (_moments summed over the clusters used; any trailing shape):
+    Cov(mean human, mean judge) / Var(mean judge) about the weighted means, clipped to [0, 1]; 0 where the judge gave
+    one value to every draw (nothing to learn from it) or no cluster is left."""
+    u, y, f, uu, ff, yf, uf, uy = m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y_bar, f_bar = y / u, f / u
+        spread = ff - 2 * f_bar * uf + f_bar**2 * uu
+        covariance = yf - f_bar * uy - y_bar * uf + y_bar * f_bar * uu
+        # the expanded spread keeps a rounding error of the size of ff where the judge never varies
+        tuned = np.where((u > 0) & (spread > 1e-9 * np.abs(ff)), covariance / spread, 0.0)
+    clipped: np.ndarray = np.clip(np.nan_to_num(tuned), 0.0, 1.0)
+    return clipped
+
+
 def power_tuning(sums: np.ndarray) -> float:
     """PPI++'s lambda (Angelopoulos, Duchi and Zrnic 2023), the weight on the judge that makes the estimate's variance
     least, clipped to [0, 1] (0: people alone; 1: plain PPI). `sums`: per cluster (first_stage_clusters; a draw on its
@@ -161,8 +184,9 @@ def power_tuning(sums: np.ndarray) -> float:
     The figure is the run's own and the judge graded all of it, so the judge's mean is known and the variance to make
     least is that of the draws' weighted mean of (human - lambda * judge): lambda = Cov(mean human, mean judge) /
     Var(mean judge) under the design, both moments from per-cluster sums of u * deviation from the weighted mean (to
-    first order the bootstrap's own moments, so the figure's interval is at its narrowest there). It is the slope of the survey
-    sampler's regression estimator; with equal weights and every draw its own cluster, cov(Y, f) / var(f) on the draws.
+    first order the bootstrap's own moments). It is the slope of the survey sampler's regression estimator; with equal
+    weights and every draw its own cluster, cov(Y, f) / var(f) on the draws. ppi_mean does not use it on the draws
+    it was fitted on (cross_fitted_lambdas says why).
 
     ppi-python's lambda is cov(Y, f) / ((1 + n/N) var(f)) with var(f) pooled over the draws and the N judged items
     (its (1 + n/N): the variance of a judge's mean over N items drawn from a larger population, 0 here). Its pooled
@@ -172,13 +196,49 @@ def power_tuning(sums: np.ndarray) -> float:
     94.0% (benchmarks/estimator_coverage.py). tests/core/agreement/test_power_tuning.py pins
     the two to each other on fixed data.
     """
-    u, y, f = sums
-    y_bar, f_bar = y.sum() / u.sum(), f.sum() / u.sum()
-    spread = float(((f - f_bar * u) ** 2).sum())
-    if spread <= 0:
-        return 0.0  # the judge gave one value to every draw: nothing to learn from it
-    covariance = float(((y - y_bar * u) * (f - f_bar * u)).sum())
-    return min(max(covariance / spread, 0.0), 1.0)
+    return float(_slope(_moments(sums).sum(axis=1)))
+
+
+_PAIRS_AT_ONCE = 250_000  # leave-two-out slopes computed per block of rows: memory stays a few MB at any k
+
+
+def cross_fitted_lambdas(sums: np.ndarray) -> np.ndarray:
+    """Each cluster's weight on the judge, chosen without that cluster's draws (`sums` as power_tuning's).
+
+    Fitted on the draws it then weighs, lambda leans the figure and narrows its interval: the slope follows the
+    draws' own chance agreement with the judge, so the residuals it leaves are smaller than a new draw's would be,
+    and the figure's error moves with the judge's error on those draws (bundled - raw, a judge passing 20 points too
+    often, 30 draws, the designs that prefer the items the judge is unsure of: bias -0.005 to -0.008 and coverage
+    90.9% to 92.7%, where people alone on the same draws were within 0.001 of the truth; docs/trusting-the-judge.md).
+    So cluster i's residual takes lambda_-i, power_tuning on the other clusters (leave one out: the residuals are out
+    of sample, their spread honest, and nothing of cluster i chose its weight).
+
+    A fitted lambda is also noisy, and with few clusters its noise can cost more than it saves: against a fixed
+    weight a (0, people alone; 1, plain PPI) it saves (lambda - a)^2 Var(judge's mean) and costs its own variance
+    s^2 times the same. So lambda_-i is kept only when (lambda_-i - a)^2 > s_-i^2, a the nearer fixed weight and
+    s_-i^2 the jackknife variance of lambda over the clusters other than i (from the slopes leaving out i and one
+    more); otherwise cluster i takes a. Every choice about cluster i is made without it. A judge that tells nothing
+    then gets 0 at 30 draws (left out of sample and kept, its interval came out wider than people alone's), and a good
+    judge 1 where its slope cannot be told from 1. The leave-two-out slopes cost k^2: about a second at 2,000
+    clusters.
+    """
+    m = _moments(sums)
+    k = m.shape[1]
+    total = m.sum(axis=1)
+    alone = _slope(total[:, None] - m)  # lambda_-i
+    noise = np.zeros(k)
+    if k > 2:
+        rows = max(1, _PAIRS_AT_ONCE // k)
+        others = ~np.eye(k, dtype=bool)
+        for start in range(0, k, rows):
+            block = slice(start, min(start + rows, k))
+            pairs = _slope(total[:, None, None] - m[:, block, None] - m[:, None, :])  # leave i and j out
+            mine = others[block]
+            mean = np.where(mine, pairs, 0.0).sum(axis=1) / (k - 1)
+            noise[block] = (k - 2) / (k - 1) * np.where(mine, (pairs - mean[:, None]) ** 2, 0.0).sum(axis=1)
+    fixed = np.where(alone >= 0.5, 1.0, 0.0)
+    chosen: np.ndarray = np.where((alone - fixed) ** 2 > noise, alone, fixed)
+    return chosen
 
 
 @dataclass
@@ -216,15 +276,16 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
 
     judge_all: the judge's value on every item of one kind; human and judge_on_sample: the person's and the judge's
     values on the human-labelled draws (weights: 1/(pi q) of each draw; None = a simple random sample). `lam`: the
-    judge's weight (None: power_tuning's; 1: plain PPI; 0: people alone). The figure is the run's own (people's
-    grades of all its items), and the judge graded all of them, so the judge's mean is known, not sampled: only the
-    draws are resampled (ppi-python, which estimates a mean over a population the judged items were drawn from, adds
-    their sampling variance too), as weighted_estimates resamples them: by `clusters` (first_stage_clusters), each
-    with all its draws, or (None) each draw on its own. Lambda is held on the replicates, as ppi-python holds it:
-    chosen to make their variance least, the interval is then (to first order) no wider than people alone's
-    (lambda 0) or plain PPI's (lambda 1) on the same replicates. Choosing it again on each replicate (tried: it carried the lean a pooled
-    variance gave lambda, see power_tuning) added lambda's own noise: with 30 draws a poor judge's interval came out
-    wider than people's alone (median width ratio 1.001) and a good judge's wider than plain PPI's (1.018). The
+    judge's weight (None: each cluster's cross_fitted_lambdas, reported as their weighted mean; 1: plain PPI; 0:
+    people alone). The figure is the run's own (people's grades of all its items), and the judge graded all of them,
+    so the judge's mean is known, not sampled: only the draws are resampled (ppi-python, which estimates a mean over a
+    population the judged items were drawn from, adds their sampling variance too), as weighted_estimates resamples
+    them: by `clusters` (first_stage_clusters), each with all its draws, or (None) each draw on its own. Each
+    cluster's lambda is held on the replicates, as ppi-python holds its one lambda: the replicates resample the
+    clusters' residuals, human - lambda * (judge - the judge's mean). Choosing lambda again on each replicate (tried:
+    it carried the lean a pooled variance gave lambda, see power_tuning) added lambda's own noise: with 30 draws a
+    poor judge's interval came out wider than people's alone (median width ratio 1.001). One slope of all the draws,
+    held, left residuals fitted to those draws (cross_fitted_lambdas says what that cost). The
     interval is score_interval's, as a share's (people alone get the same); a judge that matched every draw adds the
     errors the draws could have missed (_unseen_errors_var). Tried on 300 simulated runs of 30 draws and set aside:
     the replicates' percentiles expanded to Student's t (a good judge's few disagreements make them lumpy: 83%) and
@@ -243,16 +304,18 @@ def ppi_mean(judge_all: Sequence[float], human: Sequence[float], judge_on_sample
     ids, taken = resampled_clusters(_each_draw_alone(n) if clusters is None else np.asarray(clusters), boot, seed)
     k = taken.shape[1]
     sums = np.stack([np.bincount(ids, weights=u * x, minlength=k) for x in (np.ones(n), h, j)])
-    lam = power_tuning(sums) if lam is None else lam
-    b_u, b_h, b_j = (taken @ x for x in sums)
+    per_cluster, b_u = sums[0], taken @ sums[0]
+    lams = cross_fitted_lambdas(sums) if lam is None else np.full(k, float(lam))
     judge_mean = float(j_all.mean())
-    per_cluster = sums[0]
-    value = min(max(float(lam * judge_mean + (u * (h - lam * j)).sum() / n), span[0]), span[1])
-    boot_values = lam * judge_mean + (b_h - lam * b_j) / b_u
+    # each cluster's sum of u * (human - lambda * (judge - the judge's mean)): its share of the figure times n
+    residuals = sums[1] - lams * (sums[2] - judge_mean * per_cluster)
+    value = min(max(float(residuals.sum() / per_cluster.sum()), span[0]), span[1])
+    boot_values = (taken @ residuals) / b_u
+    lam = float(np.average(lams, weights=per_cluster))  # the judge's weight over the draws, as reported
     # a judge that matched every draw: the replicates cannot show its errors
     unseen = _unseen_errors_var(kish_effective_n(per_cluster)) if lam > 0 and (h == j).all() else 0.0
     est = _share_estimate(value, n, boot_values, per_cluster, span, unseen)
-    people = _share_estimate(float((u * h).sum() / n), n, b_h / b_u, per_cluster, span)
+    people = _share_estimate(float((u * h).sum() / n), n, (taken @ sums[1]) / b_u, per_cluster, span)
     return est, _judge_gain(lam, people, est)
 
 

@@ -1,6 +1,7 @@
-"""PPI++ (core/stats/weighted.py ppi_mean, power_tuning) against ppi-python's own estimator on fixed data: the point
-estimate and lambda of `ppi_py.ppi_mean_pointestimate` (lambda read back from its point estimate, which is linear in
-lambda) for the run's own figure, and its interval's width beside ours; then what the judge bought."""
+"""PPI++ (core/stats/weighted.py ppi_mean, power_tuning, cross_fitted_lambdas) against ppi-python's own estimator on
+fixed data: the point estimate and lambda of `ppi_py.ppi_mean_pointestimate` (lambda read back from its point
+estimate, which is linear in lambda) for the run's own figure, and its interval's width beside ours; how each draw's
+lambda is chosen without it; then what the judge bought."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import ppi_py
 import pytest
 
 from gradedesk.core.stats.measures import t_quantile
-from gradedesk.core.stats.weighted import first_stage_clusters, power_tuning, ppi_mean
+from gradedesk.core.stats.weighted import cross_fitted_lambdas, first_stage_clusters, power_tuning, ppi_mean
 
 
 def _data(seed: int, accuracy: float, n: int = 150, big_n: int = 2000, levels=(1.0, 0.0)):
@@ -38,22 +39,26 @@ def test_point_estimate_and_lambda_are_ppi_pythons_for_the_runs_own_figure(seed,
     the draws' own (the regression slope: power_tuning says why). With those terms the figures are ppi-python's."""
     judge_all, human, judge = _data(seed, accuracy, levels=levels)
     lam, _ = _their_lambda(judge_all, human, judge)
-    est, gain = ppi_mean(judge_all, human, judge, boot=2000)
     n, big_n = human.size, judge_all.size
-    assert 0 < lam and gain.lam < 1  # tuned, not clipped: the comparison means something
+    slope = power_tuning(np.stack([np.ones(n), human, judge]))
+    assert 0 < lam and slope < 1  # tuned, not clipped: the comparison means something
     pooled = np.concatenate([judge, judge_all]).var(ddof=1)
-    assert gain.lam == pytest.approx(lam * (1 + n / big_n) * pooled / judge.var(), abs=1e-12)
-    theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all, lam=gain.lam))[0])
+    assert slope == pytest.approx(lam * (1 + n / big_n) * pooled / judge.var(), abs=1e-12)
+    est, gain = ppi_mean(judge_all, human, judge, boot=2000, lam=slope)
+    theirs = float(np.ravel(ppi_py.ppi_mean_pointestimate(human, judge, judge_all, lam=slope))[0])
     assert est.value == pytest.approx(theirs, abs=1e-12)
     # their interval is a normal approximation with lambda held, as ours holds it; ours is Wilson's at the effective n
     # from the bootstrap's variance times n / (n - 1), Student's t for n - 1 degrees of freedom: without the judged
     # items' term and with those factors the widths agree within 10%
-    low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05, lam=gain.lam)
+    low, high = ppi_py.ppi_mean_ci(human, judge, judge_all, alpha=0.05, lam=slope)
     theirs_width = float(np.ravel(high)[0] - np.ravel(low)[0])
     z = 1.959964
     run_only = math.sqrt(theirs_width**2 - (2 * z * gain.lam) ** 2 * judge_all.var() / big_n)
     assert (est.high - est.low) == pytest.approx(run_only * t_quantile(n - 1) / z * math.sqrt(n / (n - 1)),
                                                  rel=0.1)
+    # tuned, each draw's lambda is the slope without it (cross_fitted_lambdas): with 150 draws barely apart
+    tuned, tuned_gain = ppi_mean(judge_all, human, judge, boot=2000)
+    assert tuned_gain.lam == pytest.approx(slope, abs=0.01) and tuned.value == pytest.approx(est.value, abs=0.005)
 
 
 def test_a_judge_that_points_the_wrong_way_is_clipped_to_nothing_as_ppi_python_clips_it():
@@ -91,16 +96,53 @@ def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_wort
     assert gain.line == f"the machine grades are worth {expected} more graded items; already +/-0.05"
 
 
-def test_lambda_is_held_on_the_replicates_where_it_makes_the_interval_narrowest():
-    """The tuned interval is the one with its lambda given, and neither people alone (lambda 0), plain PPI (lambda 1)
-    nor a lambda a little either side of it, on the same replicates, is narrower."""
-    judge_all, human, judge = _data(9, 0.8, n=40)
-    tuned, gain = ppi_mean(judge_all, human, judge, boot=2000)
-    held, _ = ppi_mean(judge_all, human, judge, boot=2000, lam=gain.lam)
-    assert (tuned.value, tuned.low, tuned.high) == (held.value, held.low, held.high) and 0.1 < gain.lam < 0.9
-    n = human.size
-    assert power_tuning(np.stack([np.ones(n), human, judge])) == pytest.approx(gain.lam, abs=1e-12)
-    width = tuned.high - tuned.low
-    for other in (0.0, 1.0, gain.lam - 0.1, gain.lam + 0.1):
-        est, _ = ppi_mean(judge_all, human, judge, boot=2000, lam=other)
-        assert est.high - est.low > width * 0.995, other
+def _rule_by_hand(sums: np.ndarray) -> np.ndarray:
+    """cross_fitted_lambdas spelt out: for each cluster, power_tuning without it; kept when it is further from the
+    nearer of 0 and 1 than its jackknife standard error over the other clusters (each left out with it), else that
+    fixed weight."""
+    k = sums.shape[1]
+    out = []
+    for i in range(k):
+        others = [c for c in range(k) if c != i]
+        alone = power_tuning(sums[:, others])
+        pairs = np.array([power_tuning(sums[:, [c for c in others if c != j]]) for j in others])
+        noise = (k - 2) / (k - 1) * ((pairs - pairs.mean()) ** 2).sum()
+        fixed = 1.0 if alone >= 0.5 else 0.0
+        out.append(alone if (alone - fixed) ** 2 > noise else fixed)
+    return np.array(out)
+
+
+@pytest.mark.parametrize(("seed", "accuracy", "n"), [(11, 0.8, 24), (12, 0.6, 30), (13, 0.97, 20)])
+def test_each_clusters_lambda_is_chosen_without_it(seed, accuracy, n):
+    """A question's draws are weighed by a lambda its own draws had no part in (cross_fitted_lambdas), by clusters
+    of uneven weights; the block-wise computation is the rule spelt out."""
+    _, human, judge = _data(seed, accuracy, n=n, levels=(1.0, 0.5, 0.0))
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0.2, 3, n)
+    cluster = np.sort(rng.integers(0, n * 2 // 3, n))
+    _, ids = np.unique(cluster, return_inverse=True)
+    sums = np.stack([np.bincount(ids, weights=u * x) for x in (np.ones(n), human, judge)])
+    assert cross_fitted_lambdas(sums) == pytest.approx(_rule_by_hand(sums), abs=1e-9)
+
+
+def test_a_judge_that_tells_nothing_leaves_the_figure_to_people_alone():
+    """30 draws of a judge that guesses: fitted on those draws its slope looked worth something and narrowed the
+    interval below people alone's, though a guess adds only noise. Its lambda is now 0: the figure is people alone's."""
+    judge_all, human, judge = _data(21, 0.0, n=30)  # wrong means a random value: right half the time by chance
+    slope = power_tuning(np.stack([np.ones(30), human, judge]))
+    est, gain = ppi_mean(judge_all, human, judge, boot=1000)
+    alone = gain.people_alone
+    assert slope > 0.1 and gain.lam == 0.0
+    assert (est.value, est.low, est.high) == (alone.value, alone.low, alone.high)
+    assert gain.line.startswith("the machine grades added nothing here")
+
+
+def test_a_good_judge_whose_slope_cannot_be_told_from_one_is_plain_ppi():
+    """20 draws, the judge wrong on two: the slope of the draws is below 1 by less than its own noise, so every draw
+    takes lambda 1 (plain PPI), which costs nothing to estimate."""
+    judge_all, human, judge = _data(15, 0.9, n=20)
+    slope = power_tuning(np.stack([np.ones(20), human, judge]))
+    est, gain = ppi_mean(judge_all, human, judge, boot=1000)
+    plain, _ = ppi_mean(judge_all, human, judge, boot=1000, lam=1)
+    assert 0.5 < slope < 1 and gain.lam == 1.0
+    assert (est.value, est.low, est.high) == (plain.value, plain.low, plain.high)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gradedesk.core.agreement.report import agreement_report
 from gradedesk.core.grading.human_grades import GradeChange, record_grade, record_preference
 from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.review.sampler import draw_next
+from gradedesk.core.stats.weighted import cross_fitted_lambdas
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.run_records import run_info
 
@@ -180,8 +182,8 @@ def test_the_sampled_figures_and_pass_rates_use_the_chosen_grader(tmp_path):
 
 
 def test_bundle_minus_raw_is_the_judges_difference_corrected_by_the_draws_that_graded_both(run_store):
-    """Prediction-powered bundled - raw on the same questions: lambda times the judge's difference over every question
-    it graded both answers of, plus the weighted mean of (person's difference - lambda * judge's) over the draws."""
+    """Prediction-powered bundled - raw on the same questions: the weighted mean over the draws of (person's
+    difference - lambda * (judge's - the judge's mean difference over every question it graded both answers of))."""
     from gradedesk.core.store.samples import sample_draws
 
     store, run, answers = run_store
@@ -197,9 +199,11 @@ def test_bundle_minus_raw_is_the_judges_difference_corrected_by_the_draws_that_g
     people = [passed(answers[d.question_pk][1], "current_human_grades")
               - passed(answers[d.question_pk][0], "current_human_grades") for d in draws]
     judge = [judge_all[sorted(answers).index(d.question_pk)] for d in draws]
-    lam = difference["judge_bought"]["lam"]
-    by_hand = lam * sum(judge_all) / 12 + sum(w * (p - lam * j) for w, p, j in zip(weights, people, judge)) / sum(
-        weights)
+    # each draw is its own cluster (no first stage), weighed by the judge's weight chosen without it
+    w, p, j = (np.array(x, dtype=float) for x in (weights, people, judge))
+    lams = cross_fitted_lambdas(np.stack([w, w * p, w * j]))
+    by_hand = float((w * (p - lams * (j - sum(judge_all) / 12))).sum() / w.sum())
+    assert difference["judge_bought"]["lam"] == pytest.approx(float(np.average(lams, weights=w)))
     assert difference["method"] == "bundle - raw" and difference["budget"] == 2000
     assert difference["judged"] == 12 and difference["human_sampled"] == len(draws) == 6
     assert difference["ppi"]["value"] == pytest.approx(by_hand)
