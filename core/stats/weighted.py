@@ -163,16 +163,16 @@ def _moments(sums: np.ndarray) -> np.ndarray:
 
 def _slope(m: np.ndarray) -> np.ndarray:
     """power_tuning's lambda from summed moments (_moments summed over the clusters used; any trailing shape):
-    Cov(mean human, mean judge) / Var(mean judge) about the weighted means, clipped to [0, 1]; 0 where the judge gave
-    one value to every draw (nothing to learn from it) or no cluster is left."""
+    Cov(mean human, mean judge) / Var(mean judge) about the weighted means, clipped to [0, 1]; NaN where there is no
+    slope to fit (the judge gave one value to every cluster used, or none is left)."""
     u, y, f, uu, ff, yf, uf, uy = m
     with np.errstate(divide="ignore", invalid="ignore"):
         y_bar, f_bar = y / u, f / u
         spread = ff - 2 * f_bar * uf + f_bar**2 * uu
         covariance = yf - f_bar * uy - y_bar * uf + y_bar * f_bar * uu
         # the expanded spread keeps a rounding error of the size of ff where the judge never varies
-        tuned = np.where((u > 0) & (spread > 1e-9 * np.abs(ff)), covariance / spread, 0.0)
-    clipped: np.ndarray = np.clip(np.nan_to_num(tuned), 0.0, 1.0)
+        tuned = np.where((u > 0) & (spread > 1e-9 * np.abs(ff)), covariance / spread, np.nan)
+    clipped: np.ndarray = np.clip(tuned, 0.0, 1.0)
     return clipped
 
 
@@ -196,7 +196,8 @@ def power_tuning(sums: np.ndarray) -> float:
     94.0% (benchmarks/estimator_coverage.py). tests/core/agreement/test_power_tuning.py pins
     the two to each other on fixed data.
     """
-    return float(_slope(_moments(sums).sum(axis=1)))
+    slope = float(_slope(_moments(sums).sum(axis=1)))
+    return 0.0 if math.isnan(slope) else slope  # the judge gave one value to every draw: nothing to learn from it
 
 
 _PAIRS_AT_ONCE = 250_000  # leave-two-out slopes computed per block of rows: memory stays a few MB at any k
@@ -217,7 +218,10 @@ def cross_fitted_lambdas(sums: np.ndarray) -> np.ndarray:
     weight a (0, people alone; 1, plain PPI) it saves (lambda - a)^2 Var(judge's mean) and costs its own variance
     s^2 times the same. So lambda_-i is kept only when (lambda_-i - a)^2 > s_-i^2, a the nearer fixed weight and
     s_-i^2 the jackknife variance of lambda over the clusters other than i (from the slopes leaving out i and one
-    more); otherwise cluster i takes a. Every choice about cluster i is made without it. A judge that tells nothing
+    more); otherwise cluster i takes a. Every choice about cluster i is made without it, but one: where the other
+    clusters leave no slope to fit (the judge gave them all one value; a judge that matched 6 draws, 5 of them
+    preferring the bundle), cluster i takes the slope of all (with 0 there, that draw alone pulled the figure below
+    both the judge's and the people's), and the jackknife counts only the slopes there are. A judge that tells nothing
     then gets 0 at 30 draws (left out of sample and kept, its interval came out wider than people alone's), and a good
     judge 1 where its slope cannot be told from 1. The leave-two-out slopes cost k^2: about a second at 2,000
     clusters.
@@ -226,16 +230,18 @@ def cross_fitted_lambdas(sums: np.ndarray) -> np.ndarray:
     k = m.shape[1]
     total = m.sum(axis=1)
     alone = _slope(total[:, None] - m)  # lambda_-i
+    alone = np.where(np.isnan(alone), power_tuning(sums), alone)
     noise = np.zeros(k)
-    if k > 2:
-        rows = max(1, _PAIRS_AT_ONCE // k)
-        others = ~np.eye(k, dtype=bool)
-        for start in range(0, k, rows):
-            block = slice(start, min(start + rows, k))
-            pairs = _slope(total[:, None, None] - m[:, block, None] - m[:, None, :])  # leave i and j out
-            mine = others[block]
-            mean = np.where(mine, pairs, 0.0).sum(axis=1) / (k - 1)
-            noise[block] = (k - 2) / (k - 1) * np.where(mine, (pairs - mean[:, None]) ** 2, 0.0).sum(axis=1)
+    rows = max(1, _PAIRS_AT_ONCE // k)
+    others = ~np.eye(k, dtype=bool)
+    for start in range(0, k, rows):
+        block = slice(start, min(start + rows, k))
+        pairs = _slope(total[:, None, None] - m[:, block, None] - m[:, None, :])  # leave i and j out
+        mine = others[block] & ~np.isnan(pairs)
+        count = mine.sum(axis=1)
+        mean = np.where(mine, pairs, 0.0).sum(axis=1) / np.maximum(count, 1)
+        spread = np.where(mine, (pairs - mean[:, None]) ** 2, 0.0).sum(axis=1)
+        noise[block] = np.where(count > 1, (count - 1) / np.maximum(count, 1) * spread, 0.0)
     fixed = np.where(alone >= 0.5, 1.0, 0.0)
     chosen: np.ndarray = np.where((alone - fixed) ** 2 > noise, alone, fixed)
     return chosen

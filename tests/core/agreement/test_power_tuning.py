@@ -97,22 +97,28 @@ def test_what_the_judge_bought_is_the_graded_items_its_narrower_interval_is_wort
 
 
 def _rule_by_hand(sums: np.ndarray) -> np.ndarray:
-    """cross_fitted_lambdas spelt out: for each cluster, power_tuning without it; kept when it is further from the
-    nearer of 0 and 1 than its jackknife standard error over the other clusters (each left out with it), else that
-    fixed weight."""
+    """cross_fitted_lambdas spelt out: for each cluster, power_tuning without it (the slope of all where the judge
+    gave the others one value); kept when it is further from the nearer of 0 and 1 than its jackknife standard error
+    over the other clusters (each left out with it, where a slope is left), else that fixed weight."""
     k = sums.shape[1]
+
+    def slope(clusters):  # None: no slope to fit
+        judged = sums[2, clusters] / sums[0, clusters]
+        return power_tuning(sums[:, clusters]) if np.ptp(judged) > 0 else None
+
     out = []
     for i in range(k):
         others = [c for c in range(k) if c != i]
-        alone = power_tuning(sums[:, others])
-        pairs = np.array([power_tuning(sums[:, [c for c in others if c != j]]) for j in others])
-        noise = (k - 2) / (k - 1) * ((pairs - pairs.mean()) ** 2).sum()
+        alone = slope(others)
+        alone = power_tuning(sums) if alone is None else alone
+        pairs = np.array([p for j in others if (p := slope([c for c in others if c != j])) is not None])
+        noise = (pairs.size - 1) / pairs.size * ((pairs - pairs.mean()) ** 2).sum() if pairs.size > 1 else 0.0
         fixed = 1.0 if alone >= 0.5 else 0.0
         out.append(alone if (alone - fixed) ** 2 > noise else fixed)
     return np.array(out)
 
 
-@pytest.mark.parametrize(("seed", "accuracy", "n"), [(11, 0.8, 24), (12, 0.6, 30), (13, 0.97, 20)])
+@pytest.mark.parametrize(("seed", "accuracy", "n"), [(11, 0.8, 24), (12, 0.6, 30), (13, 0.97, 20), (16, 1.0, 6)])
 def test_each_clusters_lambda_is_chosen_without_it(seed, accuracy, n):
     """A question's draws are weighed by a lambda its own draws had no part in (cross_fitted_lambdas), by clusters
     of uneven weights; the block-wise computation is the rule spelt out."""
@@ -146,3 +152,13 @@ def test_a_good_judge_whose_slope_cannot_be_told_from_one_is_plain_ppi():
     plain, _ = ppi_mean(judge_all, human, judge, boot=1000, lam=1)
     assert 0.5 < slope < 1 and gain.lam == 1.0
     assert (est.value, est.low, est.high) == (plain.value, plain.low, plain.high)
+
+
+def test_a_draw_whose_judge_value_no_other_draw_has_is_weighed_by_the_slope_of_all():
+    """The judge matched six draws, five preferring the bundle and one a tie: without the tie the judge never varies
+    and leaves no slope to fit, so the tie takes the slope of all (1), not 0, which pulled the figure to 0.833,
+    below both the judge's 0.9 and people's 0.917."""
+    human = np.array([1.0] * 5 + [0.5])
+    judge_all = np.array([1.0] * 8 + [0.5] * 2)
+    est, gain = ppi_mean(judge_all, human, human.copy(), boot=500)
+    assert gain.lam == 1.0 and est.value == pytest.approx(0.9)
