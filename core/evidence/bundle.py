@@ -23,7 +23,9 @@ from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 # 2: brief reasons, no method/score in prompt headers; 3: `path:a-b`, no symbol a def line names; 4: cuts of ~100
 # tokens below 2k, and the two best hits never wait behind other files; 5: rank order, the subject first, a left-out
 # reason from a fixed list, definitions cut to their first lines; 6: a definition's cut leaves comment lines out too
-COMPILER_VERSION = "gradedesk-compiler/7"
+# 7: acronyms are words, breadth by a best hit's class then its file; 8: breadth by agreeing methods, the top-10 files,
+# a small first hit of every other file
+COMPILER_VERSION = "gradedesk-compiler/8"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
 

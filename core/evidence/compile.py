@@ -1,8 +1,9 @@
 """Compile ranked hits into a token-budgeted context pack, and a pack into a contract-checked evidence bundle.
 
-compile_context (compiler 5 on) puts the answer first. Candidates are considered in rank order, the question's subject
-before breadth: the definitions of what the question names and the ALWAYS_FIRST best hits, then the callers and callees
-the call graph reached from those definitions, then every other hit (those in the best hits' files first). Each is
+compile_context (compiler 5 on) puts the answer first. Candidates are considered in tiers, each in rank order, the
+question's subject before breadth (_subject_first: the definitions of what the question names and the ALWAYS_FIRST best
+hits, then top hits two retrieval methods agree on, the subject's callers and callees, the best hits' classes and files,
+the files of the top hits, then the rest, a small first hit of each other file before it). Each is
 kept whole when it fits within a per-snippet limit (a SNIPPET_SHARE of the budget, a TOP_SHARE for the ALWAYS_FIRST
 best hits, at least SNIPPET_FLOOR tokens), else cut: a definition to its
 signature and first body lines (a long docstring left out behind an elision line, comment lines left out, blank lines
@@ -24,6 +25,7 @@ from gradedesk.core.evidence.bundle import COMPILER_VERSION, EvidenceBundle, Evi
 from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
 from gradedesk.core.text.selection_reason import METHOD_WORDS, Cut, Found, Reason, full_reason
 from gradedesk.core.text.hashing import content_hash
+from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.evidence.cuts import cut_lines, line_counts, prose_left_out
 from gradedesk.core.errors import UserError
 from gradedesk.core.text.question import QuestionInfo, analyse_question
@@ -42,6 +44,8 @@ SNIPPET_SHARE = 8
 TOP_SHARE = 3  # the ALWAYS_FIRST best hits may take up to a third of the budget each: they answer most often, whole
 CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 ALWAYS_FIRST = 3  # the best fused hits are part of the subject: no named definition goes before them
+NEAR_RANK = 10  # the top of the ranking raw top-k shows: its files are where breadth looks first
+SMALL_HIT = 150  # tokens: a far file's best hit this small shows the file at little cost
 
 # Why a candidate is not in the bundle: the fixed list. Each is given at the moment the candidate is considered and
 # is true of the ledger then (tests/core/evidence/test_ledger.py checks every one).
@@ -122,28 +126,48 @@ def selection_reason(hit: Hit, role: str, cut: Cut | None = None) -> str:
     return full_reason(Reason(hit.rank, role, found, cut))
 
 
-def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str]) -> list[Hit]:
-    """The question's subject first, then its callers and callees, then breadth: each in rank order. The subject is the
-    definitions of what the question names (with no names, the best-ranked definitions: rank order already) and the
-    ALWAYS_FIRST best hits, whatever they are; its callers and callees are the hits the call graph reached from one of
-    them. Graph hits reached from other hits (the definitions the top hits use) are breadth: promoted, they cost code
-    coverage at every budget. Breadth from the best hits' files comes first, the methods of a best hit's class before
-    the rest of its file: the code that answers clusters there (on the natural sets' tuned share a hit in one of
-    those files carried answering code several times as often as one elsewhere; benchmarks/retrieval_bench.py)."""
+def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], terms: set[str]) -> list[Hit]:
+    """The order candidates are considered in: the question's subject, then breadth, each tier in rank order.
+
+    0. The subject: the definitions of what the question names (with no names, the best-ranked definitions) and the
+       ALWAYS_FIRST best hits, whatever they are.
+    1. Hits of the top NEAR_RANK that two retrieval methods each rank in their own top NEAR_RANK (with vectors, the
+       lexical and the vector search agreeing): they carried answering code most often after the subject.
+    2. The subject's callers and callees (graph hits reached from one of its definitions). Graph hits reached from
+       other hits are breadth: promoted, they cost code coverage at every budget.
+    3. The methods of a best hit's class, then 4. the rest of the best hits' files: the code that answers clusters
+       there.
+    5. Hits in the files of the top NEAR_RANK hits, or whose names are mostly the question's words.
+    6. From every other file, its best hit when it is small (SMALL_HIT tokens or fewer): the file is shown at little
+       cost (file recall), then 7. everything else.
+    On the natural sets' tuned share (benchmarks/retrieval_bench.py) a hit of tier 7 carried answering code about once
+    in 250, one of tiers 3-5 about once in ten."""
     subject = {_last(h.symbol_name) for h in hits if roles[h.chunk_id] == "definition"} if targets else set()
     best = [h for h in hits if h.rank <= ALWAYS_FIRST]
     top_files = {h.file_path for h in best}
     top_owners = {_owner(h.symbol_name) for h in best if h.symbol_name}
+    near_files = {h.file_path for h in hits if h.rank <= NEAR_RANK}
+    first_of_file: dict[str, str] = {}
+    for hit in sorted(hits, key=lambda h: h.rank):
+        first_of_file.setdefault(hit.file_path, hit.chunk_id)
+
+    def named(hit: Hit) -> bool:
+        words = set(code_tokens(hit.symbol_name or ""))
+        return bool(words) and 2 * len(words & terms) >= len(words)
 
     def tier(hit: Hit) -> int:
         if roles[hit.chunk_id] == "definition" or hit.rank <= ALWAYS_FIRST:
             return 0
+        if hit.rank <= NEAR_RANK and sum(r <= NEAR_RANK for r in hit.method_ranks.values()) >= 2:
+            return 1
         via = reached_from(hit.matches.get("graph", ""))
         if via and _last(via) in subject:
-            return 1
-        if hit.file_path not in top_files:
-            return 4
-        return 2 if hit.symbol_name and _owner(hit.symbol_name) in top_owners else 3
+            return 2
+        if hit.file_path in top_files:
+            return 3 if hit.symbol_name and _owner(hit.symbol_name) in top_owners else 4
+        if hit.file_path in near_files or named(hit):
+            return 5
+        return 6 if first_of_file[hit.file_path] == hit.chunk_id and hit.token_count <= SMALL_HIT else 7
 
     return sorted(hits, key=lambda h: (tier(h), h.rank))
 
@@ -270,7 +294,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
                        files=list(info.files), unindexed=unindexed)
     packer = _Packer(pack, tok, set(info.terms))
     roles = {h.chunk_id: evidence_role(h, targets) for h in hits}
-    for hit in _subject_first(hits, roles, targets):
+    for hit in _subject_first(hits, roles, targets, set(info.terms)):
         packer.consider(hit, roles[hit.chunk_id])
     total = tok.count(prompt_context(pack.snippets))
     while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole
