@@ -165,10 +165,14 @@ def layout_block(layout: str, h: Header, text: str, reason: str | None) -> str:
     return block(f"{head} [{h.method}, {score}]", text, reason)
 
 
+_DEF_NAME = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
+
+
 def _defines(text: str, symbol: str) -> bool:
-    """Does one of the text's first lines define the symbol (its last dotted part), after any decorators?"""
-    name = re.escape(symbol.rsplit(".", 1)[-1])
-    return re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{name}\b", "\n".join(text.split("\n", 4)[:4]), re.M) is not None
+    """Does one of the text's first lines define the symbol (its last dotted part), after any decorators? (One compiled
+    pattern: a pattern per symbol overflowed re's cache and was a fifth of `ask`'s time.)"""
+    name = symbol.rsplit(".", 1)[-1]
+    return any(m.group(1) == name for m in _DEF_NAME.finditer("\n".join(text.split("\n", 4)[:4])))
 
 
 def reason_line(reason: str) -> str:
