@@ -11,6 +11,13 @@ per question category, three ways, each with a 95% bootstrap interval:
   consistent verdict, and a tie where it has none: an inconsistent judge knows nothing about the pair), corrected by
   the people's preferences on the questions the desk's sampler drew at that budget, each weighted by 1 / (pi x q) of
   its draw (samples.draw_weight), so the correction is unbiased whatever the sampler preferred.
+
+A pairwise judge asked about a sample of questions (`judge --pairwise --sample`, its probability recorded on the run)
+needs no weight here, unlike a judge's grades in samples.weighted_draws: its own win rate is the mean over a simple
+random sample of questions (every question equally likely, so the weights would be equal), and the prediction-powered
+one predicts a tie on every question the judge was not asked about and corrects with every drawn preference, judged
+or not, so it stays unbiased (a judge's grade pairs with a person's only where both exist, which is why those need
+the judge's probability).
 """
 
 from __future__ import annotations
