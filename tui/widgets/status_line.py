@@ -53,8 +53,8 @@ class StatusLine(Static):
             width = self.content_region.width
             height = min(MAX_LINES, len(line.wrap(self.app.console, width))) if width else 1
             if self.styles.height is None or self.styles.height.value != height:
-                self.styles.height = height  # the figures wrap rather than run past the edge
-            self.update(line)
+                self.styles.height = height  # the figures wrap rather than run past the edge (a layout)
+            self.update(line, layout=False)  # its height is set above: a new text alone lays nothing out
 
     def on_resize(self) -> None:
         self._shown = None

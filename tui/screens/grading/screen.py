@@ -26,6 +26,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.visual import Visual, visualize
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -55,9 +56,22 @@ WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRA
 
 
 def update_if_changed(static: Static, text: Text) -> None:
-    """Static.update lays the screen out again even for the same text: every redraw (each key) would pay for one."""
-    if static.content != text:
-        static.update(text)
+    """Static.update lays the screen out again even for the same text, or a new text of the same height: every key
+    would pay for a layout of the whole screen (and its full repaint). Only a new height lays out."""
+    if static.content == text:
+        return
+    width = static.content_region.width
+    same_height = width > 0 and (laid_out_height(static, static.visual, width)
+                                 == laid_out_height(static, visualize(static, text, markup=False), width))
+    static.update(text, layout=not same_height)
+
+
+def laid_out_height(static: Static, visual: Visual, width: int) -> int:
+    """The height `static` gets for `visual` at `width`: its content's, or its min-height when taller (the question
+    fills its box: a question of two lines or of three takes the same place)."""
+    height = visual.get_height(static.styles, width)  # type: ignore[arg-type]  # as Widget.get_content_height does
+    floor = static.styles.min_height
+    return max(height, int(floor.resolve(static.size, static.app.size))) if floor is not None else height
 
 
 class GradingScreen(Screen):
