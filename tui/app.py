@@ -27,6 +27,7 @@ from gradedesk.core.review.session import Job
 
 from gradedesk.tui.db import Answer, JobFailed, JobWaiting, Left, Request, StoreThread
 from gradedesk.tui.desk_protocol import DeskConfig
+from gradedesk.tui.idle_work import IdleWork
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
 from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
@@ -208,6 +209,10 @@ class DeskApp(App):
     def keys_waiting(self) -> bool:
         return bool(self.gate.waiting)
 
+    @property
+    def keys_busy(self) -> bool:
+        return self.gate.travelling is not None or bool(self.gate.waiting)
+
     def report(self, text: str, *, error: bool = False) -> None:
         """The one place messages and errors are shown: the status line, and a notification for errors."""
         self.last_status = text
@@ -234,11 +239,11 @@ class DeskApp(App):
 
     @property
     def idle(self) -> bool:
-        """No key waiting, no store job queued or running, and no other worker (highlighting) busy: tests and
-        benchmarks wait on it."""
+        """No key waiting, no store job queued or running, no other worker (highlighting) busy and no work between
+        keys left (tui/idle_work.py): tests and benchmarks wait on it."""
         busy = (WorkerState.PENDING, WorkerState.RUNNING)
         return self.gate.idle and self.store_thread.idle and not any(
-            w.state in busy for w in self.workers if w.name != "store")
+            w.state in busy for w in self.workers if w.name != "store") and not IdleWork.busy(self)
 
     def action_help_quit(self) -> None:
         """Ctrl-C does nothing (Textual's default prints how to quit): the footers show `^q quit`."""

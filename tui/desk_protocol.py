@@ -52,6 +52,10 @@ class Desk(Protocol):
     def keys_waiting(self) -> bool:
         """Keys typed ahead wait to act (tui/keygate.py): what is shown now will be left at once."""
 
+    @property
+    def keys_busy(self) -> bool:
+        """A key is on its way (handled now, or waiting): work between keys waits for it (tui/idle_work.py)."""
+
     def report(self, text: str, *, error: bool = False) -> None:
         """Show a message (or an error) in the status line of the screen on top."""
 

@@ -21,6 +21,8 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from gradedesk.tui.idle_work import IdleWork
+
 
 CACHED = 8  # renderings kept per view: the item shown, its prepared neighbours, the last few shown
 
@@ -35,6 +37,11 @@ class Rendering:
         self.lines: list[Strip] = []
         self.starts: list[int] = []  # the first line of each block rendered so far
         self.next_block = 0
+
+    def render_next_block(self, console: Console) -> bool:
+        """Render one more block; True if blocks remain after it."""
+        self.render_until(len(self.lines) + 1, console)
+        return not self.done
 
     def render_until(self, needed: int, console: Console) -> bool:
         """Render blocks until there are `needed` lines or no more blocks; True if lines were added."""
@@ -63,8 +70,10 @@ class BlockView(ScrollView, can_focus=True):
     # opening depends on it (tests/tui/test_claims.py).
     fixed_size = False
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, keys_busy: Callable[[], bool] = lambda: False, **kwargs) -> None:
+        """`keys_busy`: a key is on its way (the lines past the view wait for it: tui/idle_work.py)."""
         super().__init__(**kwargs)
+        self._rest = IdleWork(self, keys_busy)
         self._shown = Rendering(None, [], 0)
         self._kept: deque[Rendering] = deque(maxlen=CACHED)  # renderings with a key, newest last
         self._style = Style()
@@ -86,7 +95,9 @@ class BlockView(ScrollView, can_focus=True):
         self._shown.render_until(self.scroll_offset.y + self.size.height + self.fixed_size, self.app.console)
         self._set_virtual_size()
         if not self._shown.done:
-            self.call_after_refresh(self._render_rest)
+            shown = self._shown
+            self._rest.clear()  # the rest of a rendering no longer shown is rendered if it is shown again
+            self.call_after_refresh(lambda: self._rest.add(lambda: self._render_rest(shown)))
         self.refresh()
 
     def prerender(self, key: object, blocks: Callable[[], list[RenderableType]]) -> None:
@@ -135,9 +146,15 @@ class BlockView(ScrollView, can_focus=True):
             self._render_until(len(shown.lines) + 1)
         return shown.starts[index] if index < len(shown.starts) else None
 
-    def _render_rest(self) -> None:
-        if not self._shown.done:
-            self._render_until(10**9)
+    def _render_rest(self, shown: Rendering) -> bool:
+        """A block more of `shown` past the view, while it is shown; its scrollable size once all are rendered (a set
+        repaints the view: once, not per block). True while blocks remain."""
+        if shown is not self._shown or shown.done:
+            return False
+        if shown.render_next_block(self.app.console):
+            return True
+        self._set_virtual_size()
+        return False
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._shown.width:

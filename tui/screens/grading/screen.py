@@ -17,6 +17,7 @@ in the command palette); view.py draws the text.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -40,6 +41,7 @@ from gradedesk.tui.collector import CollectorPause, freeze_startup
 from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, NeighbourPrepared, Opened,
                              QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
+from gradedesk.tui.idle_work import IdleWork
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, settings, view
@@ -92,6 +94,10 @@ class GradingScreen(Screen):
         self._state_timer: Timer | None = None
         self._collector = CollectorPause()  # no garbage collection between a key and its repaint (tui/collector.py)
         self._collector_timer: Timer | None = None
+        self._idle = IdleWork(self, self._keys_busy)  # the neighbours' panes rendered ahead, between keys
+
+    def _keys_busy(self) -> bool:
+        return self.desk.keys_busy
 
     # Layout ----------------------------------------------------------------------------------------------------------
 
@@ -100,8 +106,8 @@ class GradingScreen(Screen):
         with VerticalScroll(id="question-box", can_focus=False):
             yield Static("Opening the store…", id="question", markup=False)
         with Horizontal(id="answers"):
-            yield AnswerPane("left")
-            yield AnswerPane("right")
+            yield AnswerPane("left", keys_busy=self._keys_busy)
+            yield AnswerPane("right", keys_busy=self._keys_busy)
         yield StatusLine("counting…", id="progress")
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
@@ -189,10 +195,9 @@ class GradingScreen(Screen):
         """What the pane of `side` shows now (of `item`: what it would show, were that item shown)."""
         return view.pane_view(self.session, side, item)
 
-    def _render_panes(self, new_item: bool, highlighted: bool = False) -> None:
+    def _render_panes(self, new_item: bool) -> None:
         for side in SIDES:
-            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item,
-                                                        highlighted=highlighted)
+            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=new_item)
 
     def render_topbar(self) -> None:
         s = self.session
@@ -225,8 +230,14 @@ class GradingScreen(Screen):
         self.post_message(self.Highlighted(item.question_pk))
 
     def on_grading_screen_highlighted(self, message: Highlighted) -> None:
-        if self.session.item is not None and self.session.item.question_pk == message.question_pk:
-            self._render_panes(new_item=False, highlighted=True)
+        """The item's code in colour: a pane a step, between keys (tui/idle_work.py), while the item is still shown."""
+        for side in SIDES:
+            self._idle.add(partial(self._show_highlighted, side, message.question_pk))
+
+    def _show_highlighted(self, side: str, question_pk: int) -> bool:
+        if self.session.item is not None and self.session.item.question_pk == question_pk:
+            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=False, highlighted=True)
+        return False
 
     # Counting --------------------------------------------------------------------------------------------------------
 
@@ -338,14 +349,18 @@ class GradingScreen(Screen):
 
     def _prerender(self, neighbours: list[Prepared]) -> None:
         """Render the first screenful of the panes of the neighbours prepared around the item shown, while the person
-        reads, so that their key only paints (the keys the desk's speed goals name: next and next ungraded)."""
-        item = self.session.item
+        reads, so that their key only paints (the keys the desk's speed goals name: next and next ungraded); a pane a
+        step, between keys (tui/idle_work.py), and none once the person has moved on."""
         for neighbour in neighbours:
-            if neighbour.item is None or item is None or neighbour.around != item.question_pk \
-                    or neighbour.kind not in PRERENDERED:
-                continue
-            for side in SIDES:
-                self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
+            if neighbour.item is not None and neighbour.kind in PRERENDERED:
+                for side in SIDES:
+                    self._idle.add(partial(self._prerender_pane, neighbour, side))
+
+    def _prerender_pane(self, neighbour: Prepared, side: str) -> bool:
+        item = self.session.item
+        if neighbour.item is not None and item is not None and neighbour.around == item.question_pk:
+            self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
+        return False
 
     def save_state(self) -> None:
         """Store where the person is (and the filters and settings)."""
