@@ -79,9 +79,12 @@ async def test_keys_typed_before_the_claims_load_wait_for_them(claims_store):
 
 
 async def test_cited_evidence_is_scrolled_into_view_and_an_uncited_claim_gets_a_suggestion(claims_store):
+    """The cited lines come into view with the note on what the claim cites above them when both fit from the top
+    (claim 1, on opening as after j and k), else with the cited snippet's header at the top (claim 4)."""
     info = claims_store
     async with running(info.path, size=(100, 30)) as (app, pilot):
         await open_claims(pilot, info.bundle_side)
+        assert app.screen.query_one(EvidenceView).scroll_offset.y == 0
         assert "▶ cited  [Evidence 1] core/store.py:21-27" in visible(app)
         assert "Claim 1 cites Evidence 1 (highlighted)" in visible(app)
         await keys(pilot, "j", "j", "j")  # claim 4 cites Evidence 3 (and Evidence 5, which is not there)
@@ -92,6 +95,7 @@ async def test_cited_evidence_is_scrolled_into_view_and_an_uncited_claim_gets_a_
         assert "◆ suggested  [Evidence 1]" in shown and 'raise StoreError(f"{p}: no such store")' in shown
         await keys(pilot, "k", "k", "k", "k")
         assert app.screen.current == 0 and "▶ cited  [Evidence 1]" in visible(app)
+        assert "Claim 1 cites Evidence 1 (highlighted)" in visible(app)
 
 
 async def test_raw_answer_file_citations_point_at_hits_and_lines(claims_store):

@@ -135,9 +135,11 @@ class ClaimScreen(Screen):
         if target is None:
             return
         top = view.block_line(target)
-        if top is not None:  # the cited snippet's header in view, and its first highlighted line
+        if top is not None:  # the first highlighted line in view: with the note on what the claim cites above it
+            # (from the top) when both fit, else with the cited snippet's header, else two lines below the view's top
             header = view.block_line(target - 1) or 0
-            y = header if top + row - header < view.size.height - 2 else top + row - 2
+            fits = view.size.height - 2
+            y = 0 if top + row < fits else header if top + row - header < fits else top + row - 2
             view.scroll_to(y=y, animate=False)
 
     def _set_marks(self, marks: dict[int, str]) -> None:

@@ -329,8 +329,6 @@ def pane_blocks(view: PaneView, *, highlight: bool = True) -> list[RenderableTyp
 class AnswerPane(BlockView):
     """One answer, focusable and scrollable; tab or h/l moves focus between the two."""
 
-    fixed_size = True  # desk.tcss: a stable gutter, no horizontal bar
-
     def __init__(self, side: str, **kwargs) -> None:
         super().__init__(id=side, **kwargs)
         self.side = side

@@ -64,11 +64,10 @@ class Rendering:
 
 
 class BlockView(ScrollView, can_focus=True):
-    # True: the view's CSS keeps the scrollbar's gutter and hides the horizontal bar, so its own size never changes
-    # with its content, and its scrollable size is set without a layout of the screen (the answer panes, laid out on
-    # every key otherwise). The claims screen's evidence keeps the layout: how it scrolls to a cited snippet on
-    # opening depends on it (tests/tui/test_claims.py).
-    fixed_size = False
+    """A view whose CSS keeps the scrollbar's gutter and hides the horizontal bar (desk.tcss: the answer panes, the
+    claims screen's evidence), so its own size never changes with its content: its scrollable size is set without a
+    layout of the screen (a layout per key otherwise), and it renders a line past the view, so whether its scrollbar
+    shows is decided at once, not when the rest comes."""
 
     def __init__(self, *, keys_busy: Callable[[], bool] = lambda: False, **kwargs) -> None:
         """`keys_busy`: a key is on its way (the lines past the view wait for it: tui/idle_work.py)."""
@@ -90,9 +89,8 @@ class BlockView(ScrollView, can_focus=True):
         self._shown = kept if kept is not None else self._keep(Rendering(key, list(blocks()), width))
         if not keep_scroll:
             self.scroll_to(0, 0, animate=False)
-        # a view of a fixed size renders a line past it: whether the scrollbar shows is decided now, not when the rest
-        # comes (a second layout)
-        self._shown.render_until(self.scroll_offset.y + self.size.height + self.fixed_size, self.app.console)
+        # a line past the view: whether the scrollbar shows is decided now, not when the rest comes (a second layout)
+        self._shown.render_until(self.scroll_offset.y + self.size.height + 1, self.app.console)
         self._set_virtual_size()
         if not self._shown.done:
             shown = self._shown
@@ -105,7 +103,7 @@ class BlockView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if key is None or width <= 0 or self._find(key, width) is not None:
             return
-        self._keep(Rendering(key, list(blocks()), width)).render_until(self.size.height + self.fixed_size,
+        self._keep(Rendering(key, list(blocks()), width)).render_until(self.size.height + 1,
                                                                        self.app.console)
 
     def kept(self, key: object) -> bool:
@@ -127,13 +125,10 @@ class BlockView(ScrollView, can_focus=True):
             self._set_virtual_size()
 
     def _set_virtual_size(self) -> None:
-        """The scrollable size of the lines rendered so far; a view of a fixed size sets it without a layout of the
-        screen (only a scrollbar shown or hidden lays out: Textual's show_vertical_scrollbar does so)."""
+        """The scrollable size of the lines rendered so far, set without a layout of the screen (only a scrollbar shown
+        or hidden lays out: Textual's show_vertical_scrollbar does so)."""
         size = Size(self._shown.width, len(self._shown.lines))
         if size == self.virtual_size:
-            return
-        if not self.fixed_size:
-            self.virtual_size = size
             return
         self.set_reactive(ScrollView.virtual_size, size)
         self._scroll_update(size)
