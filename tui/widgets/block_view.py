@@ -144,7 +144,7 @@ class BlockView(ScrollView, can_focus=True):
     def _render_rest(self, shown: Rendering) -> bool:
         """A block more of `shown` past the view, while it is shown; its scrollable size once all are rendered (a set
         repaints the view: once, not per block). True while blocks remain."""
-        if shown is not self._shown or shown.done:
+        if shown is not self._shown or shown.done or shown.width <= 0:  # no width yet: a resize shows it again
             return False
         if shown.render_next_block(self.app.console):
             return True
