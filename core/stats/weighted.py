@@ -251,7 +251,7 @@ def cross_fitted_lambdas(sums: np.ndarray) -> np.ndarray:
 class JudgeGain(Record):
     """What the judge bought one prediction-powered figure: its weight and the graded items it is worth."""
 
-    lam: float  # PPI++'s weight on the judge, clipped to [0, 1] (0: people alone; 1: plain PPI)
+    lam: float  # the judge's weight: the draws' weighted mean of their cross_fitted_lambdas (0: people alone; 1: plain PPI)
     people_alone: Estimate  # the same draws without the judge (the weighted mean of people's values)
     worth_more: int | None  # n (w_people / w_judge)^2 - n: people's grades the judge is worth; None: no width
     line: str  # the above as one sentence, with the items still needed for +/-0.05
