@@ -48,16 +48,47 @@ class DryRun(Exception):
     """Raised once a --dry-run's plan is printed: the command's writes so far are rolled back, and it ends there."""
 
 
-def say_spend(provider, prompts: list[list[dict]], max_tokens: int | None, what: str, dry_run: bool) -> None:
-    """The plan before the first call (stdout for --dry-run, whose output it is; else stderr); DryRun after it."""
+def say_spend(provider, prompts: list[list[dict]], max_tokens: int | None, what: str, dry_run: bool,
+              store=None, run_id: int | None = None, role: str = "judge") -> None:
+    """The plan before the first call (stdout for --dry-run, whose output it is; else stderr); DryRun after it. Its
+    prompt tokens are calibrated on the server's count where the probes could (`calibrated`)."""
     from gradedesk.core.cli.output import info
     from gradedesk.core.providers.spend import estimate, spend_line
 
-    line = "gradedesk: " + spend_line(what, provider.model, estimate(provider, prompts, max_tokens), max_tokens)
+    fit, why = calibrated(provider, prompts, dry_run, store, run_id, role)
+    line = "gradedesk: " + spend_line(what, provider.model, estimate(provider, prompts, max_tokens, fit, why),
+                                      max_tokens)
     if dry_run:
         print(line + " (dry run: nothing sent)")
         raise DryRun
     info(line)
+
+
+def calibrated(provider, prompts: list[list[dict]], dry_run: bool, store, run_id: int | None,
+               role: str) -> tuple[tuple[float, float] | None, str]:
+    """(a, b) of the server's prompt count against ours, fitted on the first prompt once per endpoint and model
+    (core/providers/probes.py probe_counts; recorded with the other probes' facts on the run under `role`, so a
+    resume does not ask again), or None and why the estimate is not calibrated."""
+    import asyncio
+
+    from gradedesk.core.providers import OpenAICompatibleProvider
+    from gradedesk.core.providers.probes import calibrate_counts
+    from gradedesk.core.store.run_records import record_config
+
+    if dry_run:
+        return None, "not calibrated: a dry run sends nothing"
+    facts = getattr(provider, "facts", None)
+    if not isinstance(provider, OpenAICompatibleProvider) or facts is None or not prompts:
+        return None, "not calibrated"
+    if not facts.count_probed:
+        facts = asyncio.run(calibrate_counts(provider, facts, prompts[0]))
+        provider.adopt(facts)
+        if run_id is not None:
+            record_config(store, run_id, PROBES, probe_key(provider, role), facts.to_dict())
+    if facts.count_fit is None:
+        return None, "not calibrated: the server gave no prompt count"
+    a, b = facts.count_fit
+    return (a, b), ""
 
 
 def sampled_questions(store, run_id: int, args: argparse.Namespace, role: str) -> set[int] | None:
@@ -101,14 +132,14 @@ def probe_first(provider, store=None, run_id: int | None = None, shape=None, rol
     import asyncio
 
     from gradedesk.core.cli.output import info
-    from gradedesk.core.providers import OpenAICompatibleProvider, endpoint_url
+    from gradedesk.core.providers import OpenAICompatibleProvider
     from gradedesk.core.providers.probes import EndpointFacts, probe_endpoint
     from gradedesk.core.providers.structured import FORM_NAMES
     from gradedesk.core.store.run_records import record_config, run_row
 
     if not isinstance(provider, OpenAICompatibleProvider):
         return
-    key = f"{role} {provider.model} @ {endpoint_url(provider.base_url)}"
+    key = probe_key(provider, role)
     known = run_row(store, run_id).config.get(PROBES, {}).get(key) if run_id is not None else None
     facts = asyncio.run(probe_endpoint(provider, shape, EndpointFacts.of(known) if known else None))
     if run_id is not None:
@@ -125,6 +156,13 @@ def probe_first(provider, store=None, run_id: int | None = None, shape=None, rol
 
 
 PROBES = "endpoint_probes"  # the run's config entry holding what the probes found, per role, model and endpoint
+
+
+def probe_key(provider, role: str) -> str:
+    """The key of what the probes found on the run: the role, the model and the endpoint's URL."""
+    from gradedesk.core.providers import endpoint_url
+
+    return f"{role} {provider.model} @ {endpoint_url(provider.base_url)}"
 
 
 def endpoint_warnings(provider) -> None:

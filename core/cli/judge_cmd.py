@@ -135,7 +135,7 @@ def run_grades(args: argparse.Namespace) -> int:
             assert provider is not None and plan is not None
             line = plan_line(plan, provider.model, args.no_scores)
             print(line) if args.dry_run else info(line)
-            say_spend(provider, prompts, args.max_tokens, "judge", args.dry_run)
+            say_spend(provider, prompts, args.max_tokens, "judge", args.dry_run, store, run_id)
 
         try:
             with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back

@@ -76,7 +76,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
 
         def before_calls(prompts: list[list[dict]]) -> None:
             print(plan) if args.dry_run else info(plan)
-            say_spend(provider, prompts, args.max_tokens, "pairwise judge", args.dry_run)
+            say_spend(provider, prompts, args.max_tokens, "pairwise judge", args.dry_run, store, run_id)
 
         try:
             with store.transaction() if args.dry_run else nullcontext():  # a dry run's writes are rolled back

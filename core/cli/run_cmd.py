@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         if model and not args.dry_run:
             probe_first(provider, store, run_id, role="answer")
         if model:
-            say_spend(provider, [t.messages for t in tasks], args.max_tokens, "run", args.dry_run)
+            say_spend(provider, [t.messages for t in tasks], args.max_tokens, "run", args.dry_run, store, run_id,
+                      role="answer")
         elif args.dry_run:
             print(f"gradedesk: run offline: {len(tasks)} answers by the extractive answerer, no model (dry run)")
             raise DryRun

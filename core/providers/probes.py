@@ -8,7 +8,10 @@ A command that sends many calls wants to know, before it spends them, what the s
 - whether its chat template keeps system messages (core/providers/system_role.py: two one-token calls, local
   endpoints only, since hosted APIs keep them);
 - which structured-output form it takes, for commands whose replies have a shape (core/providers/structured.py: one
-  one-token call per form, strongest first, until one is not rejected).
+  one-token call per form, strongest first, until one is not rejected);
+- how its count of a prompt's tokens relates to ours (`probe_counts`: two one-token calls cut from the command's
+  first prompt, so their text is like the calls' own; its tokenizer and chat template are not ours), for the
+  pre-spend estimate (core/providers/spend.py).
 
 Every probe is cheap (one token, or a GET) and a failure of one leaves its question open rather than stopping the
 command; only an unreachable, refusing or silent endpoint (no reply to a one-token request within --timeout) stops
@@ -21,16 +24,21 @@ model asks nothing again while the server reports the same model id (served() is
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from gradedesk.core.providers.chat import EndpointRejected, ProviderError
+from gradedesk.core.providers.spend import counting_tokenizer, our_count, sent
 from gradedesk.core.providers.structured import FORMS, Shape, response_format
 from gradedesk.core.providers.system_role import PROBE, probe_dropped
 
 GET_TIMEOUT = 10.0  # seconds for a GET probe (/models, /props)
 SHAPE_PROBE = [{"role": "user", "content": "Reply with the JSON object asked for."}]  # the structured-output probe
 SINGLE_SLOT_OWNERS = ("me",)  # llama-cpp-python's /models owned_by: its server computes one request at a time
+COUNT_PROBE_TOKENS = (30, 150)  # each message of the first prompt cut to this many of our tokens: two sizes to fit
+MIN_SPREAD = 20  # our tokens between the two count probes below which only a ratio is fitted (a short first prompt)
 _CONTEXT_KEYS = ("max_model_len", "context_length", "context_window", "n_ctx", "max_context_length")
 
 
@@ -44,6 +52,8 @@ class EndpointFacts:
     system_dropped: str | None = None   # the warning when its chat template drops system messages
     system_probed: bool = False
     structured_form: str | None = None  # one of structured.FORMS
+    count_fit: list[float] | None = None  # (a, b): the server counts a prompt as a + b x our count (probe_counts)
+    count_probed: bool = False            # asked (count_fit None: the server gave no prompt count to fit)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,6 +112,35 @@ async def probe_system(provider: Any) -> tuple[bool, str | None]:
     return True, probe_dropped(*counts)
 
 
+async def probe_counts(provider: Any, messages: list[dict]) -> list[float] | None:
+    """(a, b) such that the server counts a prompt's tokens as a + b x ours, fitted on two one-token calls: each
+    message of `messages` (the command's first prompt) cut to COUNT_PROBE_TOKENS[i] of our tokens, sent as the calls
+    are (folded with --system-role user), so b is the tokenizers' ratio on text like the calls' and a the chat
+    template's tokens a call. None when a reply gives no prompt count or the probe fails (the estimate is then
+    ours, labelled so)."""
+    tok = counting_tokenizer(provider)
+    points: list[tuple[int, int]] = []
+    for n in COUNT_PROBE_TOKENS:
+        cut = sent(provider, [{**m, "content": tok.decode(tok.encode(str(m.get("content") or ""))[:n])}
+                              for m in messages])
+        try:
+            body = await provider.ask_once({"messages": cut, "max_tokens": 1})
+        except ProviderError as exc:
+            if exc.kind in ("connection", "timeout"):
+                raise
+            return None  # a reply the probe cannot read: nothing learnt
+        usage = body.get("usage") if isinstance(body, dict) else None
+        count = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        if not isinstance(count, int) or count <= 0:
+            return None
+        points.append((our_count(tok, cut), count))
+    (o1, s1), (o2, s2) = points
+    if o2 - o1 < MIN_SPREAD:  # the prompt is too short to tell a template's tokens from the ratio
+        return [0.0, s2 / o2] if o2 > 0 else None
+    b = (s2 - s1) / (o2 - o1)
+    return [s1 - b * o1, b] if b > 0 else None  # a count that fell as the prompt grew: nothing to fit
+
+
 async def probe_form(provider: Any, shape: Shape) -> str | None:
     """The strongest structured-output form the endpoint does not reject, with `shape` as the schema; None when the
     probe could not tell (a busy or broken reply): the calls then ask for JSON mode as before."""
@@ -130,9 +169,7 @@ async def probe_endpoint(provider: Any, shape: Shape | None, known: EndpointFact
     """The facts of the provider's endpoint (`known`: recorded on the run for it), asking only what is not known; the
     provider is set up from them (its structured form, its in-flight limit). Unreachable or refusing: the first
     call's one-line error (EndpointUnreachable, EndpointRejected)."""
-    from gradedesk.core.providers.chat import EndpointStalled, EndpointUnreachable
-
-    try:
+    async with _probing(provider):
         served_model, context, slots = await served(provider)
         same = known is not None and known.served_model == served_model  # the same model behind the same name
         facts = replace(known) if same and known is not None else EndpointFacts(served_model, context, slots)
@@ -140,7 +177,28 @@ async def probe_endpoint(provider: Any, shape: Shape | None, known: EndpointFact
             facts.system_probed, facts.system_dropped = await probe_system(provider)
         if shape is not None and facts.structured_form is None:
             facts.structured_form = await probe_form(provider, shape)
-    except ProviderError as exc:  # a connection error or a timeout: every call would go the same way
+    provider.adopt(facts)
+    return facts
+
+
+async def calibrate_counts(provider: Any, facts: EndpointFacts, first_prompt: list[dict]) -> EndpointFacts:
+    """`facts` with the server's count fitted on `first_prompt` (probe_counts), unless it was asked before."""
+    if facts.count_probed:
+        return facts
+    async with _probing(provider):
+        fit = await probe_counts(provider, first_prompt)
+    return replace(facts, count_fit=fit, count_probed=True)
+
+
+@asynccontextmanager
+async def _probing(provider: Any) -> AsyncIterator[None]:
+    """Probes' errors as the first call's: a connection error or a timeout is one line (every call would go the same
+    way); the provider's client is closed after (the calls open their own in their event loop)."""
+    from gradedesk.core.providers.chat import EndpointStalled, EndpointUnreachable
+
+    try:
+        yield
+    except ProviderError as exc:
         if exc.kind == "timeout":
             raise EndpointStalled(
                 f"{provider.endpoint}: no reply within --timeout {provider.timeout:g}s to a one-token request, and "
@@ -151,5 +209,3 @@ async def probe_endpoint(provider: Any, shape: Shape | None, known: EndpointFact
         raise
     finally:
         await provider.aclose()
-    provider.adopt(facts)
-    return facts

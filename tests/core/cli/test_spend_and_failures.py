@@ -21,7 +21,7 @@ from tests.fixtures.cli import cli
 
 VERDICT = '{"grade": "fully_correct", "failure_label": null, "confidence": 0.9, "reasoning": "Same facts."}'
 PLAN_RE = re.compile(r"gradedesk: (?:run|judge|pairwise judge) \S+: ([\d,]+) calls?, about ([\d,]+) prompt tokens "
-                     r"\(estimate, [^)]+\)")
+                     r"\((estimate[^)]+)\)")
 
 
 def plan(err: str) -> tuple[int, int]:
@@ -29,6 +29,13 @@ def plan(err: str) -> tuple[int, int]:
     found = PLAN_RE.search(err)
     assert found, err
     return int(found.group(1).replace(",", "")), int(found.group(2).replace(",", ""))
+
+
+def label(err: str) -> str:
+    """What the plan line says its prompt-token figure is."""
+    found = PLAN_RE.search(err)
+    assert found, err
+    return found.group(3)
 
 
 def reported_prompt_tokens(server) -> int:
@@ -59,6 +66,54 @@ def test_the_plan_line_counts_the_calls_made_and_estimates_their_prompt_tokens(p
     calls, estimate = plan(err)
     assert code == 0 and calls == len(chat_server.answer_requests) == 12  # 3 questions x 2 budgets x 2 orders
     assert abs(estimate / reported_prompt_tokens(chat_server) - 1) < 0.10
+
+
+def test_the_estimate_is_calibrated_on_the_servers_own_count(project, chat_server, capsys):
+    """A server whose tokenizer and chat template are not ours (it counts 1.15 x o200k_base + 20 a call): our count
+    falls more than 10% short of it; calibrated on two one-token probes cut from the first prompt, the estimate is
+    within 10% of what the server then reports, for the answers and the judge's verdicts. The fit is recorded with
+    the other probes' facts, so a resume does not pay for it again."""
+    db, questions = map(str, project)
+    chat_server.count_ratio, chat_server.count_overhead = 1.15, 20
+    endpoint = ["--model", "m", "--base-url", chat_server.base_url, "--store", db]
+    run = ["run", "--questions", questions, "--budgets", "500,1000", *endpoint]
+    code, out, _ = cli(capsys, *run, "--dry-run")  # sends nothing: our count, labelled so
+    assert code == 0 and label(out) == "estimate, tiktoken/o200k_base, not calibrated: a dry run sends nothing"
+    uncalibrated = plan(out)[1]
+    code, _, err = cli(capsys, *run, "--limit", "5")
+    calls, estimate = plan(err)
+    reported = reported_prompt_tokens(chat_server)
+    assert code == 0 and calls == len(chat_server.answer_requests) == 5 and len(chat_server.probe_requests) == 4
+    assert label(err).startswith("estimate calibrated on the server's count: 1.1")
+    assert abs(estimate / reported - 1) < 0.10
+    figures = [f"run --limit 5: estimate {estimate:,} ({label(err)}), server counted {reported:,}"]
+    chat_server.requests.clear()
+    code, _, err = cli(capsys, *run)  # the resume: calibrated as recorded, no probe asked again
+    assert code == 0 and chat_server.probe_requests == [] and label(err).startswith("estimate calibrated")
+    assert abs(plan(err)[1] / reported_prompt_tokens(chat_server) - 1) < 0.10
+    reported += reported_prompt_tokens(chat_server)  # all 9 calls, as the dry run planned them
+    figures.append(f"run: our count alone (the dry run's) {uncalibrated:,} for all 9 calls, server counted "
+                   f"{reported:,}")
+    assert uncalibrated / reported - 1 < -0.10  # what the old estimate said: more than 10% short
+
+    chat_server.requests.clear()
+    chat_server.responder = lambda body: VERDICT
+    code, _, err = cli(capsys, "judge", "--no-scores", *endpoint)
+    calls, estimate = plan(err)
+    reported = reported_prompt_tokens(chat_server)
+    figures.append(f"judge: {calls} calls, estimate {estimate:,} ({label(err)}), server counted {reported:,}")
+    print("\n".join(figures))  # after the last command: capsys takes what is printed before
+    assert code == 0 and calls == len(chat_server.answer_requests) == 9 and label(err).startswith("estimate calib")
+    assert abs(estimate / reported - 1) < 0.10
+
+
+def test_without_the_servers_count_the_estimate_says_it_is_not_calibrated(project, chat_server, capsys):
+    db, questions = map(str, project)
+    chat_server.usage = False
+    code, _, err = cli(capsys, "run", "--questions", questions, "--budgets", "500", "--limit", "2", "--model", "m",
+                       "--base-url", chat_server.base_url, "--store", db)
+    assert code == 0 and plan(err)[0] == 2
+    assert label(err) == "estimate, tiktoken/o200k_base, not calibrated: the server gave no prompt count"
 
 
 def test_a_dry_run_prints_the_plan_and_stores_nothing(project, chat_server, capsys):
