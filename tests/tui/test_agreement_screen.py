@@ -72,7 +72,7 @@ async def loaded(pilot, timeout: float = 10.0) -> AgreementScreen:
     for _ in range(int(timeout / 0.02)):
         await pilot.pause()
         if screen.report is not None:
-            await pilot.pause()
+            await settle(pilot)  # and whatever the report's arrival started (under load, a pause was not enough)
             return screen
         await asyncio.sleep(0.02)
     raise TimeoutError("agreement report did not arrive")
