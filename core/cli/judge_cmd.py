@@ -198,6 +198,9 @@ def run_grades(args: argparse.Namespace) -> int:
 def plan_line(plan: JudgePlan, model: str, no_scores: bool) -> str:
     """'judge m: 6 calls for 2 answers (2 verdicts, 2 faithfulness, 2 relevance); --no-scores skips the 4 scorer
     calls': what the command is about to spend, before it spends it."""
+    if not plan.calls:  # a resume with everything done: no counts of nothing, no option that would skip nothing
+        asked = "verdicts" if no_scores else "verdicts and scores"
+        return f"gradedesk: judge {model}: 0 calls for 0 answers: every answer already has its {asked}"
     kinds = f"{plan.verdicts} verdict{'' if plan.verdicts == 1 else 's'}"
     if no_scores:
         tail = "LLM faithfulness and relevance skipped (--no-scores)"

@@ -88,7 +88,8 @@ def test_a_gold_less_answer_is_judged_reference_free_and_one_with_gold_under_the
     asked = len(chat_server.answer_requests)
     code, out, err = judge(capsys, traces_store, chat_server)
     assert code == 0, err
-    assert len(chat_server.answer_requests) == asked and "judge judge-x: 0 calls for 0 answers" in err
+    assert len(chat_server.answer_requests) == asked and "judge judge-x: 0 calls for 0 answers: every answer already has its verdicts\n" in err
+    assert "skips the 0" not in err  # no option offered that would skip nothing
     assert "1: judge judge-x" in out and out.splitlines()[-1].endswith(
         "0 graded now, 0 unusable replies (grading_error), 0 failed calls, 0 LLM scores, 0 unusable LLM score "
         "replies, 0 replies cut at --max-tokens 512, 0 stale grades (gold changed) regraded, 0 answers without a "
