@@ -13,6 +13,7 @@ reading an item does).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from textual.dom import DOMNode
 Step = Callable[[], bool]
 
 KEY_PAUSE = 0.01  # seconds between looks at the keys while one is on its way
-NEXT_STEP = 0.0005  # seconds before the next step: another turn of the loop (Textual's timers refuse 0)
+NEXT_STEP = 0.0005  # seconds before the next step: another turn of the loop, where a key may come first
 TURN = 0.004  # seconds of steps a turn at most (a turn per step made the work last seconds on a loaded machine)
 
 
@@ -34,7 +35,7 @@ class IdleWork:
     def __init__(self, owner: DOMNode, keys_busy: Callable[[], bool]) -> None:
         self.owner = owner
         self.keys_busy = keys_busy
-        self._steps: deque[Step] = deque()
+        self._steps: deque[tuple[float, Step]] = deque()  # (not before this time on perf_counter, the step)
         self._scheduled = False
         self.app: App | None = None  # the app whose loop runs the steps (known once one is added, in its context)
         IdleWork._all.add(self)
@@ -43,19 +44,27 @@ class IdleWork:
     def pending(self) -> bool:
         return bool(self._steps)
 
-    def add(self, step: Step) -> None:
-        """Run `step` (again and again while it returns True) once the work added before it is done."""
+    def add(self, step: Step, *, after: float = 0.0) -> None:
+        """Run `step` (again and again while it returns True) once the work added before it is done, and not before
+        `after` seconds from now (work only worth doing if the person stays: none for an item keys pass through)."""
         self.app = self.owner.app
-        self._steps.append(step)
-        self._schedule(NEXT_STEP)
+        self._steps.append((time.perf_counter() + after, step))
+        self._schedule(max(after, NEXT_STEP))
 
     def clear(self) -> None:
         self._steps.clear()
 
     def _schedule(self, delay: float) -> None:
+        """Run the steps after `delay`, on the owner's message queue. Not a Textual timer: one whose task starts later
+        than its delay after it was made (a loaded machine, another thread holding Python's lock) skips its only tick
+        and never fires, and the work, marked scheduled, then never ran: a desk that never went idle."""
         if not self._scheduled and self._steps and self.owner.is_attached:
             self._scheduled = True
-            self.owner.set_timer(delay, self._run)
+            asyncio.get_running_loop().call_later(delay, self._due)
+
+    def _due(self) -> None:
+        if not (self.owner.is_attached and self.owner.call_later(self._run)):  # a closed owner's work is dropped
+            self._scheduled = False
 
     def _run(self) -> None:
         self._scheduled = False
@@ -64,10 +73,16 @@ class IdleWork:
         if self.keys_busy():
             self._schedule(KEY_PAUSE)
             return
-        until = time.perf_counter() + TURN
-        while self._steps and time.perf_counter() < until:  # steps for up to TURN a turn: few turns, none long
-            if not self._steps[0]():
+        now = time.perf_counter()
+        until = now + TURN
+        while self._steps and now < until:  # steps for up to TURN a turn: few turns, none long
+            due, step = self._steps[0]
+            if due > now:
+                self._schedule(due - now)
+                return
+            if not step():
                 self._steps.popleft()
+            now = time.perf_counter()
         self._schedule(NEXT_STEP)
 
     @classmethod
