@@ -43,7 +43,13 @@ class StoreError(UserError):
         self.transient = transient
 
 
+class Preempted(Exception):
+    """A read run under `Store.preemptible()` was stopped by `Store.preempt()`: something more urgent waits for the
+    connection. Nothing was written; the caller runs the read again later, if it still wants it."""
+
+
 SQLParams = tuple[object, ...] | dict[str, object]
+PREEMPT_CHECK = 20_000  # SQLite VM instructions between looks at the preempt flag (a look takes Python's GIL)
 
 
 def utc_now() -> str:
@@ -107,6 +113,28 @@ class Store:
         self._db: sqlite_utils.Database = sqlite_utils.Database(conn)
         self._depth = 0
         self.created = False  # made by this open: removed again if the command fails on the user's input
+        self._preempted = False
+
+    @contextmanager
+    def preemptible(self) -> Iterator[None]:
+        """Run a read that another thread may stop with `preempt()` (the desk's store thread: a neighbour loaded
+        ahead gives way to the key the person just pressed). Its statement stops within a few thousand VM
+        instructions and Preempted is raised; so is every statement it starts afterwards."""
+        self._preempted = False
+        self._conn.set_progress_handler(lambda: self._preempted, PREEMPT_CHECK)
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if self._preempted and "interrupt" in str(exc):  # SQLite's "interrupted", from the handler above
+                raise Preempted(str(exc)) from None
+            raise
+        finally:
+            self._conn.set_progress_handler(None, 0)
+            self._preempted = False
+
+    def preempt(self) -> None:
+        """Stop the read running under `preemptible()` (from another thread; no effect outside one)."""
+        self._preempted = True
 
     def close(self) -> None:
         self._conn.close()

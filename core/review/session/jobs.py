@@ -25,6 +25,10 @@ class Job(Generic[R]):
     # asked on the store thread just before the job would run: True skips it, with no answer (a neighbour prepared
     # for an item the person has already left, so that the move they made does not wait behind it)
     stale: Callable[[], bool] | None = None
+    # a read done ahead of need (a neighbour prepared): it runs after every other job waiting, and gives way to a job
+    # that holds keys submitted while it runs (stopped, then run again unless stale by then), so a key's job never
+    # waits behind it
+    background: bool = False
 
 
 def run_job(store: Store, job: Job[R]) -> R:

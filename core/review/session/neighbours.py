@@ -11,6 +11,8 @@ random each time: nothing is prepared there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gradedesk.core.review.session.jobs import Find, Job, Plan, Prepared, Request, Shown
 from gradedesk.core.review.session.order import NEIGHBOURS, Move, OrderMoves
 from gradedesk.core.store.connection import Store
@@ -42,17 +44,17 @@ class Neighbours(OrderMoves):
         self._seq += 1  # as a job would: an answer to an older request shows nothing
         return Shown(Request(self._seq, move.empty, move.how), ready.item, ready.target)
 
-    def prepare(self) -> list[Job[tuple[Prepared, ...]]]:
-        """The jobs that load the neighbours of the item shown not ready yet, next first; j's and n's the next one on
-        too (keys typed in a run then swap every time). In the background: keys never wait for them, and one whose
-        item the person has left, or is leaving (a move or a write asked for since, whose job must not wait behind
-        it), is skipped on the store thread (`Job.stale`)."""
+    def prepare(self, kinds: Sequence[str] = NEIGHBOURS) -> list[Job[tuple[Prepared, ...]]]:
+        """The jobs that load the neighbours of the item shown not ready yet (of `kinds`), next first; j's and n's the
+        next one on too (keys typed in a run then swap every time). In the background: keys never wait for them, and
+        one whose item the person has left, or is leaving (a move or a write asked for since, whose job must not wait
+        behind it), is skipped on the store thread (`Job.stale`)."""
         item = self.item
         if item is None or self.run is None or self.order == "most_useful":
             return []
         around, epoch = item.question_pk, self.epoch
         jobs = []
-        for kind in NEIGHBOURS:
+        for kind in (k for k in NEIGHBOURS if k in kinds):
             move = self.move(kind)
             if (around, kind) in self.ready or (kind, around, epoch) in self.preparing or not isinstance(move, Move):
                 continue
@@ -69,7 +71,7 @@ class Neighbours(OrderMoves):
                 return (first,)
             pk = first.item.question_pk
             return first, Prepared(kind, pk, epoch, *load(store, onward(pk)))
-        return Job(f"prepare the {kind} item", run, holds_keys=False,
+        return Job(f"prepare the {kind} item", run, holds_keys=False, background=True,
                    stale=lambda: self._seq != seq or self.epoch != epoch or self.item is None
                    or self.item.question_pk != around)
 

@@ -242,3 +242,23 @@ def test_migrate_sections_must_be_numbered_in_order(use_schema):
     use_schema(V1 + "-- migrate to 3\nSELECT 1;\n")
     with pytest.raises(StoreError, match="migrate sections must number 2, 3"):
         schema_version()
+
+
+SLOW_READ = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) SELECT count(*) FROM c"
+
+
+def test_a_preemptible_read_stops_when_preempted_and_the_connection_goes_on(tmp_path):
+    """The desk's store thread stops a read done ahead of its key when a key's job arrives (tui/db.py)."""
+    with open_store(tmp_path / "store.db") as store:
+        timer = threading.Timer(0.05, store.preempt)  # from another thread, as the desk's UI thread does
+        timer.start()
+        with pytest.raises(connection.Preempted):
+            with store.preemptible():
+                store._scalar(SLOW_READ)
+        timer.join()
+        assert store._scalar("SELECT 41 + 1") == 42  # the connection works on, and is preemptible no longer
+        store.preempt()  # outside preemptible(): nothing to stop, the next read runs whole
+        assert store._scalar("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) "
+                              "SELECT count(*) FROM c") == 100000
+        with store.preemptible():  # a read nobody preempts runs whole
+            assert store._scalar("SELECT count(*) FROM questions") == 0
