@@ -54,7 +54,8 @@ class Desk(Protocol):
 
     @property
     def keys_busy(self) -> bool:
-        """A key is on its way (handled now, or waiting): work between keys waits for it (tui/idle_work.py)."""
+        """A key is on its way (handled now, waiting, or its store job in flight): work between keys waits for it
+        (tui/idle_work.py)."""
 
     def report(self, text: str, *, error: bool = False) -> None:
         """Show a message (or an error) in the status line of the screen on top."""

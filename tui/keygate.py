@@ -30,8 +30,8 @@ class KeyDone(Message):
 
 
 class KeysCaughtUp(Message):
-    """Sent to every screen once the keys that waited have all been handled: a screen that skipped drawing the items
-    those keys passed through draws what it holds now."""
+    """Sent to every screen once the keys that waited have all been handled and the store jobs they wait for have
+    answered: a screen that skipped drawing the items those keys passed through draws what it holds now."""
 
 
 class KeyGate:

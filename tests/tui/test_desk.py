@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
+from dataclasses import replace
 import subprocess
 import sys
 
@@ -19,9 +20,11 @@ from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.session import Job
 from gradedesk.core.store.connection import StoreError
 from tests.fixtures.desk_store import build_fixture_store
+from gradedesk.tui import collector
 from gradedesk.tui.app import run_desk
 from gradedesk.tui.db import StateSaved
 from gradedesk.tui.screens.bundle import BundleScreen
+from gradedesk.tui.screens.grading import screen as grading_screen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.queue import QueueScreen
 from gradedesk.tui.widgets.answer_pane import AnswerPane
@@ -95,6 +98,48 @@ async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store
         first = next(enabled for pk, enabled in paints if pk == pks[1])
         assert first is False  # the item's first paint happened with the collector paused
         assert gc.isenabled()  # and it is back on once painted
+
+
+async def test_full_collections_wait_for_the_person_to_pause(fixture_store, monkeypatch):
+    """Python's own full collections (50-110 ms at scale, every few seconds while keys are typed) are off while the
+    desk is open; the desk runs one once no key came for a while, and Python's thresholds are back when it closes."""
+    monkeypatch.setattr(grading_screen, "QUIET_SECONDS", 0.2)
+    threshold = gc.get_threshold()
+    full: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            full.append(info["collected"])
+
+    async with running(fixture_store.path) as (app, pilot):
+        assert gc.get_threshold() == (threshold[0], threshold[1], collector.NO_FULL)
+        gc.callbacks.append(count)
+        try:
+            await keys(pilot, "j")
+            await pilot.pause(0.6)
+            await settle(pilot)
+        finally:
+            gc.callbacks.remove(count)
+        assert full  # the pause after `j`
+    assert gc.get_threshold() == threshold
+
+
+async def test_the_next_item_is_rendered_before_its_key_a_block_a_step(fixture_store):
+    """While the person reads, the first screenful of the panes `j` and `n` lead to is rendered between keys, a block
+    a step (no step holds a key up for a whole pane), so their key only swaps it in."""
+    async with running(fixture_store.path) as (app, pilot):
+        screen = app.screen
+        session = screen.session
+        following = session.ready[(session.item.question_pk, "next")].item
+        views = {side: screen.pane_view(side, following) for side in ("left", "right")}
+        panes = {side: screen.query_one(f"#{side}", AnswerPane) for side in views}
+        assert all(panes[side].kept((views[side], False)) for side in views)
+        kept = {side: panes[side]._find((views[side], False), panes[side]._shown.width) for side in views}
+        await keys(pilot, "j")
+        assert session.item.question_pk == following.question_pk
+        assert all(panes[side]._shown is kept[side] or panes[side]._shown.key == (views[side], True) for side in views)
+        step = panes["left"].prepare(replace(views["left"], title="another view"))
+        assert step() and panes["left"]._kept[-1].next_block == 1  # one block, and more to come
 
 
 async def test_one_layout_per_next_key_at_most(fixture_store):

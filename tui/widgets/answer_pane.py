@@ -25,6 +25,7 @@ from gradedesk.core.review.claim_desk import ClaimState
 from gradedesk.core.review.item import AnswerView, MachineGrade
 from gradedesk.core.text.tokens import count_tokens
 
+from gradedesk.tui.idle_work import Step
 from gradedesk.tui.widgets.block_view import BlockView
 from gradedesk.tui.widgets.literal import code, literal, token_bar
 
@@ -340,6 +341,7 @@ class AnswerPane(BlockView):
         key = (view, True) if highlighted or self.kept((view, True)) else (view, False)
         self.show_keyed(key, lambda: pane_blocks(view, highlight=False), keep_scroll=not new_item)
 
-    def prepare(self, view: PaneView) -> None:
-        """Render the first screenful of `view` before it is shown (a neighbour the desk prepared)."""
-        self.prerender((view, False), lambda: pane_blocks(view, highlight=False))
+    def prepare(self, view: PaneView, *, highlighted: bool = False) -> Step:
+        """A step that renders the first screenful of `view` a block a call, before it is shown (a neighbour the desk
+        prepared; `highlighted`: the item shown, its code in colour, before `show` swaps it in)."""
+        return self.prerender((view, highlighted), lambda: pane_blocks(view, highlight=highlighted))

@@ -21,10 +21,13 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from gradedesk.tui.idle_work import IdleWork
+from gradedesk.tui.idle_work import IdleWork, Step
 
 
 CACHED = 8  # renderings kept per view: the item shown, its prepared neighbours, the last few shown
+REST_AFTER = 0.25  # seconds an item stays shown before the lines past its view are rendered (keys typed in a run
+# pass items by in 50 ms: their rest, tens of milliseconds of rendering, would compete with the next key for nothing;
+# a scroll renders what it shows meanwhile)
 
 
 class Rendering:
@@ -95,16 +98,28 @@ class BlockView(ScrollView, can_focus=True):
         if not self._shown.done:
             shown = self._shown
             self._rest.clear()  # the rest of a rendering no longer shown is rendered if it is shown again
-            self.call_after_refresh(lambda: self._rest.add(lambda: self._render_rest(shown)))
+            self.call_after_refresh(lambda: self._rest.add(lambda: self._render_rest(shown), after=REST_AFTER))
         self.refresh()
 
-    def prerender(self, key: object, blocks: Callable[[], list[RenderableType]]) -> None:
-        """Render the first screenful of the blocks `blocks()` makes under `key`, for a later `show_keyed`."""
-        width = self.scrollable_content_region.width
-        if key is None or width <= 0 or self._find(key, width) is not None:
-            return
-        self._keep(Rendering(key, list(blocks()), width)).render_until(self.size.height + 1,
-                                                                       self.app.console)
+    def prerender(self, key: object, blocks: Callable[[], list[RenderableType]]) -> Step:
+        """A step (tui/idle_work.py) that renders the first screenful of the blocks `blocks()` makes under `key`, a
+        block a call, for a later `show_keyed` (which renders whatever it still lacks). True while blocks remain to
+        render for that screenful."""
+        rendering: Rendering | None = None
+
+        def step() -> bool:
+            nonlocal rendering
+            width = self.scrollable_content_region.width
+            if rendering is None:
+                if key is None or width <= 0 or self._find(key, width) is not None:
+                    return False
+                rendering = self._keep(Rendering(key, list(blocks()), width))
+            screenful = self.size.height + 1
+            if rendering.width != width or rendering.done or len(rendering.lines) >= screenful:
+                return False
+            rendering.render_next_block(self.app.console)
+            return not rendering.done and len(rendering.lines) < screenful
+        return step
 
     def kept(self, key: object) -> bool:
         """A rendering under `key` is kept at the width shown now."""
@@ -126,13 +141,14 @@ class BlockView(ScrollView, can_focus=True):
 
     def _set_virtual_size(self) -> None:
         """The scrollable size of the lines rendered so far, set without a layout of the screen (only a scrollbar shown
-        or hidden lays out: Textual's show_vertical_scrollbar does so)."""
+        or hidden lays out: Textual's show_vertical_scrollbar does so) and without a repaint of the view: lines added
+        past it change only the scrollbar, which repaints itself (a repaint of the whole pane cost as much as half
+        an item's paint, once per item)."""
         size = Size(self._shown.width, len(self._shown.lines))
         if size == self.virtual_size:
             return
         self.set_reactive(ScrollView.virtual_size, size)
         self._scroll_update(size)
-        self.refresh()
 
     def block_line(self, index: int) -> int | None:
         """The first line of block `index` (the blocks before it are rendered if they were not yet)."""

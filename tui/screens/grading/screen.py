@@ -17,6 +17,7 @@ in the command palette); view.py draws the text.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -34,14 +35,16 @@ from textual.worker import get_current_worker
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.item import SIDES, AnswerView, Item, side_on_show
 from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
-from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, Prepared, Shown
+from gradedesk.core.review.session import (NEIGHBOURS, RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, Prepared,
+                                           Shown)
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 
-from gradedesk.tui.collector import CollectorPause, freeze_startup
+from gradedesk.tui.collector import (CollectorPause, collect_quietly, freeze_startup, hold_full_collections,
+                                     release_full_collections)
 from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, NeighbourPrepared, Opened,
                              QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
-from gradedesk.tui.idle_work import IdleWork
+from gradedesk.tui.idle_work import IdleWork, Step
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, settings, view
@@ -54,7 +57,9 @@ STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
 COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
 PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
+LATER_NEIGHBOURS = 0.25  # seconds on an item before the neighbours of k and d are read ahead too
 WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
+QUIET_SECONDS = 1.0  # without a key for this long, the person is reading: the desk collects cycles (tui/collector.py)
 
 
 def update_if_changed(static: Static, text: Text) -> None:
@@ -94,6 +99,8 @@ class GradingScreen(Screen):
         self._state_timer: Timer | None = None
         self._collector = CollectorPause()  # no garbage collection between a key and its repaint (tui/collector.py)
         self._collector_timer: Timer | None = None
+        self._quiet_timer: Timer | None = None
+        self._later_neighbours: Timer | None = None
         self._idle = IdleWork(self, self._keys_busy)  # the neighbours' panes rendered ahead, between keys
 
     def _keys_busy(self) -> bool:
@@ -112,6 +119,7 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
+        hold_full_collections()
         self.desk.submit(LeaseTaken, self.session.take_lease(), self._leased, on_failed=self._refused)
 
     def _leased(self, lease: Lease) -> None:
@@ -147,6 +155,7 @@ class GradingScreen(Screen):
         self.focus_side("left")
         self._show_item(moved=True)
         self.call_after_refresh(freeze_startup)
+        self._quiet_later()
         self.recount()
 
     # What tests and the key modules read (the session's state itself: `screen.session`) ----------------------------
@@ -230,14 +239,31 @@ class GradingScreen(Screen):
         self.post_message(self.Highlighted(item.question_pk))
 
     def on_grading_screen_highlighted(self, message: Highlighted) -> None:
-        """The item's code in colour: a pane a step, between keys (tui/idle_work.py), while the item is still shown."""
+        """The item's code in colour: rendered a block a step, between keys (tui/idle_work.py), then each pane swapped
+        in at once, while the item is still shown."""
         for side in SIDES:
-            self._idle.add(partial(self._show_highlighted, side, message.question_pk))
+            self._idle.add(self._while_shown(message.question_pk, partial(self._prepare_highlighted, side)))
+            self._idle.add(self._while_shown(message.question_pk, partial(self._show_highlighted, side)))
 
-    def _show_highlighted(self, side: str, question_pk: int) -> bool:
-        if self.session.item is not None and self.session.item.question_pk == question_pk:
-            self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=False, highlighted=True)
-        return False
+    def _while_shown(self, question_pk: int, make: Callable[[], Step]) -> Step:
+        """A step that runs the step `make()` gives (made at its first call) while item `question_pk` is shown."""
+        step: Step | None = None
+
+        def run() -> bool:
+            nonlocal step
+            if self.session.item is None or self.session.item.question_pk != question_pk:
+                return False
+            if step is None:
+                step = make()
+            return step()
+        return run
+
+    def _prepare_highlighted(self, side: str) -> Step:
+        return self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side), highlighted=True)
+
+    def _show_highlighted(self, side: str) -> Step:
+        self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=False, highlighted=True)
+        return lambda: False
 
     # Counting --------------------------------------------------------------------------------------------------------
 
@@ -339,10 +365,19 @@ class GradingScreen(Screen):
 
     def _prepare_neighbours(self) -> None:
         """Once the item is painted: load its neighbours not ready yet, and render those that are (j's and n's item
-        after the next came with the next)."""
-        for job in self.session.prepare():
-            self.desk.submit(NeighbourPrepared, job, self._neighbours_ready)
+        after the next came with the next); k's and d's once the person stays on the item (keys typed in a run are
+        j or n: a read ahead for k or d, up to tens of milliseconds at scale, would compete with them for nothing)."""
+        self._load_neighbours(PRERENDERED)
         self._prerender(list(self.session.ready.values()))
+        if self._later_neighbours is not None:
+            self._later_neighbours.stop()
+        shown = self.session.item
+        self._later_neighbours = self.set_timer(LATER_NEIGHBOURS, lambda: self._load_neighbours(NEIGHBOURS)
+                                                if self.session.item is shown else None)
+
+    def _load_neighbours(self, kinds: tuple[str, ...]) -> None:
+        for job in self.session.prepare(kinds):
+            self.desk.submit(NeighbourPrepared, job, self._neighbours_ready)
 
     def _neighbours_ready(self, neighbours: tuple[Prepared, ...]) -> None:
         self._prerender(self.session.prepared(neighbours))
@@ -354,13 +389,11 @@ class GradingScreen(Screen):
         for neighbour in neighbours:
             if neighbour.item is not None and neighbour.kind in PRERENDERED:
                 for side in SIDES:
-                    self._idle.add(partial(self._prerender_pane, neighbour, side))
+                    self._idle.add(self._while_shown(neighbour.around, partial(self._prerender_pane, neighbour, side)))
 
-    def _prerender_pane(self, neighbour: Prepared, side: str) -> bool:
-        item = self.session.item
-        if neighbour.item is not None and item is not None and neighbour.around == item.question_pk:
-            self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
-        return False
+    def _prerender_pane(self, neighbour: Prepared, side: str) -> Step:
+        assert neighbour.item is not None
+        return self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
 
     def save_state(self) -> None:
         """Store where the person is (and the filters and settings)."""
@@ -388,6 +421,19 @@ class GradingScreen(Screen):
 
     def on_unmount(self) -> None:
         self._collector.resume()
+        release_full_collections()
+
+    def _quiet_later(self) -> None:
+        """Collect cycles once the person has pressed no key for QUIET_SECONDS (and the work between keys is done)."""
+        if self._quiet_timer is not None:
+            self._quiet_timer.stop()
+        self._quiet_timer = self.set_timer(QUIET_SECONDS, self._collect_if_quiet)
+
+    def _collect_if_quiet(self) -> None:
+        if self.desk.keys_busy or IdleWork.busy(self.app):
+            self._quiet_later()
+        else:
+            collect_quietly()
 
     # What the key modules ask of the screen (host.py) ----------------------------------------------------------------
 
@@ -408,6 +454,7 @@ class GradingScreen(Screen):
         """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
         what is shown is what this key (or a later one) had to say, never an older action's."""
         self.query_one(StatusLine).clear_message()
+        self._quiet_later()
         key = keys.BY_ID[key_id]
         answer = self.answer_at(self.side)
         log_key(self.session.person, key_id, self.session.item.question_pk if self.session.item else None,
