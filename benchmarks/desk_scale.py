@@ -59,6 +59,17 @@ POOL = 3000
 WAIT_LIMIT = 120.0  # seconds any wait for the desk may last before the benchmark says what it waited for
 
 
+def busy_parts(app) -> str:
+    """What keeps the desk from being idle (app.idle's parts), for a wait that gave up."""
+    from gradedesk.tui.idle_work import IdleWork
+
+    parts = {"keys waiting or travelling": not app.gate.idle, "store jobs": not app.store_thread.idle,
+             "workers": [w.name for w in app.workers if w.name != "store" and w.state.name in ("PENDING", "RUNNING")],
+             "work between keys": [f"{type(w.owner).__name__}#{w.owner.id}: {len(w._steps)} steps"
+                                   for w in IdleWork._all if w.pending and w.app is app and w.owner.is_attached]}
+    return "; ".join(f"{k}: {v}" for k, v in parts.items() if v) or "nothing"
+
+
 class Stalled(Exception):
     """The desk did not get where the benchmark waited for it to get, within WAIT_LIMIT."""
 
@@ -315,13 +326,15 @@ async def measure(path: Path, steps: int, bursts: int) -> dict:
         await wait_until(lambda: bool(shown), lambda: "the desk's first item", 0.001)
         out["open_s"] = shown[0] - t0
         # the one-off count of shown answers for the progress line
-        await wait_until(lambda: app.idle, lambda: "the desk to go idle after opening", 0.005)
+        await wait_until(lambda: app.idle, lambda: f"the desk to go idle after opening (busy: {busy_parts(app)})",
+                         0.005)
         await pilot.pause()
         async def reading(what: str) -> None:
             """Let the item finish (highlighting, the rest of the panes, and whatever the desk does once it is painted),
             as while the person reads it."""
             for _ in range(2):  # what runs after the paint may start more work
-                await wait_until(lambda: app.idle, lambda: f"the desk to go idle {what}", 0.001)
+                await wait_until(lambda: app.idle, lambda: f"the desk to go idle {what} (busy: {busy_parts(app)})",
+                                 0.001)
                 await pilot.pause()
             await asyncio.sleep(0.05)
 
@@ -364,7 +377,7 @@ async def measure(path: Path, steps: int, bursts: int) -> dict:
                 app.post_message(events.Key(key, key))
             await wait_until(lambda: app.idle and targets[-1] in painted_items,
                              lambda: f"question {targets[-1]}, the burst's last item, painted (painted: "
-                                     f"{painted_items[-3:]})", 0.001)
+                                     f"{painted_items[-3:]}; busy: {busy_parts(app)})", 0.001)
             timed = [next(p for p, pk in zip(painted, painted_items) if p > t and pk in targets[i:]) - t
                      for i, t in enumerate(sent)]
             await reading("after a burst")
