@@ -146,10 +146,8 @@ async def test_one_layout_per_next_key_at_most(fixture_store):
     """A layout of the whole screen costs more than a paint at scale: `j` lays the screen out once at most (the new
     question's height, a scrollbar shown or hidden), not again for an unchanged top bar, the rest of the panes' lines
     or the highlighted code; the panes still scroll over all their lines, with a scrollbar when they need one."""
-    async with running(fixture_store.path) as (app, pilot):
+    async with running(fixture_store.path) as (app, pilot):  # settled: the first item's highlighting not counted
         screen = app.screen
-        await pilot.pause(0.3)  # the first item's code highlighted: its layouts are not counted
-        await settle(pilot)
         layouts = 0
         original = screen._refresh_layout
 
@@ -160,9 +158,7 @@ async def test_one_layout_per_next_key_at_most(fixture_store):
 
         screen._refresh_layout = counted
         for _ in range(3):
-            await keys(pilot, "j")
-            await pilot.pause(0.3)  # the code highlighted and the panes' lines all rendered
-            await settle(pilot)
+            await keys(pilot, "j")  # and the code highlighted and the panes' lines all rendered (settle waits for both)
         assert screen.session.item.question_pk == fixture_store.question_pks[3]
         assert layouts <= 3
         for side in ("left", "right"):
