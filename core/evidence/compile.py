@@ -46,6 +46,11 @@ CANDIDATE_HITS = 40  # hits `ask` retrieves to fill a budget
 ALWAYS_FIRST = 3  # the best fused hits are part of the subject: no named definition goes before them
 NEAR_RANK = 10  # the top of the ranking raw top-k shows: its files are where breadth looks first
 SMALL_HIT = 150  # tokens: a far file's best hit this small shows the file at little cost
+# From this budget up, every top-NEAR_RANK hit comes right after the subject: the budget holds raw top-10 (about 1,900
+# tokens on the natural sets) twice over, and breadth from the best hits' files had crowded top-10 hits out at 4,000
+# (file recall and code coverage both gained on reflex's tuned share). Below it the best hits' classes and files go
+# first: they carry more of the answering code per token when little fits.
+NEAR_FIRST_BUDGET = 4000
 
 # Why a candidate is not in the bundle: the fixed list. Each is given at the moment the candidate is considered and
 # is true of the ledger then (tests/core/evidence/test_ledger.py checks every one).
@@ -126,13 +131,15 @@ def selection_reason(hit: Hit, role: str, cut: Cut | None = None) -> str:
     return full_reason(Reason(hit.rank, role, found, cut))
 
 
-def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], terms: set[str]) -> list[Hit]:
+def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], terms: set[str],
+                   budget: int) -> list[Hit]:
     """The order candidates are considered in: the question's subject, then breadth, each tier in rank order.
 
     0. The subject: the definitions of what the question names (with no names, the best-ranked definitions) and the
        ALWAYS_FIRST best hits, whatever they are.
     1. Hits of the top NEAR_RANK that two retrieval methods each rank in their own top NEAR_RANK (with vectors, the
-       lexical and the vector search agreeing): they carried answering code most often after the subject.
+       lexical and the vector search agreeing): they carried answering code most often after the subject. From
+       NEAR_FIRST_BUDGET up, every hit of the top NEAR_RANK.
     2. The subject's callers and callees (graph hits reached from one of its definitions). Graph hits reached from
        other hits are breadth: promoted, they cost code coverage at every budget.
     3. The methods of a best hit's class, then 4. the rest of the best hits' files: the code that answers clusters
@@ -155,10 +162,12 @@ def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], t
         words = set(code_tokens(hit.symbol_name or ""))
         return bool(words) and 2 * len(words & terms) >= len(words)
 
+    near_first = budget >= NEAR_FIRST_BUDGET
+
     def tier(hit: Hit) -> int:
         if roles[hit.chunk_id] == "definition" or hit.rank <= ALWAYS_FIRST:
             return 0
-        if hit.rank <= NEAR_RANK and sum(r <= NEAR_RANK for r in hit.method_ranks.values()) >= 2:
+        if hit.rank <= NEAR_RANK and (near_first or sum(r <= NEAR_RANK for r in hit.method_ranks.values()) >= 2):
             return 1
         via = reached_from(hit.matches.get("graph", ""))
         if via and _last(via) in subject:
@@ -294,7 +303,7 @@ def compile_context(question: str | QuestionInfo, hits: list[Hit], token_budget:
                        files=list(info.files), unindexed=unindexed)
     packer = _Packer(pack, tok, set(info.terms))
     roles = {h.chunk_id: evidence_role(h, targets) for h in hits}
-    for hit in _subject_first(hits, roles, targets, set(info.terms)):
+    for hit in _subject_first(hits, roles, targets, set(info.terms), token_budget):
         packer.consider(hit, roles[hit.chunk_id])
     total = tok.count(prompt_context(pack.snippets))
     while total > token_budget and pack.snippets:  # block counts add up closely but not exactly: trust only the whole

@@ -9,7 +9,7 @@ from tests.fixtures.sample_repo import make_sample_repo
 
 from gradedesk.core.evidence.bundle import EVIDENCE_ROLES, validate
 from gradedesk.core.index.chunking import split_lines
-from gradedesk.core.evidence.compile import ask, build_bundle, compile_context
+from gradedesk.core.evidence.compile import NEAR_FIRST_BUDGET, ask, build_bundle, compile_context
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.indexer import index_repository
 from gradedesk.core.retrieval.hybrid import retrieve
@@ -209,8 +209,11 @@ def test_breadth_from_a_best_hits_class_and_file_comes_before_the_rest(tmp_path)
     order = [hits[n] for n in ("Cart.add_parcel", "parcel_in_b", "parcel_in_c", "parcel_in_d", "weigh_parcel",
                                "Cart.drop_parcel")]
     ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
-    pack = compile_context("parcel", ranked, 8000)
+    pack = compile_context("parcel", ranked, 2000)
     assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 6, 5, 4]
+    # from NEAR_FIRST_BUDGET up every top-10 hit comes before that breadth (compiler 8 kept the order above)
+    roomy = compile_context("parcel", ranked, NEAR_FIRST_BUDGET)
+    assert [s.retrieval_rank for s in roomy.snippets] == [1, 2, 3, 4, 5, 6]
 
 
 def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path):
@@ -222,9 +225,9 @@ def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path)
     others = sorted((h for h in hits if h.file_path != "main.py"), key=lambda h: h.file_path)
     order = [main[0], main[1], *others[:3], main[2], others[3]]
     ranked = [replace(h, rank=i) for i, h in enumerate(order, start=1)]
-    pack = compile_context("parcel", ranked, 8000)
+    pack = compile_context("parcel", ranked, 2000)
     assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 6, 4, 5, 7]  # 6 is in main.py, as 1 and 2 are
-    named = compile_context("parcel_in_e", ranked, 8000)
+    named = compile_context("parcel_in_e", ranked, 2000)
     assert [s.retrieval_rank for s in named.snippets] == [1, 2, 3, 7, 6, 4, 5]  # the three best, then the subject
 
 
@@ -240,5 +243,5 @@ def test_breadth_beyond_the_best_files_goes_by_agreement_then_near_files_then_sm
                                                                                   "parcel_tail")]
     ranked = [replace(h, rank=i, method_ranks={"bm25": i}) for i, h in enumerate(order, start=1)]
     ranked[9] = replace(ranked[9], method_ranks={"bm25": 10, "vector": 2})  # both methods put rank 10 in their top ten
-    pack = compile_context("how are things shipped?", ranked, 8000)
+    pack = compile_context("how are things shipped?", ranked, 3000)
     assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 10, 4, 5, 6, 7, 8, 9, 12, 11, 13]
