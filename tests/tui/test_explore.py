@@ -252,20 +252,37 @@ async def test_the_bundle_column_draws_its_last_rows_when_scrolled_there_and_rew
         assert "Coverage" in screen_text(app)
 
 
-async def test_asking_again_and_again_keeps_no_dead_footer_keys(tmp_path):
-    """Each question moves focus to the input and back, and the footer rebuilds its keys each time; the keys it
-    removed must be freed, not kept alive by the footer (a full garbage collection walked every one of them)."""
-    from textual.widgets._footer import FooterKey
+async def test_asking_again_mounts_nothing_and_lays_nothing_out_the_footer_line_changes_in_place(tmp_path):
+    """A new question moves focus to the input and back: the footer redraws its line (the letter keys hidden while
+    the input takes them), mounting no widget and laying out nothing (Textual's Footer rebuilt its keys twice per
+    question, each time a layout of the whole screen: about 250 ms of CPU before the first bundle)."""
+    from gradedesk.tui.widgets.footer import DeskFooter
 
     path = build_explore_store(tmp_path)
     app = explore_app(path, QUESTION, budget=500)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        for _ in range(4):
-            await keys(pilot, "slash", "enter")
-        gc.collect()
-        alive = [o for o in gc.get_objects() if isinstance(o, FooterKey)]
-        assert len(alive) == len(app.screen.query(FooterKey))
+        await keys(pilot, "slash", "enter")  # the first focus of each column styles its scrollbar: one layout, once
+        screen = app.screen
+        footer = screen.query_one(DeskFooter)
+        widgets = len(list(screen.walk_children()))
+        layouts = 0
+        original = screen._refresh_layout
+
+        def counted(*args, **kwargs) -> None:
+            nonlocal layouts
+            layouts += 1
+            original(*args, **kwargs)
+
+        screen._refresh_layout = counted
+        for _ in range(3):
+            await keys(pilot, "slash")
+            typing = footer.content.plain
+            await keys(pilot, "enter")
+            reading = footer.content.plain
+            assert "v code" not in typing and "back" in typing and "^p palette" in typing
+            assert reading.startswith(" +/- budget  / question  v code  s keep ") and "^p palette" in reading
+        assert len(list(screen.walk_children())) == widgets
+        assert layouts == 0
 
 
 async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_path):
