@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.fixtures.desk import keys, palette, pane_text, rows, running, screen_text, settle
+from tests.fixtures.desk import count_layouts, keys, palette, pane_text, rows, running, screen_text, settle
 from gradedesk.core.errors import UserError
 from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
@@ -148,19 +148,11 @@ async def test_one_layout_per_next_key_at_most(fixture_store):
     or the highlighted code; the panes still scroll over all their lines, with a scrollbar when they need one."""
     async with running(fixture_store.path) as (app, pilot):  # settled: the first item's highlighting not counted
         screen = app.screen
-        layouts = 0
-        original = screen._refresh_layout
-
-        def counted(*args, **kwargs) -> None:
-            nonlocal layouts
-            layouts += 1
-            original(*args, **kwargs)
-
-        screen._refresh_layout = counted
+        layouts = count_layouts(screen)
         for _ in range(3):
             await keys(pilot, "j")  # and the code highlighted and the panes' lines all rendered (settle waits for both)
         assert screen.session.item.question_pk == fixture_store.question_pks[3]
-        assert layouts <= 3
+        assert layouts[0] <= 3
         for side in ("left", "right"):
             pane = screen.query_one(f"#{side}", AnswerPane)
             assert pane._shown.done and pane.virtual_size.height == len(pane._shown.lines)

@@ -20,7 +20,7 @@ from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.widgets.text_column import TextColumn
 from tests.fixtures.cli import cli
-from tests.fixtures.desk import keys, make_app, rendered_text, screen_text, settle
+from tests.fixtures.desk import count_layouts, keys, make_app, rendered_text, screen_text, settle
 from tests.fixtures.explore_repo import QUESTION, build_explore_store, write_questions
 
 pytestmark = pytest.mark.anyio
@@ -265,15 +265,7 @@ async def test_asking_again_mounts_nothing_and_lays_nothing_out_the_footer_line_
         screen = app.screen
         footer = screen.query_one(DeskFooter)
         widgets = len(list(screen.walk_children()))
-        layouts = 0
-        original = screen._refresh_layout
-
-        def counted(*args, **kwargs) -> None:
-            nonlocal layouts
-            layouts += 1
-            original(*args, **kwargs)
-
-        screen._refresh_layout = counted
+        layouts = count_layouts(screen)
         for _ in range(3):
             await keys(pilot, "slash")
             typing = footer.content.plain
@@ -282,7 +274,7 @@ async def test_asking_again_mounts_nothing_and_lays_nothing_out_the_footer_line_
             assert "v code" not in typing and "back" in typing and "^p palette" in typing
             assert reading.startswith(" +/- budget  / question  v code  s keep ") and "^p palette" in reading
         assert len(list(screen.walk_children())) == widgets
-        assert layouts == 0
+        assert layouts == [0]
 
 
 async def test_the_loaded_index_is_left_out_of_later_garbage_collections(tmp_path):
