@@ -24,7 +24,7 @@ from gradedesk.tui import collector
 from gradedesk.tui.app import run_desk
 from gradedesk.tui.db import StateSaved
 from gradedesk.tui.screens.bundle import BundleScreen
-from gradedesk.tui.screens.grading import screen as grading_screen
+from gradedesk.tui.screens.grading import collection as grading_collection
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.queue import QueueScreen
 from gradedesk.tui.widgets.answer_pane import AnswerPane
@@ -103,7 +103,7 @@ async def test_no_garbage_collection_between_a_key_and_its_repaint(fixture_store
 async def test_full_collections_wait_for_the_person_to_pause(fixture_store, monkeypatch):
     """Python's own full collections (50-110 ms at scale, every few seconds while keys are typed) are off while the
     desk is open; the desk runs one once no key came for a while, and Python's thresholds are back when it closes."""
-    monkeypatch.setattr(grading_screen, "QUIET_SECONDS", 0.2)
+    monkeypatch.setattr(grading_collection, "QUIET_SECONDS", 0.2)
     threshold = gc.get_threshold()
     full: list[int] = []
 

@@ -11,7 +11,10 @@ the desk's one door (tui/db.py) and draws what the session says once its answer 
 on screen: the focused side and what is drawn. Its keys are one table (keys.py), whose rows run functions of the
 screen as a `GradingHost` (host.py) by concern: grades.py (the grade and flag keys), moves.py (between items and
 answers, the order), opens.py (the screens opened over this one), settings.py (blind first and the budget shown, set
-in the command palette); view.py draws the text.
+in the command palette); view.py draws the text; collection.py says when the garbage collector may run.
+What stays here is one job, running the session's jobs and drawing what they return (showing an item, counting,
+the neighbours read and rendered ahead, the desk's lease and watch): its parts share the item shown and the order
+of its jobs, and split apart they would each reach back into the screen.
 """
 
 from __future__ import annotations
@@ -39,8 +42,6 @@ from gradedesk.core.review.session import (NEIGHBOURS, RENEW_SECONDS, DeskSessio
                                            Shown)
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 
-from gradedesk.tui.collector import (CollectorPause, collect_quietly, freeze_startup, hold_full_collections,
-                                     release_full_collections)
 from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, NeighbourPrepared, Opened,
                              QuestionsOrdered, Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
@@ -48,6 +49,7 @@ from gradedesk.tui.idle_work import IdleWork, Step
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, settings, view
+from gradedesk.tui.screens.grading.collection import DeskCollection
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
 from gradedesk.tui.widgets.literal import highlight_code
@@ -55,11 +57,9 @@ from gradedesk.tui.widgets.status_line import StatusLine
 
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
-COLLECTOR_PAUSE_MAX = 1.0  # seconds: the collector is back on even if a requested item never arrives (a failed job)
 PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
 LATER_NEIGHBOURS = 0.25  # seconds on an item before the neighbours of k and d are read ahead too
 WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
-QUIET_SECONDS = 1.0  # without a key for this long, the person is reading: the desk collects cycles (tui/collector.py)
 
 
 def update_if_changed(static: Static, text: Text) -> None:
@@ -97,9 +97,7 @@ class GradingScreen(Screen):
         self._shown_pk: int | None = None
         self._undrawn = False  # the item held was not drawn (keys were waiting to leave it)
         self._state_timer: Timer | None = None
-        self._collector = CollectorPause()  # no garbage collection between a key and its repaint (tui/collector.py)
-        self._collector_timer: Timer | None = None
-        self._quiet_timer: Timer | None = None
+        self._collection = DeskCollection(self, self._keys_busy)  # when the garbage collector may run
         self._later_neighbours: Timer | None = None
         self._idle = IdleWork(self, self._keys_busy)  # the neighbours' panes rendered ahead, between keys
 
@@ -119,7 +117,7 @@ class GradingScreen(Screen):
         yield Footer(show_command_palette=False)  # no room at 80 columns; help names ctrl+p
 
     def on_mount(self) -> None:
-        hold_full_collections()
+        self._collection.mounted()
         self.desk.submit(LeaseTaken, self.session.take_lease(), self._leased, on_failed=self._refused)
 
     def _leased(self, lease: Lease) -> None:
@@ -154,8 +152,7 @@ class GradingScreen(Screen):
             self.desk.report(note)
         self.focus_side("left")
         self._show_item(moved=True)
-        self.call_after_refresh(freeze_startup)
-        self._quiet_later()
+        self._collection.opened()
         self.recount()
 
     # What tests and the key modules read (the session's state itself: `screen.session`) ----------------------------
@@ -307,12 +304,12 @@ class GradingScreen(Screen):
             self.desk.report(plan)
             return
         if isinstance(plan, Shown):  # a neighbour prepared ahead: a swap, no store job
-            self._pause_collector()
+            self._collection.pause()
             self._landed(plan, focus)
             return
         if not isinstance(plan, Job):
             return
-        self._pause_collector()
+        self._collection.pause()
         self.desk.submit(ItemShown, plan, lambda shown: self._landed(shown, focus))
 
     def _landed(self, shown: Shown, focus: str | None) -> None:
@@ -324,11 +321,11 @@ class GradingScreen(Screen):
             self.refresh_progress()
         if not landed.show:
             if shown.request.seq == self.session.seq:  # nothing newer on its way: the collector may run
-                self._resume_collector()
+                self._collection.resume()
             return
         item = self.session.item
         self._show_item(moved=item is not None and (before is None or item.question_pk != before.question_pk))
-        self.call_after_refresh(self._resume_collector)
+        self.call_after_refresh(self._collection.resume)
         if focus:
             self.focus_side(focus)
         for side in SIDES:  # the answer whose grade `u` took back: the next grade key is meant for it
@@ -410,30 +407,8 @@ class GradingScreen(Screen):
         self.render_topbar()
         self.show(plan)
 
-    def _pause_collector(self) -> None:
-        self._collector.pause()
-        if self._collector_timer is not None:
-            self._collector_timer.stop()
-        self._collector_timer = self.set_timer(COLLECTOR_PAUSE_MAX, self._resume_collector)
-
-    def _resume_collector(self) -> None:
-        self._collector.resume()
-
     def on_unmount(self) -> None:
-        self._collector.resume()
-        release_full_collections()
-
-    def _quiet_later(self) -> None:
-        """Collect cycles once the person has pressed no key for QUIET_SECONDS (and the work between keys is done)."""
-        if self._quiet_timer is not None:
-            self._quiet_timer.stop()
-        self._quiet_timer = self.set_timer(QUIET_SECONDS, self._collect_if_quiet)
-
-    def _collect_if_quiet(self) -> None:
-        if self.desk.keys_busy or IdleWork.busy(self.app):
-            self._quiet_later()
-        else:
-            collect_quietly()
+        self._collection.unmounted()
 
     # What the key modules ask of the screen (host.py) ----------------------------------------------------------------
 
@@ -454,7 +429,7 @@ class GradingScreen(Screen):
         """Every key of the table (keys.py) runs here: its row says what it does. The last message goes first, so
         what is shown is what this key (or a later one) had to say, never an older action's."""
         self.query_one(StatusLine).clear_message()
-        self._quiet_later()
+        self._collection.key()
         key = keys.BY_ID[key_id]
         answer = self.answer_at(self.side)
         log_key(self.session.person, key_id, self.session.item.question_pk if self.session.item else None,
