@@ -115,10 +115,13 @@ class Rubric:
 
 def _verdict_schema(grades: list[str], label: dict) -> dict:
     return object_schema({"grade": {"type": "string", "enum": grades}, "failure_label": label,
-                          "confidence": {"type": "number"}, "reasoning": text(REASONING_CHARS, least=1)})
+                          "confidence": CONFIDENCE, "reasoning": text(REASONING_CHARS, least=1)})
 
 
 REASONING_CHARS = 400  # "one or two sentences": room for them, not for a reply that never ends
+# confidence in twentieths: grammar engines (llama.cpp's, llama-cpp-python's) enforce an enum but not a number's
+# minimum/maximum, and SmolLM2-135M under the grammar wrote 100.59 and 10.53; the parser still takes any 0..1
+CONFIDENCE = {"type": "number", "enum": [round(k / 20, 2) for k in range(21)]}
 
 
 # the verdict as a JSON schema (core/providers/structured.py): a passing grade with a null label, or another grade with
@@ -135,7 +138,7 @@ REPLY = ReplyFormat(REPLY_SHAPE, (
     ("grade", "the name of the one grade you pick, as written above"),
     ("failure_label", f"null when the grade is {PASS_GRADE}; otherwise the name of the failure label above that is "
                       "the main cause"),
-    ("confidence", "your confidence in the grade, a number from 0 to 1"),
+    ("confidence", "your confidence in the grade, a number from 0 to 1 in steps of 0.05"),
     ("reasoning", "one or two sentences of your own naming the key facts of this ANSWER found, missing or wrong"),
 ), {"grade": "partially_correct", "failure_label": "retrieval_miss", "confidence": 0.6,
     "reasoning": f"{EXAMPLE_MARK}, about another answer: it names open_store but misses that it sets WAL mode."})

@@ -125,6 +125,22 @@ def test_a_schema_rules_out_the_empty_reasoning_its_parser_refuses(shape, parse,
 VERDICT_OF = {"grade": "fully_correct", "failure_label": None, "confidence": 0.9}
 
 
+def test_the_verdicts_schema_allows_only_confidences_its_parser_takes():
+    """SmolLM2-135M under llama-cpp-python's grammar wrote confidences of 100.59 and 10.53, which the parser refuses;
+    that grammar (like llama.cpp's) ignores a number's minimum and maximum, so the schema lists twentieths instead."""
+    for form in ("json_schema", "json_object_schema"):
+        sent = response_format(form, REPLY_SHAPE)
+        schemas = [sent["json_schema"]["schema"]] if form == "json_schema" else sent["schema"]["anyOf"]
+        allowed = {c for s in schemas for c in s["properties"]["confidence"]["enum"]}
+        assert min(allowed) == 0 and max(allowed) == 1 and len(allowed) == 21
+        for confidence in allowed:
+            parse_verdict(json.dumps({**VERDICT_OF, "confidence": confidence, "reasoning": "It names open_store."}))
+    with pytest.raises(ReplyError, match="confidence"):
+        parse_verdict(json.dumps({**VERDICT_OF, "confidence": 10.53, "reasoning": "It names open_store."}))
+
+
+
+
 @pytest.mark.parametrize("parse, reply, refused", [
     (parse_verdict, {**VERDICT_OF, "reasoning": "..."}, "reasoning: only dots"),
     (parse_verdict, {**VERDICT_OF, "reasoning": " \u2026 "}, "reasoning: only dots"),
