@@ -139,8 +139,6 @@ def test_the_verdicts_schema_allows_only_confidences_its_parser_takes():
         parse_verdict(json.dumps({**VERDICT_OF, "confidence": 10.53, "reasoning": "It names open_store."}))
 
 
-
-
 @pytest.mark.parametrize("parse, reply, refused", [
     (parse_verdict, {**VERDICT_OF, "reasoning": "..."}, "reasoning: only dots"),
     (parse_verdict, {**VERDICT_OF, "reasoning": " \u2026 "}, "reasoning: only dots"),
