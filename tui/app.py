@@ -29,7 +29,6 @@ from gradedesk.tui.db import Answer, JobFailed, JobWaiting, Left, Request, Store
 from gradedesk.tui.desk_protocol import DeskConfig
 from gradedesk.tui.idle_work import IdleWork
 from gradedesk.tui.keygate import STUCK_AFTER, KeyDone, KeyGate, KeysCaughtUp
-from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading import GradingScreen
 from gradedesk.tui.screens.help import HelpScreen
 from gradedesk.tui.screens.name import NameScreen
@@ -303,6 +302,7 @@ def run_explore(store_path: str | Path, question: str = "", *, repo: str | None 
     """Open the explore screen on its own (no run). The store and the repository are checked first (UserError)."""
     from gradedesk.core.index.indexer import resolve_repo
     from gradedesk.core.store.connection import open_store
+    from gradedesk.tui.screens.explore import ExploreScreen
 
     if budget < 1:
         raise UserError(f"--budget: must be a positive number of tokens, got {budget}")

@@ -18,21 +18,25 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from gradedesk.core.agreement.report import AgreementReport
-from gradedesk.core.evidence.explore import Retrieval
 from gradedesk.core.review.claim_desk import ClaimMark, ClaimSheet
 from gradedesk.core.review.queue import Progress, QuestionOrder, QueueRow
 from gradedesk.core.review.session import Job, Lease, Opening, Prepared, Shown
 from gradedesk.core.review.session import Refreshed as RefreshedItem
-from gradedesk.core.review.team import TeamProgress
-from gradedesk.core.runs.headline import Headline
 from gradedesk.core.runs.questions import Question
 from gradedesk.core.store.connection import Preempted, Store, StoreError, open_store
+
+if TYPE_CHECKING:  # types only: agree's report, the run's headline, the team's progress and explore's retrieval pull
+    # in numpy and the compiler, which the desk loads when a screen that shows them first opens (opening the desk
+    # waits for none); the last two name answers below as strings, which the lint does not count as a use
+    from gradedesk.core.agreement.report import AgreementReport
+    from gradedesk.core.evidence.explore import Retrieval  # noqa: F401
+    from gradedesk.core.review.team import TeamProgress  # noqa: F401
+    from gradedesk.core.runs.headline import Headline
 
 R = TypeVar("R")
 
@@ -106,7 +110,7 @@ class AgreementComputed(Answer[AgreementView]):
     """The agreement screen's figures."""
 
 
-class TeamCounted(Answer[TeamProgress]):
+class TeamCounted(Answer["TeamProgress"]):
     """The team's progress."""
 
 
@@ -130,7 +134,7 @@ class ClaimUndone(Answer[tuple[ClaimMark | None, dict[int, str]]]):
     """The newest mark taken back (None: there was none), and the marks now."""
 
 
-class Retrieved(Answer[Retrieval]):
+class Retrieved(Answer["Retrieval"]):
     """Explore's hits for a question."""
 
 

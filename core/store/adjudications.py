@@ -57,7 +57,7 @@ def add_decision(store: Store, run_id: int, question_pk: int, grader: str, *, me
            "preferred": None, **state, "seen": json.dumps(list(seen)), "judge_visible": int(judge_visible),
            "created_at": event_time()}
     with store.transaction():
-        store._db.table("adjudications").insert(row)
+        store._insert("adjudications", row)
     return _decision(row)
 
 
@@ -88,7 +88,7 @@ def newest_live_decision(store: Store, run_id: int, grader: str, budget: int) ->
 
 def undo_decision(store: Store, target: Decision, *, judge_visible: bool) -> None:
     """Take back `target` with an `undo` row; the caller holds the transaction."""
-    store._db.table("adjudications").insert({
+    store._insert("adjudications", {
         "uuid": str(uuid.uuid4()), "run_id": target.run_id, "question_pk": target.question_pk,
         "method": target.method, "budget": target.budget, "grader": target.grader, "action": "undo",
         "undoes_uuid": target.uuid, "judge_visible": int(judge_visible), "created_at": event_time()})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from gradedesk.core.store.connection import Store, utc_now
 
@@ -41,10 +41,10 @@ def record_alignment(store: Store, *, run_id: int, base_version: str, new_versio
     """Keep an alignment and its items (one transaction); `report(alignment_id)` gives the report to keep once the
     alignment has its id (the report names it). Returns the id."""
     with store.transaction():
-        alignment_id = cast(int, store._db.table("alignments").insert({
+        alignment_id = store._insert("alignments", {
             "run_id": run_id, "base_version": base_version, "new_version": new_version, "judge_model": judge_model,
             "grader": grader, "seed": seed, "test_share": test_share, "report": "{}", "created_at": utc_now(),
-        }).last_pk)
+        })
         store._conn.execute("UPDATE alignments SET report = ? WHERE id = ?",
                            (json.dumps(report(alignment_id), ensure_ascii=False), alignment_id))
         store._db.table("alignment_items").insert_all(

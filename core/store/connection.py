@@ -18,11 +18,11 @@ import functools
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gradedesk.core.config import store_path
 from gradedesk.core.errors import UserError
@@ -60,6 +60,11 @@ def event_time() -> str:
     """The created_at of a person's event (grade, preference): to the microsecond, since the desk's undo takes back
     the newest of them across tables, and a person can press two keys within a second."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _quoted(name: str) -> str:
+    """A table or column name as an SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def column_list(alias: str, names: Iterable[str]) -> str:
@@ -100,17 +105,18 @@ class Store:
     """An open store.db. Use `open_store`; close with `.close()` or as a context manager.
 
     What the rest of gradedesk holds: its path, `transaction()` and `close()`. The connection and the SQL helpers are
-    private (`_conn`, `_db`, `_query`, `_scalar`) to the modules of core/store/, which own the tables and give typed
-    functions over them; the lint (SLF001) and the type check keep every other layer off them. Tests and benchmarks
-    reach in on purpose, to check what was written.
+    private (`_conn`, `_db`, `_query`, `_scalar`, `_insert`, `_upsert`) to the modules of core/store/, which own the
+    tables and give typed functions over them; the lint (SLF001) and the type check keep every other layer off them.
+    Tests and benchmarks reach in on purpose, to check what was written.
+
+    Reads and one-row writes are plain SQL on the connection; sqlite-utils (`_db`) does the writes of many rows and
+    updates, and is imported at its first use: it imports numpy and, where installed, pandas (about a third of the
+    desk's opening at a million answers), which neither `gradedesk --help` nor the desk needs.
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
-        import sqlite_utils  # here, not at import: it pulls in numpy, and `gradedesk --help` must stay fast
-
         self.path = path
         self._conn = conn
-        self._db: sqlite_utils.Database = sqlite_utils.Database(conn)
         self._depth = 0
         self.created = False  # made by this open: removed again if the command fails on the user's input
         self._preempted = False
@@ -131,6 +137,27 @@ class Store:
         finally:
             self._conn.set_progress_handler(None, 0)
             self._preempted = False
+
+    @functools.cached_property
+    def _db(self) -> sqlite_utils.Database:
+        import sqlite_utils
+
+        return sqlite_utils.Database(self._conn)
+
+    def _insert(self, table: str, row: Mapping[str, object]) -> int:
+        """Insert one row (column: value) and return its rowid."""
+        columns = ", ".join(_quoted(c) for c in row)
+        cursor = self._conn.execute(f"INSERT INTO {_quoted(table)} ({columns}) VALUES ({', '.join('?' * len(row))})",
+                                    tuple(row.values()))
+        return cast(int, cursor.lastrowid)
+
+    def _upsert(self, table: str, row: Mapping[str, object], key: tuple[str, ...]) -> None:
+        """Insert one row, or update the other columns of the row with the same `key` columns (its primary key)."""
+        columns = ", ".join(_quoted(c) for c in row)
+        update = ", ".join(f"{_quoted(c)} = excluded.{_quoted(c)}" for c in row if c not in key)
+        self._conn.execute(f"INSERT INTO {_quoted(table)} ({columns}) VALUES ({', '.join('?' * len(row))}) "
+                           f"ON CONFLICT ({', '.join(_quoted(c) for c in key)}) DO UPDATE SET {update}",
+                           tuple(row.values()))
 
     def preempt(self) -> None:
         """Stop the read running under `preemptible()` (from another thread; no effect outside one)."""
@@ -189,7 +216,9 @@ class Store:
             self._depth = 0
 
     def _query(self, sql: str, params: SQLParams = ()) -> list[dict[str, Any]]:
-        return list(self._db.query(sql, params))
+        cursor = self._conn.execute(sql, params)
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, row)) for row in cursor]
 
     def _scalar(self, sql: str, params: SQLParams = ()) -> Any:
         row = self._conn.execute(sql, params).fetchone()

@@ -417,7 +417,7 @@ def load_desk_state(store: Store, grader: str, run_id: int) -> DeskState | None:
 def save_desk_state(store: Store, grader: str, run_id: int, question_pk: int | None,
                     settings: dict[str, Any]) -> None:
     with store.transaction():
-        store._db.table("desk_state").upsert({
+        store._upsert("desk_state", {
             "grader": grader, "run_id": run_id, "question_pk": question_pk,
             "settings": json.dumps(settings, sort_keys=True), "updated_at": utc_now()},
-            pk=("grader", "run_id"))
+            key=("grader", "run_id"))

@@ -83,7 +83,7 @@ def add_flag(store: Store, run_id: int, question_pk: int, grader: str, reason: s
            "action": "set", "reason": reason, "note": note, "judge_visible": int(judge_visible),
            "created_at": utc_now()}
     with store.transaction():
-        store._db.table("item_flags").insert(row)
+        store._insert("item_flags", row)
         return _flag(store._query("SELECT * FROM item_flags WHERE uuid = ?", (row["uuid"],))[0])
 
 
@@ -96,7 +96,7 @@ def undo_flag(store: Store, run_id: int, question_pk: int, grader: str, *, judge
             f"SELECT f.* FROM item_flags f WHERE f.run_id = ? AND f.question_pk = ? AND f.grader = ? AND {_LIVE} "
             "ORDER BY f.id DESC", (run_id, question_pk, grader))]
         for target in live:
-            store._db.table("item_flags").insert({
+            store._insert("item_flags", {
                 "uuid": str(uuid.uuid4()), "run_id": run_id, "question_pk": question_pk, "grader": grader,
                 "action": "undo", "undoes_uuid": target.uuid, "reason": target.reason, "note": None,
                 "judge_visible": int(judge_visible), "created_at": utc_now()})

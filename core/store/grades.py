@@ -100,7 +100,7 @@ def _undo_newest(store: Store, table: str, scope: str, params: tuple[Any, ...], 
         target = _newest_live(store, table, scope, params)
         if target is None:
             return None
-        store._db.table(table).insert({
+        store._insert(table, {
             "uuid": str(uuid.uuid4()), "answer_id": target["answer_id"], "grader": target["grader"], "action": "undo",
             "undoes_uuid": target["uuid"], **{k: target[k] for k in copied}, **fields, "created_at": utc_now()})
     return target
@@ -146,7 +146,7 @@ def add_grade(store: Store, answer_id: int, grader: str, state: Mapping[str, Any
         "machine_rubric": machine and machine.rubric, "budget": budget,
     }
     with store.transaction():
-        store._db.table("human_grades").insert(row)
+        store._insert("human_grades", row)
         rows = store._query("SELECT * FROM human_grades WHERE uuid = ?", (row["uuid"],))
     return _human(rows[0])
 
@@ -166,7 +166,7 @@ def newest_live_grade(store: Store, run_id: int, grader: str, budget: int | None
 def undo_grade(store: Store, target: HumanGrade, *, judge_visible: bool) -> None:
     """Take back `target` with an `undo` event in its mode and at its budget (the bundled answer's beside it), saved
     with the machine grade on screen or not. The caller holds the transaction."""
-    store._db.table("human_grades").insert({
+    store._insert("human_grades", {
         "uuid": str(uuid.uuid4()), "answer_id": target.answer_id, "grader": target.grader, "action": "undo",
         "undoes_uuid": target.uuid, "mode": target.mode, "judge_visible": int(judge_visible),
         "created_at": event_time(), "budget": target.budget})
@@ -288,7 +288,7 @@ def add_mark(store: Store, answer_id: int, grader: str, claim_index: int, claim_
     row = {"uuid": str(uuid.uuid4()), "answer_id": answer_id, "grader": grader, "claim_index": claim_index,
            "claim_text": claim_text, "action": "set", "mark": mark, "scorers_visible": int(scorers_visible),
            "created_at": utc_now()}
-    store._db.table("claim_marks").insert(row)
+    store._insert("claim_marks", row)
     return _mark(store._query("SELECT * FROM claim_marks WHERE uuid = ?", (row["uuid"],))[0])
 
 

@@ -113,7 +113,7 @@ def replace_auto_grade(store: Store, g: AutoGrade) -> None:
         "DELETE FROM auto_grades WHERE answer_id = ? AND grader_kind = ? AND grader_model = ? "
         "AND rubric_version IS ? AND repeat_index = ?",
         (g.answer_id, g.grader_kind, g.grader_model, g.rubric_version, g.repeat_index))
-    store._db.table("auto_grades").insert({k: getattr(g, k) for k in _AUTO_FIELDS})
+    store._insert("auto_grades", {k: getattr(g, k) for k in _AUTO_FIELDS})
 
 
 def add_machine_grade(store: Store, grade: AutoGrade) -> None:
@@ -322,10 +322,10 @@ class ClaimCounts:
 def put_claims(store: Store, answer_id: int, splitter: str, counts: ClaimCounts, detail: str) -> None:
     """Replace the stored claims of an answer (`detail`: the claims as JSON) (one transaction, joining the caller's)."""
     with store.transaction():
-        store._db.table("answer_claims").upsert({
+        store._upsert("answer_claims", {
             "answer_id": answer_id, "splitter": splitter, "claims": counts.claims, "cited": counts.cited,
             "citations": counts.citations, "invalid": counts.invalid, "detail": detail, "computed_at": utc_now(),
-        }, pk="answer_id")
+        }, key=("answer_id",))
 
 
 def claims_detail(store: Store, answer_id: int) -> tuple[str, str] | None:

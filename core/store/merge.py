@@ -210,4 +210,4 @@ def add_events(store: Store, new: dict[str, list[EventRow]]) -> None:
             columns = {r[1] for r in store._conn.execute(
                 f"PRAGMA table_info({_table(table, ANSWER_EVENTS + QUESTION_EVENTS + PAIR_EVENTS)})")} - {"id"}
             for row in rows:
-                store._db.table(table).insert({k: v for k, v in row.items() if k in columns})
+                store._insert(table, {k: v for k, v in row.items() if k in columns})

@@ -52,7 +52,7 @@ def replace_reply(store: Store, reply: PairwiseReply) -> None:
     asked again); the caller holds the transaction."""
     store._conn.execute(f"DELETE FROM pairwise_verdicts WHERE {' AND '.join(f'{k} = ?' for k in _KEY)}",
                         tuple(getattr(reply, k) for k in _KEY))
-    store._db.table("pairwise_verdicts").insert({"uuid": str(uuid.uuid4()),
+    store._insert("pairwise_verdicts", {"uuid": str(uuid.uuid4()),
                                                  **{k: getattr(reply, k) for k in _FIELDS}})
 
 

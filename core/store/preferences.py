@@ -58,7 +58,7 @@ def add_preference(store: Store, run_id: int, question_pk: int, grader: str, pre
         "preferred": preferred, "left_method": left, "judge_visible": int(judge_visible), "selection": selection,
         "selection_probability": selection_probability, "created_at": event_time(), "action": "set", "budget": budget}
     with store.transaction():
-        store._db.table("human_preferences").insert(row)
+        store._insert("human_preferences", row)
     return Preference(**{k: row[k] for k in _FIELDS})
 
 
@@ -86,7 +86,7 @@ def undo_preference(store: Store, target: Preference, *, judge_visible: bool) ->
         "grader": target.grader, "preferred": target.preferred, "left_method": target.left_method, "action": "undo",
         "undoes_uuid": target.uuid, "judge_visible": int(judge_visible), "created_at": event_time(),
         "budget": target.budget}
-    store._db.table("human_preferences").insert(row)
+    store._insert("human_preferences", row)
 
 
 def live_preferences(store: Store, run_id: int, question_pk: int | None = None, *,

@@ -24,7 +24,7 @@ def stored_text(store: Store, version: str, kind: str | None = None) -> str | No
 
 def add_rubric(store: Store, version: str, text: str, kind: str = "grade") -> None:
     """Store a version that is not stored yet (the caller checked, in its transaction)."""
-    store._db.table("rubrics").insert({"version": version, "text": text, "created_at": utc_now(), "kind": kind})
+    store._insert("rubrics", {"version": version, "text": text, "created_at": utc_now(), "kind": kind})
 
 
 def newest_named(store: Store, name: str, kind: str = "grade") -> str | None:

@@ -43,7 +43,7 @@ def add_draw(store: Store, run_id: int, grader: str, draw_index: int, question_p
              population: int, budget: int | None, inclusion_probability: float = 1.0) -> None:
     """Store one draw of the sampler from the questions shown with the bundled answer at `budget`
     (`inclusion_probability`: of the question in the set drawn from); the caller holds the transaction."""
-    store._db.table("sample_draws").insert({
+    store._insert("sample_draws", {
         "uuid": str(uuid.uuid4()), "run_id": run_id, "grader": grader, "draw_index": draw_index,
         "question_pk": question_pk, "probability": probability, "population": population, "budget": budget,
         "inclusion_probability": inclusion_probability, "created_at": utc_now()})

@@ -19,6 +19,7 @@ from gradedesk.core.grading.vocabulary import DIMENSIONS, FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.session import Job
 from gradedesk.core.store.connection import StoreError
+from tests.fixtures import REPO_ROOT
 from tests.fixtures.desk_store import build_fixture_store
 from gradedesk.tui import collector
 from gradedesk.tui.app import run_desk
@@ -297,3 +298,28 @@ async def test_command_palette_entries_set_the_desk_session(fixture_store):
         later["Order: question order"].callback()
         await settle(pilot)
         assert screen.session.order == "question"
+
+
+HEAVY = ("numpy", "pandas", "sqlite_utils")  # about a third of the desk's opening at a million answers
+
+
+def test_a_desk_opens_grades_and_moves_without_numpy_pandas_or_sqlite_utils(fixture_store):
+    """Opening the desk, a grade, a move and the desk's state saved import none of them (agree's figures, explore and
+    the writes of many rows do, when first used): checked in a fresh process, since this one has them all."""
+    code = (
+        "import asyncio, sys\n"
+        "from tests.fixtures.desk import keys, rows, running, settle\n"
+        "async def main():\n"
+        f"    async with running({str(fixture_store.path)!r}) as (app, pilot):\n"
+        "        await keys(pilot, '1', 'j', '2')\n"
+        "        app.screen.save_state()\n"
+        "        await settle(pilot)\n"
+        f"    assert len(rows({str(fixture_store.path)!r}, 'SELECT * FROM human_grades')) == 2\n"
+        f"    assert rows({str(fixture_store.path)!r}, 'SELECT * FROM desk_state')\n"
+        f"    print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=REPO_ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -20,7 +20,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from gradedesk.tui.screens.agreement import AgreementScreen, MatrixTable
 from gradedesk.tui.screens.claims import ClaimScreen
 from gradedesk.tui.screens.grading.keys import BY_ID, KEYS, Task, When
 from gradedesk.tui.screens.modals import QUIT
@@ -86,7 +85,10 @@ def _bindings_rows(bindings: Iterable[object]) -> list[Row]:
 
 def desk_sections(enabled: dict[str, bool]) -> list[Table]:
     """The grading screen's keys by task (`enabled`: by binding id, those active now; a key needing an item is dimmed
-    when there is none), then claim mode's and the agreement screen's."""
+    when there is none), then claim mode's and the agreement screen's (imported here: it pulls in numpy, which
+    opening the desk need not wait for)."""
+    from gradedesk.tui.screens.agreement import AgreementScreen, MatrixTable
+
     out = []
     for task in Task:
         rows = [(_KEY_NAMES.get(k.key, k.key), k.help or k.description, enabled.get(k.id, k.when is When.ALWAYS))

@@ -3,6 +3,8 @@ the filters (/), the queue (q), the evidence browser (b), answer A against B wor
 written (w), claim mode (c), explore (x), the trace's URL (t), agreement with the judge (a), the team's progress (p).
 
 Functions of the screen as a `GradingHost` (host.py); the desk session (core/review/session/) holds what they read.
+Explore, agreement and team progress are imported when first opened: they pull in the compiler and numpy, which
+opening the desk need not wait for.
 """
 
 from __future__ import annotations
@@ -12,15 +14,12 @@ from gradedesk.core.review.blind import neutral_answer
 from gradedesk.core.review.item import AnswerView
 from gradedesk.core.review.queue import Filters
 
-from gradedesk.tui.screens.agreement import AgreementScreen
 from gradedesk.tui.screens.bundle import BundleScreen
 from gradedesk.tui.screens.claims import ClaimScreen
 from gradedesk.tui.screens.diff import DiffScreen
-from gradedesk.tui.screens.explore import ExploreScreen
 from gradedesk.tui.screens.grading.host import GradingHost
 from gradedesk.tui.screens.modals import ReadingModal, TextModal, open_filters
 from gradedesk.tui.screens.palette import PaletteCommand
-from gradedesk.tui.screens.progress import ProgressScreen
 from gradedesk.tui.screens.queue import QueueScreen
 from gradedesk.tui.widgets.answer_pane import snippets_of
 from gradedesk.tui.widgets.literal import literal
@@ -109,6 +108,8 @@ def claims(host: GradingHost) -> None:
 
 def explore(host: GradingHost) -> None:
     """The item's question in the explore screen, at the budget of its bundled answer, on the run's repository."""
+    from gradedesk.tui.screens.explore import ExploreScreen
+
     item, run = host.session.item, host.session.run
     if item is None or run is None:
         return
@@ -129,6 +130,8 @@ def trace_link(host: GradingHost) -> None:
 
 
 def agreement(host: GradingHost) -> None:
+    from gradedesk.tui.screens.agreement import AgreementScreen
+
     if host.session.run is None:
         return
 
@@ -139,6 +142,8 @@ def agreement(host: GradingHost) -> None:
 
 
 def team_progress(host: GradingHost) -> None:
+    from gradedesk.tui.screens.progress import ProgressScreen
+
     if host.session.run is not None:
         host.push(ProgressScreen(host.desk, host.session.run.id))
 
