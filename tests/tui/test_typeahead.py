@@ -17,6 +17,7 @@ import pytest
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADE_LABELS
 from gradedesk.core.review.item import side_on_show
 from gradedesk.core.review.queue import left_method
+from gradedesk.core.review.session.state import AHEAD
 from tests.fixtures.desk import running, settle
 
 pytestmark = pytest.mark.anyio
@@ -106,6 +107,22 @@ async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
         assert grade_events(info.path, "alice") == model.events
         assert app.screen.session.item.question_pk == info.question_pks[model.index]
         assert app.screen.side == model.side
+
+
+async def test_j_typed_in_a_burst_swaps_through_the_items_prepared_ahead(fixture_store):
+    """Once the desk has settled on an item, j's and n's items are prepared AHEAD deep: as many j typed at once move
+    with no store job between the keys, and a grade after them lands on the last item, as slow keys would."""
+    info = fixture_store
+    keys = ["j"] * AHEAD + ["2"]
+    async with running(info.path) as (app, pilot):
+        jobs: list[str] = []
+        submit = app.store_thread.submit
+        app.store_thread.submit = lambda request: (jobs.append(request.job.what), submit(request))[1]
+        await burst(pilot, *keys)
+        model = expect(info, keys)
+        assert grade_events(info.path, "alice") == model.events
+        assert app.screen.session.item.question_pk == info.question_pks[AHEAD]
+    assert "load item" not in jobs and jobs.count("save grade") == 1
 
 
 async def test_grades_typed_in_a_rhythm_go_to_answer_a_then_b_on_every_item(fixture_store):

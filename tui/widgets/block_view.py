@@ -24,7 +24,8 @@ from textual.strip import Strip
 from gradedesk.tui.idle_work import IdleWork, Step
 
 
-CACHED = 8  # renderings kept per view: the item shown, its prepared neighbours, the last few shown
+CACHED = 12  # renderings kept per view: the item shown (plain and highlighted), its prepared neighbours (AHEAD of j and
+# of n: core/review/session/state.py), the last few shown
 REST_AFTER = 0.25  # seconds an item stays shown before the lines past its view are rendered (keys typed in a run
 # pass items by in 50 ms: their rest, tens of milliseconds of rendering, would compete with the next key for nothing;
 # a scroll renders what it shows meanwhile)

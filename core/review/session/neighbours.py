@@ -2,11 +2,14 @@
 items j, n, k and d lead to) in the background, so that a move is a swap, with no store job between the key and the
 item.
 
-A neighbour is prepared around one item at one `epoch` (state.py) and kept only while both still hold: a move to
-another item drops every neighbour, and so does anything that may change the order or an item (a grade, a flag, a
-filter, the budget, the judge's rubric, the order, another desk's write seen by the watch), so a swap shows exactly
-what a fresh load would. A move whose neighbour is not ready yet loads it as before. The most useful order draws at
-random each time: nothing is prepared there.
+A neighbour is prepared around one item at one `epoch` (state.py) and kept only while keys can reach it from the
+item shown by swaps and the epoch holds: a move to another item drops the neighbours it cannot reach, and anything
+that may change the order or an item (a grade, a flag, a filter, the budget, the judge's rubric, the order, another
+desk's write seen by the watch) drops them all, so a swap shows exactly what a fresh load would. j's and n's items are
+prepared AHEAD deep (the item after the next, and so on: each found from the one before, as a fresh desk there would
+find it), since those are the keys typed in bursts, faster than a store job and a paint per key. A move whose
+neighbour is not ready yet loads it as before. The most useful order draws at random each time: nothing is prepared
+there.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 
 from gradedesk.core.review.session.jobs import Find, Job, Plan, Prepared, Request, Shown
 from gradedesk.core.review.session.order import NEIGHBOURS, Move, OrderMoves
+from gradedesk.core.review.session.state import AHEAD
 from gradedesk.core.store.connection import Store
 
 
@@ -45,42 +49,71 @@ class Neighbours(OrderMoves):
         return Shown(Request(self._seq, move.empty, move.how), ready.item, ready.target)
 
     def prepare(self, kinds: Sequence[str] = NEIGHBOURS) -> list[Job[tuple[Prepared, ...]]]:
-        """The jobs that load the neighbours of the item shown not ready yet (of `kinds`), next first; j's and n's the
-        next one on too (keys typed in a run then swap every time). In the background: keys never wait for them, and
-        one whose item the person has left, or is leaving (a move or a write asked for since, whose job must not wait
-        behind it), is skipped on the store thread (`Job.stale`)."""
+        """The jobs that load the neighbours of the item shown not ready yet (of `kinds`), next first; for j and n,
+        AHEAD items one after the other (keys typed in a burst then swap every time), from the last one ready. In the
+        background: keys never wait for them, and one whose items keys can no longer reach, or whose epoch has passed,
+        is skipped on the store thread (`Job.stale`)."""
         item = self.item
         if item is None or self.run is None or self.order == "most_useful":
             return []
-        around, epoch = item.question_pk, self.epoch
+        epoch = self.epoch
         jobs = []
         for kind in (k for k in NEIGHBOURS if k in kinds):
-            move = self.move(kind)
-            if (around, kind) in self.ready or (kind, around, epoch) in self.preparing or not isinstance(move, Move):
+            move, onward = self.move(kind), self.onward(kind)
+            if not isinstance(move, Move):
                 continue
-            self.preparing.add((kind, around, epoch))
-            jobs.append(self._preparing(kind, move.find, around))
+            at, ready = self._last_ready(kind, item.question_pk, AHEAD if onward is not None else 1)
+            if at is None or (kind, at, epoch) in self.preparing:
+                continue
+            self.preparing.add((kind, at, epoch))
+            find = move.find if onward is None or at == item.question_pk else onward(at)
+            jobs.append(self._preparing(kind, find, at, (AHEAD if onward is not None else 1) - ready))
         return jobs
 
-    def _preparing(self, kind: str, find: Find, around: int) -> Job[tuple[Prepared, ...]]:
-        load, onward, epoch, seq = self.loader(), self.onward(kind), self.epoch, self._seq
+    def _last_ready(self, kind: str, start: int, wanted: int) -> tuple[int | None, int]:
+        """(the question to prepare `kind`'s items from, how many are ready before it): the item of the last one
+        ready along `kind` from `start`; None when `wanted` are ready or the items end."""
+        at, ready = start, 0
+        while ready < wanted:
+            n = self.ready.get((at, kind))
+            if n is None:
+                return at, ready
+            if n.item is None or n.item.question_pk == at:  # the end of the list: nothing more to prepare
+                return None, ready
+            at, ready = n.item.question_pk, ready + 1
+        return None, ready
+
+    def _reaches(self, kind: str, question_pk: int) -> bool:
+        """Keys of `kind` lead from the item shown to question `question_pk` by swaps alone (AHEAD at most)."""
+        at = self.item.question_pk if self.item is not None else None
+        for _ in range(AHEAD + 1):
+            if at is None or at == question_pk:
+                return at is not None
+            n = self.ready.get((at, kind))
+            at = n.item.question_pk if n is not None and n.item is not None else None
+        return False
+
+    def _preparing(self, kind: str, find: Find, around: int, count: int) -> Job[tuple[Prepared, ...]]:
+        load, onward, epoch = self.loader(), self.onward(kind), self.epoch
 
         def run(store: Store) -> tuple[Prepared, ...]:
-            first = Prepared(kind, around, epoch, *load(store, find))
-            if onward is None or first.item is None or first.item.question_pk == around:
-                return (first,)
-            pk = first.item.question_pk
-            return first, Prepared(kind, pk, epoch, *load(store, onward(pk)))
+            out, at, at_find = [], around, find
+            for _ in range(count):
+                out.append(Prepared(kind, at, epoch, *load(store, at_find)))
+                item = out[-1].item
+                if onward is None or item is None or item.question_pk == at:
+                    break
+                at, at_find = item.question_pk, onward(item.question_pk)
+            return tuple(out)
         return Job(f"prepare the {kind} item", run, holds_keys=False, background=True,
-                   stale=lambda: self._seq != seq or self.epoch != epoch or self.item is None
-                   or self.item.question_pk != around)
+                   stale=lambda: self.epoch != epoch or not self._reaches(kind, around))
 
     def prepared(self, neighbours: tuple[Prepared, ...]) -> list[Prepared]:
-        """Keep the neighbours a prepare job loaded, unless the person has moved on or something changed since it was
-        planned: those kept."""
+        """Keep the neighbours a prepare job loaded, unless keys can no longer reach them from the item shown or
+        something changed since it was planned: those kept."""
         first = neighbours[0]
         self.preparing.discard((first.kind, first.around, first.epoch))
-        if first.epoch != self.epoch or self.item is None or self.item.question_pk != first.around:
+        if first.epoch != self.epoch or not self._reaches(first.kind, first.around):
             return []
         for neighbour in neighbours:
             self.ready[(neighbour.around, neighbour.kind)] = neighbour

@@ -18,6 +18,8 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.leases import Lease
 from gradedesk.core.store.run_records import RunInfo
 
+AHEAD = 4  # items prepared ahead of the keys typed in runs, j and n (question order): five keys in a burst all swap
+
 
 class DeskState:
     """A person's desk on one run of a store: what it shows (see the module)."""
@@ -175,6 +177,19 @@ class DeskState:
             return item, target
         return fn
 
+    def ahead_of(self, question_pk: int) -> dict[tuple[int, str], Prepared]:
+        """The neighbours prepared that keys can reach from question `question_pk` by swaps alone: of each kind, the
+        one around it, the one around that one's item, and so on (AHEAD at most), nearest first."""
+        out = {}
+        ends: dict[str, int | None] = {kind: question_pk for _, kind in self.ready}  # each kind's walk so far
+        for _ in range(AHEAD):
+            for kind, at in ends.items():
+                n = self.ready.get((at, kind)) if at is not None else None
+                if n is not None:
+                    out[(n.around, kind)] = n
+                ends[kind] = n.item.question_pk if n is not None and n.item is not None else None
+        return out
+
     def forget(self) -> None:
         """Something changed that may move the order or an item: the neighbours prepared are dropped, and any still
         being prepared will be too."""
@@ -196,9 +211,10 @@ class DeskState:
             return Landed(target.note or request.empty, request.clear_when_empty, recount=recount)
         if request.how is not None or self.item is None or item.question_pk != self.item.question_pk:
             self.reached = (request.how or self._navigation(), target.probability)
-        if self.item is None or item.question_pk != self.item.question_pk:  # what was prepared around the item left
-            self.ready = {at: n for at, n in self.ready.items() if n.around == item.question_pk}
-            self.preparing.clear()
+        if self.item is None or item.question_pk != self.item.question_pk:  # what was prepared around the items left
+            self.ready = self.ahead_of(item.question_pk)
+            reached = {(n.kind, n.item.question_pk) for n in self.ready.values() if n.item is not None}
+            self.preparing = {p for p in self.preparing if p[1] == item.question_pk or (p[0], p[1]) in reached}
         self.item = item
         if item.question_pk in self.order_list:
             self.order_index = self.order_list.index(item.question_pk)

@@ -11,6 +11,7 @@ from gradedesk.core.grading.vocabulary import GRADES
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.queue import Filters, queue_page
 from gradedesk.core.review.session import NEIGHBOURS, DeskSession, Job, Shown, disagrees, run_job
+from gradedesk.core.review.session.state import AHEAD
 from gradedesk.core.store.connection import open_store
 from gradedesk.core.store.leases import LeaseHeld
 from gradedesk.core.store.machine_grades import AutoGrade, add_machine_grade
@@ -289,12 +290,18 @@ def test_a_prepared_neighbour_makes_its_key_a_swap(desk_store):
     act(store, session, plan)
     second = info.question_pks[1]
     assert session.item.question_pk == second
-    assert set(session.ready) == {(second, "next"), (second, "ungraded")}  # j's and n's item after it came along
-    plan = session.step(1)
-    assert isinstance(plan, Shown)  # so a second j typed at once is a swap too
-    act(store, session, plan)
-    assert session.item.question_pk == info.question_pks[2] and not session.ready
-    assert isinstance(session.step(-1), Job)  # not prepared yet around this one: loaded as before
+    # j's and n's items after it came along, AHEAD deep from the first item: keys can reach them by swaps alone
+    assert set(session.ready) == {(pk, kind) for pk in info.question_pks[1:AHEAD] for kind in ("next", "ungraded")}
+    for n in range(2, AHEAD + 1):  # so the next j's typed at once are swaps too, each where a fresh desk lands
+        plan = session.step(1)
+        assert isinstance(plan, Shown)
+        act(store, session, plan)
+        fresh = opened(store, info)
+        act(store, fresh, fresh.show_question(info.question_pks[n - 1]))
+        act(store, fresh, fresh.step(1))
+        assert session.item == fresh.item and session.item.question_pk == info.question_pks[n]
+    assert not session.ready  # the last one prepared: the next j loads
+    assert isinstance(session.step(1), Job) and isinstance(session.step(-1), Job)
     act(store, session, session.show_question(second))
     prepare(store, session)
     for kind, key in (("previous", lambda: session.step(-1)), ("ungraded", session.next_ungraded)):

@@ -239,16 +239,25 @@ class GradingScreen(Screen):
         """The item's code in colour: rendered a block a step, between keys (tui/idle_work.py), then each pane swapped
         in at once, while the item is still shown."""
         for side in SIDES:
-            self._idle.add(self._while_shown(message.question_pk, partial(self._prepare_highlighted, side)))
-            self._idle.add(self._while_shown(message.question_pk, partial(self._show_highlighted, side)))
+            shown = partial(self._shows, message.question_pk)
+            self._idle.add(self._while(shown, partial(self._prepare_highlighted, side)))
+            self._idle.add(self._while(shown, partial(self._show_highlighted, side)))
 
-    def _while_shown(self, question_pk: int, make: Callable[[], Step]) -> Step:
-        """A step that runs the step `make()` gives (made at its first call) while item `question_pk` is shown."""
+    def _shows(self, question_pk: int) -> bool:
+        return self.session.item is not None and self.session.item.question_pk == question_pk
+
+    def _still_ready(self, neighbour: Prepared) -> bool:
+        """Keys can still reach `neighbour` from the item shown (a neighbour of a neighbour too: j's and n's are
+        prepared AHEAD deep)."""
+        return self.session.ready.get((neighbour.around, neighbour.kind)) is neighbour
+
+    def _while(self, holds: Callable[[], bool], make: Callable[[], Step]) -> Step:
+        """A step that runs the step `make()` gives (made at its first call) while `holds()`."""
         step: Step | None = None
 
         def run() -> bool:
             nonlocal step
-            if self.session.item is None or self.session.item.question_pk != question_pk:
+            if not holds():
                 return False
             if step is None:
                 step = make()
@@ -361,9 +370,10 @@ class GradingScreen(Screen):
                 self._state_timer = self.set_timer(STATE_DELAY, self.save_state)
 
     def _prepare_neighbours(self) -> None:
-        """Once the item is painted: load its neighbours not ready yet, and render those that are (j's and n's item
-        after the next came with the next); k's and d's once the person stays on the item (keys typed in a run are
-        j or n: a read ahead for k or d, up to tens of milliseconds at scale, would compete with them for nothing)."""
+        """Once the item is painted: load its neighbours not ready yet (j's and n's AHEAD deep, from the last one
+        ready), and render those that are; k's and d's once the person stays on the item (keys typed
+        in a run are j or n: a read ahead for k or d, up to tens of milliseconds at scale, would compete with them
+        for nothing)."""
         self._load_neighbours(PRERENDERED)
         self._prerender(list(self.session.ready.values()))
         if self._later_neighbours is not None:
@@ -386,7 +396,8 @@ class GradingScreen(Screen):
         for neighbour in neighbours:
             if neighbour.item is not None and neighbour.kind in PRERENDERED:
                 for side in SIDES:
-                    self._idle.add(self._while_shown(neighbour.around, partial(self._prerender_pane, neighbour, side)))
+                    self._idle.add(self._while(partial(self._still_ready, neighbour),
+                                               partial(self._prerender_pane, neighbour, side)))
 
     def _prerender_pane(self, neighbour: Prepared, side: str) -> Step:
         assert neighbour.item is not None
