@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gradedesk.core.errors import UserError
-
-TRUNCATED = "length"  # the finish_reason of a reply cut at max_tokens (OpenAI, vLLM, llama.cpp, Ollama)
+from gradedesk.core.store.answers import TRUNCATED  # the store owns the answers' finish_reason; re-exported here
 
 
 @dataclass

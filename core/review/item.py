@@ -14,12 +14,12 @@ from typing import Any
 
 from gradedesk.core.evidence.record import Evidence
 from gradedesk.core.evidence.stored import StoredBundle, files_evidence, load_bundle, parse_hits
-from gradedesk.core.providers import TRUNCATED
 from gradedesk.core.review.adjudication import PeopleOnItem, people_on_item
 from gradedesk.core.review.claim_desk import ClaimState, claim_state
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.store import desk
 from gradedesk.core.store.adjudications import Decision
+from gradedesk.core.store.answers import TRUNCATED  # not through core.providers: its package loads every provider
 from gradedesk.core.store.assignments import AssignedGrade
 from gradedesk.core.store.connection import Store
 from gradedesk.core.store.flags import ItemFlag, current_flag, others_flags

@@ -18,6 +18,7 @@ from gradedesk.core.store.bundles import delete_bundles
 from gradedesk.core.store.connection import Store
 
 # (question_pk, method, budget): an answer's place in its run
+TRUNCATED = "length"  # the finish_reason of a reply cut at max_tokens (OpenAI, vLLM, llama.cpp, Ollama), as stored
 Slot = tuple[int, str, int]
 
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from gradedesk.core.review import queue as review
 from gradedesk.core.review.item import Item, load_item
 from gradedesk.core.review.queue import Filters
-from gradedesk.core.review.sampler import draw_next
 from gradedesk.core.review.session.jobs import Find, Job, Plan, RecheckPlan, Shown, Target
 from gradedesk.core.review.session.state import DeskState
 from gradedesk.core.store.connection import Store
@@ -150,6 +149,10 @@ class OrderMoves(DeskState):
             return None
 
         def find(store: Store) -> Target:
+            # imported here: the sampler pulls in the pairwise judge's verdicts (and the providers), which a desk in
+            # question order never uses and its opening need not wait for
+            from gradedesk.core.review.sampler import draw_next
+
             d = draw_next(store, run, person, judge_rubric=rubric)
             return Target(d.question_pk, probability=d.probability) if d else Target(None)
         return self.load(find, empty="every question of this run is graded", how="sampled")
