@@ -205,6 +205,7 @@ class _Packer:
         self.top_limit = max(SNIPPET_FLOOR, budget // TOP_SHARE)
         self.used = 0  # the kept blocks' counts added up: within a token or two per block of the exact count
         self.exact_at = -1  # the number of snippets when `used` was last set to the exact count of the context
+        self.head, self.head_blocks = 0, 0  # the exact count of the context's first head_blocks blocks, separators in
         self.seen: dict[str, str] = {}  # content hash of kept text (whole chunk and cut) -> the kept evidence's place
         self.kept_lines: dict[str, list[tuple[int, int, str]]] = {}  # file -> (first, last, place) of kept evidence
 
@@ -223,12 +224,20 @@ class _Packer:
         return ""
 
     def exact_free(self) -> int:
-        """The tokens free after the exact count of the context so far (counted once per number of snippets)."""
-        pack = self.pack
-        if self.exact_at != len(pack.snippets):
-            self.used = self.tok.count(prompt_context(pack.snippets)) if pack.snippets else 0
-            self.exact_at = len(pack.snippets)
-        return pack.token_budget - self.used - (self.separator if pack.snippets else 0)
+        """The tokens free after the exact count of the context so far (counted once per number of snippets).
+
+        Counted in parts, each block once: a tiktoken encoding never makes one token of a newline and the
+        non-space character after it (its pre-tokenizer splits there), and every block starts with `[Evidence` after
+        the separator's last newline, so the context's count is the count of its head (the blocks before the last,
+        separators in) plus the last block's."""
+        pack, n = self.pack, len(self.pack.snippets)
+        if self.exact_at != n:
+            for i in range(self.head_blocks, n - 1):
+                self.head += self.tok.count(pack.snippets[i].prompt_block(i + 1) + SNIPPET_SEPARATOR)
+            self.head_blocks = max(n - 1, 0)
+            self.used = self.head + (self.tok.count(pack.snippets[-1].prompt_block(n)) if n else 0)
+            self.exact_at = n
+        return pack.token_budget - self.used - (self.separator if n else 0)
 
     def consider(self, hit: Hit, role: str) -> None:
         pack, tok = self.pack, self.tok

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, validate
+from gradedesk.core.evidence.bundle import EvidenceBundle, EvidenceSnippet, prompt_context, validate
 from gradedesk.core.text.hashing import content_hash, normalize_text
-from gradedesk.core.text.tokens import count_tokens
+from gradedesk.core.text.prompt_layout import SNIPPET_SEPARATOR
+from gradedesk.core.text.tokens import ENCODINGS, count_tokens, get_tokenizer
 
 
 def snippet(text: str, **kw) -> EvidenceSnippet:
@@ -136,3 +137,20 @@ def test_recount_makes_counts_exact():
     b = bundle(s)
     b.total_tokens = 0
     assert validate(b.recount()) == []
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_context_counts_as_its_blocks_counted_apart_with_their_separators(encoding):
+    """The compiler counts a context in parts (each block once, compile._Packer.exact_free): a tiktoken encoding
+    never joins a newline and the non-space character after it into one token, and every block starts `[Evidence`
+    after the separator's last newline. Texts that end or start in spaces, tabs and newlines, digits, punctuation,
+    other scripts and special-token text are where a join would show."""
+    tok = get_tokenizer(encoding)
+    texts = ["def f():\n    return 1   ", "x = 1\n\n\n", "   indented\t\n", "9999", "]]]\n/", "письмо 名前 \u00a0",
+             "<|endoftext|>", "'s\n", "", "  \n  \n"]
+    snippets = [snippet(t, chunk_id=f"c{i}", symbol_name=None) for i, t in enumerate(texts)]
+    blocks = [s.prompt_block(i) for i, s in enumerate(snippets, start=1)]
+    assert all(b.startswith("[Evidence ") for b in blocks)
+    for n in range(1, len(blocks) + 1):
+        parts = sum(tok.count(b + SNIPPET_SEPARATOR) for b in blocks[:n - 1]) + tok.count(blocks[n - 1])
+        assert parts == tok.count(prompt_context(snippets[:n])), n
