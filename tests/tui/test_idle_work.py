@@ -25,7 +25,7 @@ async def test_work_between_keys_runs_when_the_loop_is_late(fixture_store, monke
             ran.append(next(steps))
             return len(ran) < 3
 
-        app.screen._idle.add(step)
+        app.screen._ahead.idle.add(step)
         await pilot.pause(0.2)
         await settle(pilot)
         assert ran == [0, 1, 2]

@@ -11,17 +11,16 @@ the desk's one door (tui/db.py) and draws what the session says once its answer 
 on screen: the focused side and what is drawn. Its keys are one table (keys.py), whose rows run functions of the
 screen as a `GradingHost` (host.py) by concern: grades.py (the grade and flag keys), moves.py (between items and
 answers, the order), opens.py (the screens opened over this one), settings.py (blind first and the budget shown, set
-in the command palette); view.py draws the text; collection.py says when the garbage collector may run.
+in the command palette); view.py draws the text; collection.py says when the garbage collector may run; ahead.py
+does the work between keys (the code highlighted, the neighbours read and rendered before their key).
 What stays here is one job, running the session's jobs and drawing what they return (showing an item, counting,
-the neighbours read and rendered ahead, the desk's lease and watch): its parts share the item shown and the order
+when the work ahead starts, the desk's lease and watch): its parts share the item shown and the order
 of its jobs, and split apart they would each reach back into the screen.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -38,17 +37,16 @@ from textual.worker import get_current_worker
 from gradedesk.core.review.flags import describe_flags
 from gradedesk.core.review.item import SIDES, AnswerView, Item, side_on_show
 from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
-from gradedesk.core.review.session import (NEIGHBOURS, RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, Prepared,
-                                           Shown)
+from gradedesk.core.review.session import RENEW_SECONDS, DeskSession, Job, Lease, Opening, Plan, Shown
 from gradedesk.core.review.session import Refreshed as RefreshedItem
 
-from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, NeighbourPrepared, Opened,
-                             QuestionsOrdered, Refreshed, StateSaved)
+from gradedesk.tui.db import (AnswersCounted, Counted, ItemShown, LeaseRenewed, LeaseTaken, Opened, QuestionsOrdered,
+                             Refreshed, StateSaved)
 from gradedesk.tui.desk_protocol import Desk
-from gradedesk.tui.idle_work import IdleWork, Step
 from gradedesk.tui.key_log import log_key
 from gradedesk.tui.keygate import KeysCaughtUp
 from gradedesk.tui.screens.grading import keys, moves, opens, settings, view
+from gradedesk.tui.screens.grading.ahead import WorkAhead
 from gradedesk.tui.screens.grading.collection import DeskCollection
 from gradedesk.tui.screens.palette import PaletteCommand, ScreenCommands
 from gradedesk.tui.widgets.answer_pane import AnswerPane, PaneView, snippets_of
@@ -57,8 +55,6 @@ from gradedesk.tui.widgets.status_line import StatusLine
 
 STATE_DELAY = 0.3  # seconds after the last move before desk_state is written
 HIGHLIGHT_DELAY = 0.08  # seconds after an item is shown before its code is highlighted (after the first paint)
-PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
-LATER_NEIGHBOURS = 0.25  # seconds on an item before the neighbours of k and d are read ahead too
 WATCH_SECONDS = 1.0  # how often the desk looks for other desks' writes (one PRAGMA; the item only when one came)
 
 
@@ -98,8 +94,7 @@ class GradingScreen(Screen):
         self._undrawn = False  # the item held was not drawn (keys were waiting to leave it)
         self._state_timer: Timer | None = None
         self._collection = DeskCollection(self, self._keys_busy)  # when the garbage collector may run
-        self._later_neighbours: Timer | None = None
-        self._idle = IdleWork(self, self._keys_busy)  # the neighbours' panes rendered ahead, between keys
+        self._ahead = WorkAhead(self, self._keys_busy)  # the code highlighted and the neighbours, between keys
 
     def _keys_busy(self) -> bool:
         return self.desk.keys_busy
@@ -238,38 +233,7 @@ class GradingScreen(Screen):
     def on_grading_screen_highlighted(self, message: Highlighted) -> None:
         """The item's code in colour: rendered a block a step, between keys (tui/idle_work.py), then each pane swapped
         in at once, while the item is still shown."""
-        for side in SIDES:
-            shown = partial(self._shows, message.question_pk)
-            self._idle.add(self._while(shown, partial(self._prepare_highlighted, side)))
-            self._idle.add(self._while(shown, partial(self._show_highlighted, side)))
-
-    def _shows(self, question_pk: int) -> bool:
-        return self.session.item is not None and self.session.item.question_pk == question_pk
-
-    def _still_ready(self, neighbour: Prepared) -> bool:
-        """Keys can still reach `neighbour` from the item shown (a neighbour of a neighbour too: j's and n's are
-        prepared AHEAD deep)."""
-        return self.session.ready.get((neighbour.around, neighbour.kind)) is neighbour
-
-    def _while(self, holds: Callable[[], bool], make: Callable[[], Step]) -> Step:
-        """A step that runs the step `make()` gives (made at its first call) while `holds()`."""
-        step: Step | None = None
-
-        def run() -> bool:
-            nonlocal step
-            if not holds():
-                return False
-            if step is None:
-                step = make()
-            return step()
-        return run
-
-    def _prepare_highlighted(self, side: str) -> Step:
-        return self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side), highlighted=True)
-
-    def _show_highlighted(self, side: str) -> Step:
-        self.query_one(f"#{side}", AnswerPane).show(self.pane_view(side), new_item=False, highlighted=True)
-        return lambda: False
+        self._ahead.highlighted(message.question_pk)
 
     # Counting --------------------------------------------------------------------------------------------------------
 
@@ -363,45 +327,11 @@ class GradingScreen(Screen):
         item = self.session.item
         if item is not None:
             self._highlight(item)
-            self.call_after_refresh(self._prepare_neighbours)  # once painted: the paint never waits for them
+            self.call_after_refresh(self._ahead.neighbours)  # once painted: the paint never waits for them
             if self.session.run is not None:  # save where the person is once they pause, not on every key
                 if self._state_timer is not None:
                     self._state_timer.stop()
                 self._state_timer = self.set_timer(STATE_DELAY, self.save_state)
-
-    def _prepare_neighbours(self) -> None:
-        """Once the item is painted: load its neighbours not ready yet (j's and n's AHEAD deep, from the last one
-        ready), and render those that are; k's and d's once the person stays on the item (keys typed
-        in a run are j or n: a read ahead for k or d, up to tens of milliseconds at scale, would compete with them
-        for nothing)."""
-        self._load_neighbours(PRERENDERED)
-        self._prerender(list(self.session.ready.values()))
-        if self._later_neighbours is not None:
-            self._later_neighbours.stop()
-        shown = self.session.item
-        self._later_neighbours = self.set_timer(LATER_NEIGHBOURS, lambda: self._load_neighbours(NEIGHBOURS)
-                                                if self.session.item is shown else None)
-
-    def _load_neighbours(self, kinds: tuple[str, ...]) -> None:
-        for job in self.session.prepare(kinds):
-            self.desk.submit(NeighbourPrepared, job, self._neighbours_ready)
-
-    def _neighbours_ready(self, neighbours: tuple[Prepared, ...]) -> None:
-        self._prerender(self.session.prepared(neighbours))
-
-    def _prerender(self, neighbours: list[Prepared]) -> None:
-        """Render the first screenful of the panes of the neighbours prepared around the item shown, while the person
-        reads, so that their key only paints (the keys the desk's speed goals name: next and next ungraded); a pane a
-        step, between keys (tui/idle_work.py), and none once the person has moved on."""
-        for neighbour in neighbours:
-            if neighbour.item is not None and neighbour.kind in PRERENDERED:
-                for side in SIDES:
-                    self._idle.add(self._while(partial(self._still_ready, neighbour),
-                                               partial(self._prerender_pane, neighbour, side)))
-
-    def _prerender_pane(self, neighbour: Prepared, side: str) -> Step:
-        assert neighbour.item is not None
-        return self.query_one(f"#{side}", AnswerPane).prepare(self.pane_view(side, neighbour.item))
 
     def save_state(self) -> None:
         """Store where the person is (and the filters and settings)."""
