@@ -74,24 +74,19 @@ class Neighbours(OrderMoves):
         """(the question to prepare `kind`'s items from, how many are ready before it): the item of the last one
         ready along `kind` from `start`; None when `wanted` are ready or the items end."""
         at, ready = start, 0
-        while ready < wanted:
-            n = self.ready.get((at, kind))
-            if n is None:
-                return at, ready
-            if n.item is None or n.item.question_pk == at:  # the end of the list: nothing more to prepare
+        for n in self.chain(kind, start):
+            if ready == wanted or n.item is None or n.item.question_pk == at:
                 return None, ready
             at, ready = n.item.question_pk, ready + 1
-        return None, ready
+        return (at, ready) if ready < wanted else (None, ready)
 
     def _reaches(self, kind: str, question_pk: int) -> bool:
         """Keys of `kind` lead from the item shown to question `question_pk` by swaps alone (AHEAD at most)."""
-        at = self.item.question_pk if self.item is not None else None
-        for _ in range(AHEAD + 1):
-            if at is None or at == question_pk:
-                return at is not None
-            n = self.ready.get((at, kind))
-            at = n.item.question_pk if n is not None and n.item is not None else None
-        return False
+        if self.item is None:
+            return False
+        shown = self.item.question_pk
+        return shown == question_pk or any(n.item is not None and n.item.question_pk == question_pk
+                                           for n in self.chain(kind, shown))
 
     def _preparing(self, kind: str, find: Find, around: int, count: int) -> Job[tuple[Prepared, ...]]:
         load, onward, epoch = self.loader(), self.onward(kind), self.epoch

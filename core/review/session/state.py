@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from gradedesk.core.review.item import MACHINE_NAMES, SIDES, AnswerView, Item, load_item
 from gradedesk.core.review.queue import Filters, Progress, QuestionOrder
@@ -177,17 +177,29 @@ class DeskState:
             return item, target
         return fn
 
+    def chain(self, kind: str, question_pk: int) -> Iterator[Prepared]:
+        """The neighbours of `kind` prepared from question `question_pk` on, each around the item of the one before:
+        what keys of `kind` reach from there by swaps alone (AHEAD at most). It ends at the first not prepared, and
+        after one at the end of the list (no item, or the item it was prepared around)."""
+        at = question_pk
+        for _ in range(AHEAD):
+            n = self.ready.get((at, kind))
+            if n is None:
+                return
+            yield n
+            if n.item is None or n.item.question_pk == at:
+                return
+            at = n.item.question_pk
+
     def ahead_of(self, question_pk: int) -> dict[tuple[int, str], Prepared]:
         """The neighbours prepared that keys can reach from question `question_pk` by swaps alone: of each kind, the
         one around it, the one around that one's item, and so on (AHEAD at most), nearest first."""
+        chains = [list(self.chain(kind, question_pk)) for kind in dict.fromkeys(kind for _, kind in self.ready)]
         out = {}
-        ends: dict[str, int | None] = {kind: question_pk for _, kind in self.ready}  # each kind's walk so far
-        for _ in range(AHEAD):
-            for kind, at in ends.items():
-                n = self.ready.get((at, kind)) if at is not None else None
-                if n is not None:
-                    out[(n.around, kind)] = n
-                ends[kind] = n.item.question_pk if n is not None and n.item is not None else None
+        for depth in range(AHEAD):
+            for found in chains:
+                if depth < len(found):
+                    out[(found[depth].around, found[depth].kind)] = found[depth]
         return out
 
     def forget(self) -> None:
