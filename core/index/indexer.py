@@ -2,21 +2,24 @@
 
 Incremental: a file whose size and mtime are unchanged is not read again (binary and huge files are remembered as
 skipped); one whose bytes hash the same is not re-chunked; a small change updates the stored BM25 postings in place.
-Several repositories live in one store (repos.name). Reading, chunking, exact token counting and BM25 terms run in two
-forked worker processes when many files changed (fork: only when >= PARALLEL_MIN_FILES changed, so a small re-index
-from a threaded app stays in-process). Everything a run writes (files, chunks, refs and the postings retrieval loads)
-is one transaction, so a store never holds half an index.
+Several repositories live in one store (repos.name). Reading, chunking, hashing, chunk ids, exact token counting and
+BM25 terms run in two forked worker processes when many files changed (fork: only when >= PARALLEL_MIN_FILES changed,
+so a small re-index from a threaded app stays in-process). Their results stream back in file order and are written
+while the workers go on (writing them after the last one was a third of the stdlib's wall time). Everything a run
+writes (files, chunks, refs and the postings retrieval loads) is one transaction, so a store never holds half an index:
+an interrupted run (^C) rolls back.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import multiprocessing
 import os
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +33,7 @@ from gradedesk.core.text.codeterms import code_tokens
 from gradedesk.core.errors import UserError
 from gradedesk.core.index.repofiles import list_files, read_text_file
 from gradedesk.core.store.connection import Store
-from gradedesk.core.store.index import (ChunkRow, FileState, RefRow, RepoRecord, chunk_count, chunk_order,
+from gradedesk.core.store.index import (FileState, RepoRecord, chunk_count, chunk_order,
                                         chunk_sources, delete_file, file_states, find_repo, insert_chunks, insert_file,
                                         insert_repo, list_repos, postings_current, save_postings, set_file_stat,
                                         stored_postings, update_repo)
@@ -58,15 +61,22 @@ class IndexReport:
     # any, is kept)
 
 
+# (chunk_id, start_line, end_line, symbol_name, kind, content_hash, text, token_count): a chunk as a worker made it
+_Chunk = tuple[str, int, int, str | None, str, str, str, int]
+# (chunk_id, ref_kind, name, full_name, line): one of its call/import references
+_Ref = tuple[str, str, str, str | None, int]
+
+
 @dataclass
 class _FileResult:
+    """One file as a worker read it: plain tuples, cheap to send back from the worker."""
     path: str
     size: int
     mtime_ns: int
     sha256: str
     language: str
-    chunks: list[RawChunk]
-    token_counts: list[int]  # exact, per chunk
+    chunks: list[_Chunk]
+    refs: list[_Ref]
     terms: list[tuple[dict[str, int], int]]  # BM25 term counts and document length, per chunk
     problem: str = ""  # why an UNREADABLE file could not be read
 
@@ -81,9 +91,9 @@ def document_counts(file_path: str, symbol_name: str | None, text: str) -> tuple
     return Counter(terms), len(terms)
 
 
-def _process(job: tuple[str, str, int, int, str]) -> _FileResult:
-    """Read, chunk, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
-    rel, full, size, mtime_ns, tokenizer_id = job
+def _process(job: tuple[str, str, int, int, str, str]) -> _FileResult:
+    """Read, chunk, hash, count tokens and BM25 terms of one file (in a worker process: all CPU-bound, all parallel)."""
+    rel, full, size, mtime_ns, tokenizer_id, repo_name = job
     try:
         got = read_text_file(full)
     except OSError as exc:
@@ -91,12 +101,21 @@ def _process(job: tuple[str, str, int, int, str]) -> _FileResult:
     if got is None:  # binary or huge: remembered without chunks, so it is not read again while unchanged
         return _FileResult(rel, size, mtime_ns, "", SKIPPED, [], [], [])
     data, text = got
-    chunks = chunk_text(rel, text)
     encoding = get_tokenizer(tokenizer_id).encoding
-    # encode_ordinary == Tokenizer.count (encode with disallowed_special=()): special-token text counts as text
-    counts = [len(encoding.encode_ordinary(c.text)) for c in chunks]
-    terms = [document_counts(rel, c.symbol_name, c.text) for c in chunks]
-    return _FileResult(rel, size, mtime_ns, hashlib.sha256(data).hexdigest(), language_of(rel), chunks, counts, terms)
+    chunks: list[_Chunk] = []
+    refs: list[_Ref] = []
+    occurrences: dict[tuple, int] = {}
+    for c in chunk_text(rel, text):
+        digest = content_hash(c.text)
+        key = (c.kind, c.symbol_name, digest)
+        occurrences[key] = occurrences.get(key, 0) + 1
+        cid = chunk_id(repo_name, rel, c, digest, occurrences[key])
+        # encode_ordinary == Tokenizer.count (encode with disallowed_special=()): special-token text counts as text
+        chunks.append((cid, c.start_line, c.end_line, c.symbol_name, c.kind, digest, c.text,
+                       len(encoding.encode_ordinary(c.text))))
+        refs.extend((cid, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
+    terms = [document_counts(rel, symbol, text) for _, _, _, symbol, _, _, text, _ in chunks]
+    return _FileResult(rel, size, mtime_ns, hashlib.sha256(data).hexdigest(), language_of(rel), chunks, refs, terms)
 
 
 def _git_commit(root: Path) -> str | None:
@@ -134,22 +153,30 @@ def resolve_repo(store: Store, name: str | RepoRecord | None) -> RepoRecord:
                     f"choose one with --repo")
 
 
-def _process_all(jobs: list[tuple[str, str, int, int, str]],
-                 progress: Callable[[str], None]) -> list[_FileResult]:
+def _results(jobs: list[tuple[str, str, int, int, str, str]],
+             progress: Callable[[str], None]) -> Iterator[_FileResult]:
+    """Each job's result, in job order, as soon as it is made; `progress` ticks once per file."""
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
-        out = []
         for job in jobs:
-            out.append(_process(job))
+            result = _process(job)
             progress(job[0])
-        return out
+            yield result
+        return
     # fork: workers need only this module, and forking avoids re-importing the caller's __main__
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    results: list[_FileResult] = []
-    with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 2), mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 2), mp_context=context, initializer=_worker_start)
+    try:
         for job, result in zip(jobs, pool.map(_process, jobs, chunksize=32)):
-            results.append(result)
             progress(job[0])
-    return results
+            yield result
+    finally:  # stopped early (^C, an error writing): files not started yet are not read
+        pool.shutdown(cancel_futures=True)
+
+
+def _worker_start() -> None:
+    """A worker's objects are one file's at a time and hold no cycles: reference counting frees them. The collector
+    would only walk them, and everything the worker inherited, again and again (a fifth of the workers' time)."""
+    gc.disable()
 
 
 def index_repository(store: Store, root: str | os.PathLike, name: str | None = None, tokenizer: str = "o200k_base",
@@ -193,67 +220,49 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
                 unchanged += 1
             tick(rel)
             continue
-        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tokenizer_id))
+        jobs.append((rel, full, st.st_size, st.st_mtime_ns, tokenizer_id, name))
     if jobs:
         get_tokenizer(tokenizer_id)  # loaded before the workers fork, so they share it
-    results = _process_all(jobs, tick)
+    listed = set(paths)
+    removed = [row for path, row in old.items() if path not in listed]
 
-    kept = {rel for rel in paths if rel in old}
-    touched: list[_FileResult] = []  # same bytes, new mtime: update the row only
-    changed: list[_FileResult] = []
-    for result in results:
-        kept.add(result.path)
-        if result.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
-            unreadable[result.path] = result.problem
-            continue
-        prev = old.get(result.path)
-        if result.language == SKIPPED:
-            skipped += 1
-        if prev and not force and prev.sha256 == result.sha256:
-            touched.append(result)
-            unchanged += result.language != SKIPPED
-        else:
-            changed.append(result)
-    removed = [row for path, row in old.items() if path not in kept]
-
+    indexed = 0
+    changed = bool(removed or force)
     with store.transaction():
-        repo_id = _upsert_repo(store, repo, name, root_path, tokenizer_id, bool(changed or removed or force))
+        repo_id = insert_repo(store, name, str(root_path), _git_commit(root_path), tokenizer_id) if repo is None \
+            else repo.id
         for row in removed:
             delete_file(store, row.id)
-        for r in touched:
-            set_file_stat(store, old[r.path].id, r.size, r.mtime_ns)
-        chunk_rows: list[ChunkRow] = []
-        ref_rows: list[RefRow] = []
         known_terms: dict[str, tuple[dict[str, int], int]] = {}
-        for r in changed:
-            if r.path in old:
-                delete_file(store, old[r.path].id)  # cascades to chunks and refs
+        for r in _results(jobs, tick):  # written as they come, while the workers make the next ones
+            if r.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
+                unreadable[r.path] = r.problem
+                continue
+            prev = old.get(r.path)
+            if r.language == SKIPPED:
+                skipped += 1
+            if prev and not force and prev.sha256 == r.sha256:  # same bytes, new mtime: update the row only
+                set_file_stat(store, prev.id, r.size, r.mtime_ns)
+                unchanged += r.language != SKIPPED
+                continue
+            changed = True
+            indexed += r.language != SKIPPED
+            if prev:
+                delete_file(store, prev.id)  # cascades to chunks and refs
             file_id = insert_file(store, repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)
-            occurrences: dict[tuple, int] = {}
-            for c, n_tokens, terms in zip(r.chunks, r.token_counts, r.terms):
-                digest = content_hash(c.text)
-                key = (c.kind, c.symbol_name, digest)
-                occurrences[key] = occurrences.get(key, 0) + 1
-                cid = chunk_id(name, r.path, c, digest, occurrences[key])
-                chunk_rows.append((cid, repo_id, file_id, r.path, c.start_line, c.end_line, c.symbol_name, c.kind,
-                                   digest, c.text, n_tokens, tokenizer_id))
-                ref_rows.extend((cid, repo_id, ref.kind, ref.name, ref.full_name, ref.line) for ref in c.refs)
-                known_terms[cid] = terms
-        insert_chunks(store, chunk_rows, ref_rows)
+            insert_chunks(store, [(cid, repo_id, file_id, r.path, start, end, symbol, kind, digest, text, n_tokens,
+                                   tokenizer_id)
+                                  for cid, start, end, symbol, kind, digest, text, n_tokens in r.chunks],
+                          [(cid, repo_id, kind, ref, full_name, line) for cid, kind, ref, full_name, line in r.refs])
+            known_terms.update(zip((c[0] for c in r.chunks), r.terms))
+        if repo is not None:
+            update_repo(store, repo.id, str(root_path), _git_commit(root_path), tokenizer_id,
+                        repo.index_version + (1 if changed else 0))
         if not postings_current(store, repo_id, ANALYZER):
             build_search_index(store, repo_id, known_terms)
         n_chunks = chunk_count(store, repo_id)
-    indexed = sum(1 for r in changed if r.language != SKIPPED)
     return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
                        round(time.perf_counter() - started, 3), skipped, dict(sorted(unreadable.items())))
-
-
-def _upsert_repo(store: Store, repo: RepoRecord | None, name: str, root: Path, tokenizer_id: str,
-                 changed: bool) -> int:
-    if repo is None:
-        return insert_repo(store, name, str(root), _git_commit(root), tokenizer_id)
-    update_repo(store, repo.id, str(root), _git_commit(root), tokenizer_id, repo.index_version + (1 if changed else 0))
-    return repo.id
 
 
 def build_search_index(store: Store, repo_id: int,

@@ -164,20 +164,65 @@ def test_bad_root_and_empty_store(store, tmp_path):
         resolve_repo(store, None)
 
 
-def test_parallel_chunking_matches_inline(tmp_path, monkeypatch):
-    root = tmp_path / "many"
+def _many_files(root):
     root.mkdir()
     for n in range(12):
-        (root / f"m{n}.py").write_text(f"def f{n}(x):\n    return g{n}(x)\n\n\nclass C{n}:\n    def m(self):\n"
-                                       f"        return f{n}(1)\n")
-    results = []
+        (root / f"m{n}.py").write_text(f"import os\n\ndef f{n}(x):\n    return g{n}(os.path.join(x))\n\n\n"
+                                       f"class C{n}:\n    def m(self):\n        return f{n}(1)\n")
+    (root / "notes.md").write_text("# Title\n\nparcel routing notes\n")
+    return root
+
+
+def _index_tables(store) -> dict[str, list]:
+    """Every row the index writes, in row order (ids and rowids included)."""
+    return {table: store._conn.execute(sql).fetchall() for table, sql in (
+        ("files", "SELECT id, path, size, mtime_ns, sha256, language FROM files ORDER BY id"),
+        ("chunks", "SELECT rowid, * FROM chunks ORDER BY rowid"),
+        ("symbol_refs", "SELECT rowid, * FROM symbol_refs ORDER BY rowid"),
+        ("search_index", "SELECT repo_id, index_version, analyzer, doc_rowids, data FROM search_index"))}
+
+
+def test_streamed_parallel_index_writes_the_same_store_as_the_serial_one(tmp_path, monkeypatch):
+    root = _many_files(tmp_path / "many")
+    (root / "gone.py").write_text("x = 1\n")
+    real = index_module.read_text_file
+    monkeypatch.setattr(index_module, "read_text_file",  # the forked workers inherit it
+                        lambda p: real(p) if not p.endswith("gone.py") else (_ for _ in ()).throw(
+                            PermissionError(13, "Permission denied")))
+    tables, ticks, reports = [], [], []
     for parallel_min in (1000, 4):
         monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", parallel_min)
         with open_store(tmp_path / f"p{parallel_min}.db") as s:
-            index_repository(s, root)
-            results.append(s._query("SELECT chunk_id, start_line, end_line, symbol_name, token_count FROM chunks "
-                                   "ORDER BY chunk_id"))
-    assert results[0] == results[1] and len(results[0]) == 36
+            ticks.append([])
+            reports.append(index_repository(s, root, progress=lambda done, total, path: ticks[-1].append((done, path))))
+            tables.append(_index_tables(s))
+    assert tables[0] == tables[1] and len(tables[0]["chunks"]) == 49 and len(tables[0]["symbol_refs"]) == 48
+    assert ticks[0] == ticks[1] == [(n, p) for n, p in enumerate(sorted(p.name for p in root.iterdir()), start=1)]
+    assert reports[0].unreadable == reports[1].unreadable == {"gone.py": "Permission denied"}
+
+
+def test_an_interrupted_index_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    root = _many_files(tmp_path / "many")
+    monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", 4)
+
+    def interrupt_at(n):
+        def progress(done, total, path):
+            if done == n:
+                raise KeyboardInterrupt  # what ^C raises in the main thread
+        return progress
+
+    with open_store(tmp_path / "s.db") as s:
+        with pytest.raises(KeyboardInterrupt):  # files already written in this run go again
+            index_repository(s, root, progress=interrupt_at(8))
+        assert _index_tables(s) == {"files": [], "chunks": [], "symbol_refs": [], "search_index": []}
+        assert s._scalar("SELECT count(*) FROM repos") == 0
+        index_repository(s, root)
+        before = _index_tables(s)
+        for n in range(12):
+            (root / f"m{n}.py").write_text(f"def h{n}():\n    return {n}\n")
+        with pytest.raises(KeyboardInterrupt):
+            index_repository(s, root, progress=interrupt_at(10))
+        assert _index_tables(s) == before and resolve_repo(s, None).index_version == 1
 
 
 def test_chunk_text_windows_long_module_runs():
