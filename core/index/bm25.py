@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable
 
@@ -39,8 +40,14 @@ class SparseBM25:
     @classmethod
     def build_from_counts(cls, corpus: Iterable[tuple[dict[str, int], int]]) -> SparseBM25:
         """From (term → frequency in first-occurrence order, document length) per document."""
-        vocab: dict[str, int] = {}
-        return cls._assemble(vocab, *_collect(corpus, vocab, 0))
+        collected = Collector()
+        collected.extend(corpus)
+        return cls.build_collected(collected)
+
+    @classmethod
+    def build_collected(cls, collected: Collector) -> SparseBM25:
+        """From documents collected one at a time (the same index as build_from_counts over them)."""
+        return cls._assemble(collected.vocab, *collected.arrays(0))
 
     def updated(self, keep: np.ndarray, added: Iterable[tuple[dict[str, int], int]]) -> SparseBM25:
         """This index with only the documents where `keep` is true, then the `added` ones, without re-tokenizing.
@@ -51,9 +58,10 @@ class SparseBM25:
         term_of = np.repeat(np.arange(len(self.vocab), dtype=np.int64), np.diff(self.indptr))
         new_index = np.cumsum(keep) - 1  # old document → its position among the kept ones
         mask = keep[self.docs]
-        vocab = dict(self.term_ids)
-        tids, docs, tfs, lengths = _collect(added, vocab, int(keep.sum()))
-        return self._assemble(vocab, np.concatenate([term_of[mask], tids]),
+        collected = Collector(dict(self.term_ids))
+        collected.extend(added)
+        tids, docs, tfs, lengths = collected.arrays(int(keep.sum()))
+        return self._assemble(collected.vocab, np.concatenate([term_of[mask], tids]),
                               np.concatenate([new_index[self.docs[mask]], docs]),
                               np.concatenate([self.tfs[mask].astype(np.int64), tfs]),
                               np.concatenate([self.doc_len[keep], lengths]))
@@ -114,22 +122,36 @@ class SparseBM25:
         return cls(vocab, z["idf"], z["indptr"], z["docs"], z["tfs"], z["doc_len"])
 
 
-def _collect(corpus: Iterable[tuple[dict[str, int], int]], vocab: dict[str, int],
-             first_doc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(term ids, document ids, frequencies, document lengths) of a corpus; new terms join `vocab` in order."""
-    term_ids: list[int] = []
-    tfs: list[int] = []
-    sizes: list[int] = []
-    lengths: list[int] = []
-    add = vocab.setdefault
-    for counts, length in corpus:  # one list comprehension a document, not a loop a posting: the stdlib has 2.3M
-        lengths.append(length)
-        sizes.append(len(counts))
-        term_ids.extend([add(term, len(vocab)) for term in counts])  # a new term's id is the vocabulary's size
-        tfs.extend(counts.values())
-    docs = np.repeat(np.arange(first_doc, first_doc + len(sizes), dtype=np.int64), sizes)
-    return (np.asarray(term_ids, dtype=np.int64), docs, np.asarray(tfs, dtype=np.int64),
-            np.asarray(lengths, dtype=np.float64))
+class Collector:
+    """Documents' term counts gathered in document order, one at a time (an indexer adds each file's as it comes):
+    the postings' raw arrays, new terms joining the vocabulary in order of first occurrence (rank_bm25's order)."""
+
+    def __init__(self, vocab: dict[str, int] | None = None):
+        self.vocab: dict[str, int] = {} if vocab is None else vocab
+        self._term_ids = array("q")
+        self._tfs = array("q")
+        self._sizes: list[int] = []
+        self._lengths: list[int] = []
+
+    def add(self, counts: dict[str, int], length: int) -> None:
+        """The next document: term → frequency in first-occurrence order, and its length."""
+        vocab = self.vocab
+        self._lengths.append(length)
+        self._sizes.append(len(counts))
+        # one list comprehension a document, not a loop a posting (the stdlib has 2.2M): a new term's id is the
+        # vocabulary's size
+        self._term_ids.extend([vocab.setdefault(term, len(vocab)) for term in counts])
+        self._tfs.extend(counts.values())
+
+    def extend(self, corpus: Iterable[tuple[dict[str, int], int]]) -> None:
+        for counts, length in corpus:
+            self.add(counts, length)
+
+    def arrays(self, first_doc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term ids, document ids numbered from first_doc, frequencies, document lengths)."""
+        docs = np.repeat(np.arange(first_doc, first_doc + len(self._sizes), dtype=np.int64), self._sizes)
+        return (np.frombuffer(self._term_ids, dtype=np.int64), docs, np.frombuffer(self._tfs, dtype=np.int64),
+                np.asarray(self._lengths, dtype=np.float64))
 
 
 def _idf(df: list[int], n_docs: int) -> np.ndarray:

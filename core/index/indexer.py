@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gradedesk.core.index.bm25 import SparseBM25
+from gradedesk.core.index.bm25 import Collector, SparseBM25
 from gradedesk.core.text.hashing import content_hash
 from gradedesk.core.index.chunking import RawChunk, chunk_text, language_of
 from gradedesk.core.text.codeterms import code_tokens
@@ -234,6 +234,7 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
         for row in removed:
             delete_file(store, row.id)
         known_terms: dict[str, tuple[dict[str, int], int]] = {}
+        collected = Collector()  # their postings, gathered while the workers go on
         for r in _results(jobs, tick):  # written as they come, while the workers make the next ones
             if r.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
                 unreadable[r.path] = r.problem
@@ -255,21 +256,24 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
                                   for cid, start, end, symbol, kind, digest, text, n_tokens in r.chunks],
                           [(cid, repo_id, kind, ref, full_name, line) for cid, kind, ref, full_name, line in r.refs])
             known_terms.update(zip((c[0] for c in r.chunks), r.terms))
+            collected.extend(r.terms)
         if repo is not None:
             update_repo(store, repo.id, str(root_path), _git_commit(root_path), tokenizer_id,
                         repo.index_version + (1 if changed else 0))
         if not postings_current(store, repo_id, ANALYZER):
-            build_search_index(store, repo_id, known_terms)
+            build_search_index(store, repo_id, known_terms, collected)
         n_chunks = chunk_count(store, repo_id)
     return IndexReport(repo_id, name, str(root_path), total, indexed, unchanged, len(removed), n_chunks,
                        round(time.perf_counter() - started, 3), skipped, dict(sorted(unreadable.items())))
 
 
-def build_search_index(store: Store, repo_id: int,
-                       known: dict[str, tuple[dict[str, int], int]] | None = None) -> None:
-    """(Re)build the repo's BM25 postings. `known` has the terms of the chunks this run inserted: then the stored
-    index is updated (deleted chunks out, new ones in) when the change is small, instead of re-tokenizing every
-    chunk; otherwise, or without `known`, it is built afresh from the stored chunks."""
+def build_search_index(store: Store, repo_id: int, known: dict[str, tuple[dict[str, int], int]] | None = None,
+                       collected: Collector | None = None) -> None:
+    """(Re)build the repo's BM25 postings. `known` has the terms of the chunks this run inserted, in the order it
+    inserted them; `collected`, the same terms already collected in that order. Then the stored index is updated
+    (deleted chunks out, new ones in) when the change is small, instead of re-tokenizing every chunk; when the
+    repository's chunks are exactly the new ones, the collected postings are the index; otherwise, or without
+    `known`, it is built afresh from the stored chunks."""
     rows = chunk_order(store, repo_id)
     old = stored_postings(store, repo_id)
     if known is not None and old is not None and old.analyzer == ANALYZER and len(known) * 2 < len(rows):
@@ -282,6 +286,10 @@ def build_search_index(store: Store, repo_id: int,
         counts = _counts(store, [cid for _, cid in added], known)
         bm25 = SparseBM25.from_bytes(old.data).updated(keep, (counts[cid] for _, cid in added))
         doc_rowids = old_rowids[keep].tolist() + [rowid for rowid, _ in added]
+    elif collected is not None and known is not None and len(known) == len(rows) and list(known) == [
+            cid for _, cid in rows]:  # a first index: documents in row order are the chunks in the order they came
+        bm25 = SparseBM25.build_collected(collected)
+        doc_rowids = [rowid for rowid, _ in rows]
     else:
         counts = _counts(store, [cid for _, cid in rows], known or {})
         bm25 = SparseBM25.build_from_counts(counts[cid] for _, cid in rows)

@@ -201,6 +201,24 @@ def test_streamed_parallel_index_writes_the_same_store_as_the_serial_one(tmp_pat
     assert reports[0].unreadable == reports[1].unreadable == {"gone.py": "Permission denied"}
 
 
+def test_a_first_index_stores_the_postings_collected_as_files_came(tmp_path, monkeypatch):
+    from gradedesk.core.index.bm25 import SparseBM25
+    from gradedesk.core.index.indexer import build_search_index
+
+    root = _many_files(tmp_path / "many")
+    monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", 4)
+    built = []
+    real = SparseBM25.build_from_counts.__func__
+    monkeypatch.setattr(SparseBM25, "build_from_counts", classmethod(lambda cls, c: built.append(1) or real(cls, c)))
+    with open_store(tmp_path / "s.db") as s:
+        index_repository(s, root)
+        assert built == []  # not built again from the counts after the last file
+        collected = _index_tables(s)["search_index"]
+        with s.transaction():
+            build_search_index(s, 1)  # afresh, from the stored chunks' text
+        assert built == [1] and _index_tables(s)["search_index"] == collected
+
+
 def test_an_interrupted_index_leaves_the_store_as_it_was(tmp_path, monkeypatch):
     root = _many_files(tmp_path / "many")
     monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", 4)
