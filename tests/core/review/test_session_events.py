@@ -11,13 +11,15 @@ import json
 
 import pytest
 
-from gradedesk.core.agreement.report import agreement_report
+from gradedesk.core.agreement.report import Settings, agreement_report
+from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
 from gradedesk.core.review.session import run_job
 from gradedesk.core.review.visibility import revealed
+from gradedesk.core.store.machine_grades import GRADING_ERROR
 from gradedesk.core.store.run_records import run_info
 from tests.fixtures.cli import cli
 from tests.fixtures.desk import rows
@@ -210,6 +212,29 @@ def test_a_grade_after_undo_is_a_revision_and_agree_counts_the_switch(desk_store
     code, out, _ = cli(capsys, "agree", "1", "--store", info.path, "--json", "--bootstrap", "50")
     switch = json.loads(out)["switch_rate"]
     assert code == 0 and (switch["eligible"], switch["switched"]) == (1, 1)
+
+
+def test_an_unusable_judge_reply_is_no_pair_in_the_figures_the_agreement_report_and_agree(desk_store, capsys):
+    """An unusable judge reply (stored as unsupported, label grading_error) is counted alike by the person's figures
+    (the status line), the agreement report (the agreement screen's top line) and `agree --json`."""
+    info, store = desk_store
+    session = opened(store, info)
+    left = session.answer_at("left")
+    with store.transaction():
+        store._conn.execute("UPDATE auto_grades SET grade = 'unsupported', failure_label = ? WHERE answer_id = ?",
+                            (GRADING_ERROR, left.id))
+    for side, grade_given, figures, pairs in (
+            ("left", "unsupported", ("graded 1 of 12", "nothing compared yet", "1 not compared (machine reply unusable)"),
+             0),
+            ("right", "fully_correct", ("graded 2 of 12", "agreement with judge", "/1 ("), 1)):
+        grade(store, session, side, grade=grade_given)
+        status = counted(store, session).describe(machine=session.machine_name)
+        assert all(f in status for f in figures) and ("0/1" not in status) == (pairs == 0)
+        top = pairs_line(agreement_report(store, info.run_id, Settings(boot=20)))
+        assert f"{pairs} graded pair(s), alice vs judge" in top and "nobody" not in top  # who graded is named
+        code, out, _ = cli(capsys, "agree", "1", "--store", info.path, "--json", "--bootstrap", "50")
+        report = json.loads(out)
+        assert code == 0 and report["pairs"] == pairs and report["people"] == ["alice"]
 
 
 def test_a_preference_records_what_was_on_screen_and_how_the_item_was_reached(desk_store):

@@ -1,6 +1,7 @@
 """The judge's rubric version chosen at the desk (the palette's "Judge verdict under rubric …") through the desk
-session, without Textual: grades record the verdict on the desk, and the figures, the disagreement key, the filters
-and the queue's rows all use that version's verdicts. The store is a real fixture store on which the judge graded the
+session, without Textual: grades record the verdict on the desk, the panes show it (blind first still), the choice is
+kept for the person's next desk, and the figures, the disagreement key, the filters and the queue's rows all use that
+version's verdicts. The store is a real fixture store on which the judge graded the
 run under two rubric versions that disagree. (The palette itself and the queue screen drawing a version's verdicts:
 tests/tui/test_judge_rubric_choice.py.)"""
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 from gradedesk.core.grading.human_grades import GradeChange
+from gradedesk.core.grading.vocabulary import GRADE_LABELS
 from gradedesk.core.review.queue import Filters, left_method, queue_page
+from gradedesk.core.review.session import run_job
 from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_rubric
 from tests.fixtures.desk import rows, session_pane_text
@@ -158,3 +161,75 @@ def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_rubric_v
     act(store, session, reload)
     assert message == "judge verdicts: the newest" and session.judge_rubric is None
     assert filter_to(store, session, judge_grade="unsupported") == [q[2]]
+
+
+# a version the user named, with markup and an escape in it: shown literally, never read as markup
+MINE = "mine-[bold]x[/bold]\x1b[31m/0badc0de"
+MINE_SHOWN = "mine-[bold]x[/bold]\\x1b[31m/0badc0de"
+HIDDEN = "hidden until you save your grade (blind first)"
+
+
+@pytest.fixture
+def two_rubrics(tmp_path):
+    """The fixture store (the judge graded under rubric-1), then the judge again under MINE, a later rubric."""
+    info = build_fixture_store(tmp_path / "store.db")
+    with open_store(info.path) as store:
+        add_rubric(store, MINE, "2030-01-01T00:00:00+00:00")
+        for (_, method), aid in info.answer_ids.items():
+            add_auto(store, aid, "wrong" if method == "raw" else "unsupported", model="gpt-4o-mini", rubric=MINE,
+                     label="hallucination", reasoning=f"MINE judged answer {aid}")
+    store = open_store(info.path)
+    yield info, store
+    store.close()
+
+
+def verdict(path, answer_id: int, rubric: str) -> dict:
+    [row] = rows(path, "SELECT * FROM auto_grades WHERE answer_id = ? AND rubric_version = ?", (answer_id, rubric))
+    return row
+
+
+def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_survives_reopening(two_rubrics):
+    """The panes the grading screen draws under a chosen version (blind first holds, the version's verdict after the
+    grade, a user's version shown literally), the grade's record, and the choice kept for the person's next desk.
+    (Was the Pilot test of that name in tests/tui/test_judge_rubric_choice.py; the palette keys stay there.)"""
+    info, store = two_rubrics
+    pk = info.question_pks[0]
+    left, right = side_of(info, pk, "left"), side_of(info, pk, "right")
+    session = opened(store, info)
+    assert session.item.question_pk == pk and session.judge_rubric is None
+    assert session.item.judge_rubrics == ("rubric-1", MINE)
+    for side in ("left", "right"):
+        assert f"judge (gpt-4o-mini): {HIDDEN}" in session_pane_text(session, side)
+    message, reload = session.set_judge_rubric("rubric-1")
+    act(store, session, reload)
+    assert message == "judge verdicts under rubric rubric-1"
+    for side in ("left", "right"):  # switching never reveals the judge: blind first still holds
+        text = session_pane_text(session, side)
+        assert f"judge (gpt-4o-mini) under rubric rubric-1: {HIDDEN}" in text
+        assert "· rubric" not in text and "MINE judged" not in text and "gold answer." not in text
+
+    grade(store, session, "left", "partially_correct")
+    [event] = rows(info.path, "SELECT * FROM human_grades WHERE grader = 'alice'")
+    assert (event["answer_id"], event["grade"], event["mode"], event["judge_visible"]) == \
+        (left, "partially_correct", "blind", 0)
+    assert (event["machine_kind"], event["machine_model"], event["machine_rubric"]) == \
+        ("judge", "gpt-4o-mini", "rubric-1")
+    shown, old = session_pane_text(session, "left"), verdict(info.path, left, "rubric-1")
+    assert f"judge (gpt-4o-mini): {GRADE_LABELS[old['grade']]}" in shown and "· rubric rubric-1" in shown
+    assert old["reasoning"] in shown and "MINE judged" not in shown and HIDDEN not in shown
+    assert f"under rubric rubric-1: {HIDDEN}" in session_pane_text(session, "right")
+    run_job(store, session.save_state())
+
+    again = opened(store, info)  # the choice is kept in the desk state
+    assert again.judge_rubric == "rubric-1" and again.item.question_pk == pk
+    assert "· rubric rubric-1" in session_pane_text(again, "left") and HIDDEN in session_pane_text(again, "right")
+    message, reload = again.set_judge_rubric(None)
+    act(store, again, reload)
+    assert message == "judge verdicts: the newest" and again.judge_rubric is None
+    grade(store, again, "right", "unsupported")
+    assert people(info.path) == {left: "partially_correct", right: "unsupported"}
+    for side, aid in (("left", left), ("right", right)):  # the newest verdicts are MINE's, shown literally
+        text = session_pane_text(again, side)
+        new = verdict(info.path, aid, MINE)
+        assert f"judge (gpt-4o-mini): {GRADE_LABELS[new['grade']]}" in text and new["reasoning"] in text
+        assert f"· rubric {MINE_SHOWN}" in text and "\x1b" not in text
