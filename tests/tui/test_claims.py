@@ -1,6 +1,7 @@
 """Claim mode, driven by its keys (one at a time and in bursts) on a real store: marks and undo land in claim_marks on
 the claim that was in view, the cited evidence is scrolled into view and highlighted, an uncited claim gets a
-suggestion, and the machine faithfulness verdicts stay hidden until every claim is marked."""
+suggestion, and the machine faithfulness verdicts stay hidden until every claim is marked (what the grading pane shows
+of the claims before and after, through the desk session: tests/core/review/test_claim_panes.py)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ async def test_marks_in_a_burst_land_on_the_claims_in_view_and_undo_is_an_event(
             in figures(app)
         await pilot.press("s", "s", "x", "w", "s", "n")  # a burst: no waiting between keys
         await settle(pilot)
+        said = app.screen.query_one("#claims-status").render().plain
+        assert said.startswith("every claim marked: the machine faithfulness verdicts are shown")
         assert marks(info.path) == [(info.bundled, i, "set", m, 0) for i, m in enumerate(
             ("supported", "supported", "unsupported", "miscited", "supported", "not_claim"), start=1)]
         text = figures(app)
@@ -64,6 +67,10 @@ async def test_marks_in_a_burst_land_on_the_claims_in_view_and_undo_is_an_event(
         assert "llm:gpt-4o-mini 0.60" in figures(app)  # seen once, not hidden again by an undo
         await keys(pilot, "n")
         assert marks(info.path)[-1] == (info.bundled, 6, "set", "not_claim", 1)
+        await keys(pilot, "escape")  # the grading pane is drawn again: every claim marked, the verdicts shown
+        after = pane_text(app, info.bundle_side)
+        assert "faithfulness 0.60 (llm:gpt-4o-mini)" in after and "faithfulness 0.80 (offline-rapidfuzz)" in after
+        assert "you marked 6 of 6: faithfulness 0.80, citation precision 0.50" in after
 
 
 async def test_keys_typed_before_the_claims_load_wait_for_them(claims_store):
@@ -112,28 +119,6 @@ async def test_raw_answer_file_citations_point_at_hits_and_lines(claims_store):
         assert marks(info.path) == [] and "cites only what is not in the evidence" in app.last_status
         await keys(pilot, "w")
         assert marks(info.path) == [(info.raw, 3, "set", "miscited", 0)]
-
-
-async def test_blind_first_in_the_grading_pane_until_every_claim_is_marked(claims_store):
-    info = claims_store
-    side = info.bundle_side
-    async with running(info.path) as (app, pilot):
-        before = pane_text(app, side)
-        assert "faithfulness (llm:gpt-4o-mini, offline-rapidfuzz): hidden until you mark the claims (c)" in before
-        assert "faithfulness 0.60" not in before
-        await open_claims(pilot, side)
-        await keys(pilot, "s", "s", "x", "w", "s", "escape")  # five of six
-        assert "hidden until you mark the claims" in pane_text(app, side)
-        assert "claims 6 · 1 invalid citation · you marked 5 of 6" in pane_text(app, side)
-        await keys(pilot, "c", "n")  # claim mode opens on the first unmarked claim
-        said = app.screen.query_one("#claims-status").render().plain
-        assert said.startswith("every claim marked: the machine faithfulness verdicts are shown")  # not cleared at once
-        await keys(pilot, "escape")
-        after = pane_text(app, side)
-        assert "faithfulness 0.60 (llm:gpt-4o-mini)" in after and "faithfulness 0.80 (offline-rapidfuzz)" in after
-        assert "you marked 6 of 6: faithfulness 0.80, citation precision 0.50" in after
-    async with running(info.path, grader="bob", show_judge=True) as (app, pilot):  # open mode: shown from the start
-        assert "faithfulness 0.60 (llm:gpt-4o-mini)" in pane_text(app, side)
 
 
 async def test_claim_mode_is_not_part_of_a_recheck_pass(claims_store):
