@@ -19,10 +19,16 @@ def flag_events(path):
     return rows(path, "SELECT * FROM item_flags ORDER BY id")
 
 
-async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_store):
+async def test_the_flag_keys_dialogs_and_marks(fixture_store):
+    """One desk: escape in the flag dialog stores nothing; ! then 1 stores a flag with its reason, shown in the status
+    line; ! on a flagged item takes it back at once (an undo event, no dialog); other (3) asks for a note first, shown
+    literally, and the queue marks the item."""
     info = fixture_store
     async with running(info.path) as (app, pilot):
         pk = app.screen.session.item.question_pk
+        await keys(pilot, "exclamation_mark", "escape")
+        assert flag_events(info.path) == [] and app.screen.session.item.flag is None
+
         await keys(pilot, "exclamation_mark")
         assert isinstance(app.screen, FlagModal)
         await keys(pilot, "1")
@@ -37,6 +43,19 @@ async def test_flag_key_stores_a_flag_and_the_same_key_takes_it_back(fixture_sto
         assert "⚑" not in app.screen.query_one("#progress").render().plain
         assert "flag taken back" in app.screen.query_one("#progress").render().plain
         assert app.screen.session.item.flag is None
+
+        await keys(pilot, "exclamation_mark", "3")
+        assert isinstance(app.screen, FlagModal)  # other: the note first
+        await pilot.press(*"two [b]answers[/b]")  # typed as a burst: the dialog's input takes them in order
+        await keys(pilot, "enter")
+        other = flag_events(info.path)[2]
+        assert (other["action"], other["reason"], other["note"]) == ("set", "other", "two [b]answers[/b]")
+        assert "⚑ flagged: other — two [b]answers[/b]" in screen_text(app)  # untrusted note shown literally
+        await keys(pilot, "q")
+        assert isinstance(app.screen, QueueScreen)
+        flagged = [r for r in app.screen.rows if r.flag]
+        assert {r.question_pk for r in flagged} == {pk} and all(r.flag == "other" for r in flagged)
+        assert f"⚑ {flagged[0].question_id}" in screen_text(app)
 
 
 def test_a_flagged_item_is_graded_never_compared_and_u_takes_back_the_grade_not_the_flag(desk_store):
@@ -55,27 +74,3 @@ def test_a_flagged_item_is_graded_never_compared_and_u_takes_back_the_grade_not_
     assert landed.message.startswith("flag taken back") and session.item.flag is None
     act(store, session, session.grade(session.answer_at("left"), GradeChange(grade="partially_correct")))
     assert "graded 1 of 12 · agreement with judge 0/1" in counted(store, session).describe(machine=session.machine_name)
-
-
-async def test_other_needs_a_note_typed_in_the_dialog_and_the_queue_marks_the_item(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        pk = app.screen.session.item.question_pk
-        await keys(pilot, "exclamation_mark", "3")
-        assert isinstance(app.screen, FlagModal)  # other: the note first
-        await keys(pilot, *"two [b]answers[/b]", "enter")
-        [e] = flag_events(info.path)
-        assert (e["reason"], e["note"]) == ("other", "two [b]answers[/b]")
-        assert "⚑ flagged: other — two [b]answers[/b]" in screen_text(app)  # untrusted note shown literally
-        await keys(pilot, "q")
-        assert isinstance(app.screen, QueueScreen)
-        flagged = [r for r in app.screen.rows if r.flag]
-        assert {r.question_pk for r in flagged} == {pk} and all(r.flag == "other" for r in flagged)
-        assert f"⚑ {flagged[0].question_id}" in screen_text(app)
-
-
-async def test_escape_in_the_flag_dialog_stores_nothing(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        await keys(pilot, "exclamation_mark", "escape")
-        assert flag_events(info.path) == [] and app.screen.session.item.flag is None
