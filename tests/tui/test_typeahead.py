@@ -93,20 +93,25 @@ async def burst(pilot, *keys: str) -> None:
     await settle(pilot, timeout=120)
 
 
-@pytest.mark.parametrize("keys", [("j", "4"), ("1", "j"), ("4", "j", "3", "j", "2", "k", "u"),
-                                  ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u"),
-                                  ("1", "tab", "tab", "2", "j", "tab", "tab", "tab", "3", "tab", "tab", "4"),
-                                  ("tab", "2", "j", "3", "tab", "4", "k", "u")],
-                         ids=["j 4", "1 j", "4 j 3 j 2 k u", "grades on both sides, two undos", "tab tab",
-                              "each item starts on Answer A"])
-async def test_a_burst_lands_where_slow_keys_would(fixture_store, keys):
+BURSTS = [("j", "4"), ("1", "j"), ("4", "j", "3", "j", "2", "k", "u"),
+          ("3", "tab", "1", "j", "l", "2", "h", "4", "k", "k", "u", "u"),  # grades on both sides, two undos
+          ("1", "tab", "tab", "2", "j", "tab", "tab", "tab", "3", "tab", "tab", "4"),  # tab tab
+          ("tab", "2", "j", "3", "tab", "4", "k", "u")]  # each item starts on Answer A
+
+
+async def test_each_burst_lands_where_slow_keys_would(fixture_store):
+    """The bursts one after the other on one slowed desk: after each, the store holds what the keys so far pressed
+    slowly would store, and the desk shows the item and side they lead to."""
     info = fixture_store
+    typed: list[str] = []
     async with slowed(info.path, SLOW) as (app, pilot):
-        await burst(pilot, *keys)
-        model = expect(info, keys)
-        assert grade_events(info.path, "alice") == model.events
-        assert app.screen.session.item.question_pk == info.question_pks[model.index]
-        assert app.screen.side == model.side
+        for keys in BURSTS:
+            await burst(pilot, *keys)
+            typed += keys
+            model = expect(info, typed)
+            assert grade_events(info.path, "alice") == model.events, keys
+            assert app.screen.session.item.question_pk == info.question_pks[model.index], keys
+            assert app.screen.side == model.side, keys
 
 
 async def test_j_typed_in_a_burst_swaps_through_the_items_prepared_ahead(fixture_store):
