@@ -23,18 +23,9 @@ def status(app) -> str:
 
 
 async def jump(pilot, question_id: str) -> None:
-    await keys(pilot, "g", *question_id, "enter")
-
-
-async def test_a_message_goes_with_the_next_key(fixture_store):
-    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
-        await jump(pilot, "zz99")
-        assert "no question 'zz99'" in status(app)
-        await jump(pilot, "q-tokens")
-        assert app.screen.session.item.question_id == "q-tokens" and "zz99" not in status(app)
-        await jump(pilot, "zz99")
-        await keys(pilot, "j")
-        assert app.screen.session.item.question_id == "q-validate" and "zz99" not in status(app)
+    await keys(pilot, "g")
+    await pilot.press(*question_id)  # typed as a burst into the jump dialog's input
+    await keys(pilot, "enter")
 
 
 async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(fixture_store):
@@ -47,21 +38,21 @@ async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(
         assert figures == "alice, raw + bundle @ 2,000: graded 1 of 12 · agreement with judge 0/1 (0%)"
 
 
-async def test_a_message_stays_beside_the_figures_its_key_changed(fixture_store):
-    """u takes a grade back and the figures are counted again: the undo's message stays beside the new figures."""
-    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
-        await keys(pilot, "3")
-        assert "graded 1 of" in status(app)
-        await keys(pilot, "u")
-        line = status(app)
-        assert line.startswith("undone: unsupported") and "graded 0 of" in line
-        await keys(pilot, "j")
-        assert not status(app).startswith("undone")  # the next key takes it away
+def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
+    """Through the desk session, and the question block the screen draws of it (view.question_text): no Pilot."""
+    with open_store(fixture_store.path) as store:
+        session = opened(store, fixture_store)
+        landed = act(store, session, session.apply_filters(Filters(grade="wrong", judge_grade="fully_correct")))
+    assert session.item is None and landed.show and "no item matches filters" in landed.message
+    shown = view.question_text(session.item, True, None).plain + pane(session, "left") + pane(session, "right")
+    assert "No item matches" in shown and "q-store-open" not in shown
 
 
-async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_again(fixture_store):
-    """Each key clears the last message: with none shown, the line is not drawn again. Its repaint alone, landing
-    just before the new item's panes were ready, put their paint off to the next frame (benchmarks/desk_scale.py)."""
+async def test_each_key_replaces_the_last_message_on_one_desk(fixture_store):
+    """At 100x30, one desk: a key that leaves the status line as it was does not draw it again (its repaint alone,
+    landing just before the new item's panes were ready, put their paint off to the next frame:
+    benchmarks/desk_scale.py); a message goes with the next key; u's message stays beside the figures it changed; Enter
+    on an empty cell of the agreement matrix says so and stays."""
     async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
         line = app.screen.query_one("#progress")
         render = line.render
@@ -77,23 +68,28 @@ async def test_a_key_that_leaves_the_status_line_as_it_was_does_not_draw_it_agai
         assert app.screen.session.item.question_pk == fixture_store.question_pks[1]
         assert render().plain == before and not drawn
         await jump(pilot, "zz99")  # a message is drawn, and the next key clears it
-        assert "zz99" in render().plain and drawn
+        assert "no question 'zz99'" in render().plain and drawn
         await keys(pilot, "j")
         assert render().plain == before
+        line.render = render
 
+        await jump(pilot, "zz99")  # a message goes with the next key, a jump or a move
+        assert "no question 'zz99'" in status(app)
+        await jump(pilot, "q-tokens")
+        assert app.screen.session.item.question_id == "q-tokens" and "zz99" not in status(app)
+        await jump(pilot, "zz99")
+        await keys(pilot, "j")
+        assert app.screen.session.item.question_id == "q-validate" and "zz99" not in status(app)
 
-def test_filters_that_match_nothing_leave_no_item_on_screen(fixture_store):
-    """Through the desk session, and the question block the screen draws of it (view.question_text): no Pilot."""
-    with open_store(fixture_store.path) as store:
-        session = opened(store, fixture_store)
-        landed = act(store, session, session.apply_filters(Filters(grade="wrong", judge_grade="fully_correct")))
-    assert session.item is None and landed.show and "no item matches filters" in landed.message
-    shown = view.question_text(session.item, True, None).plain + pane(session, "left") + pane(session, "right")
-    assert "No item matches" in shown and "q-store-open" not in shown
+        await keys(pilot, "3")  # u takes a grade back and the figures are counted again: its message stays beside them
+        assert "graded 1 of" in status(app)
+        await keys(pilot, "u")
+        line_now = status(app)
+        assert line_now.startswith("undone: unsupported") and "graded 0 of" in line_now
+        await keys(pilot, "j")
+        assert not status(app).startswith("undone")  # the next key takes it away
 
-
-async def test_enter_on_an_empty_confusion_cell_says_so(fixture_store):
-    async with running(fixture_store.path, size=(100, 30)) as (app, pilot):
+        shown = app.screen.session.item.question_id
         await keys(pilot, "a")
         screen = app.screen
         assert isinstance(screen, AgreementScreen)
@@ -101,7 +97,7 @@ async def test_enter_on_an_empty_confusion_cell_says_so(fixture_store):
             if screen.report is not None:
                 break
             await pilot.pause(0.02)
-        await keys(pilot, "enter")  # nothing graded: every cell is empty
+        await keys(pilot, "enter")  # nothing graded (the one grade was taken back): every cell is empty
         assert app.screen is screen and "No graded pair in this cell" in " ".join(screen_text(app).split())
         await keys(pilot, "escape")
-        assert isinstance(app.screen, GradingScreen) and app.screen.session.item.question_id == "q-store-open"
+        assert isinstance(app.screen, GradingScreen) and app.screen.session.item.question_id == shown
