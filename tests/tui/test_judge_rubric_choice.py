@@ -12,38 +12,20 @@ import pytest
 
 from gradedesk.core.grading.vocabulary import GRADE_LABELS, GRADE_SHORT_LABELS
 from gradedesk.core.review.queue import left_method
-from gradedesk.core.store.connection import open_store
 from gradedesk.tui.screens.queue import QueueScreen
 from textual.command import CommandList
 from textual.widgets import DataTable
-from tests.fixtures.agreement import add_auto, add_rubric
 from tests.fixtures.desk import keys, palette, pane_text, rows, running, screen_text, settle
-from tests.fixtures.desk_store import build_fixture_store
+from tests.fixtures.rubrics import HIDDEN, MINE_SHOWN, build_two_rubrics, verdict
 
 pytestmark = pytest.mark.anyio
 
 SIZE = (160, 50)
-# a version the user named, with markup and an escape in it: shown literally, never read as markup
-MINE = "mine-[bold]x[/bold]\x1b[31m/0badc0de"
-MINE_SHOWN = "mine-[bold]x[/bold]\\x1b[31m/0badc0de"
-HIDDEN = "hidden until you save your grade (blind first)"
 
 
 @pytest.fixture
 def two_rubrics(tmp_path):
-    """The fixture store (the judge graded under rubric-1), then the judge again under MINE, a later rubric."""
-    info = build_fixture_store(tmp_path / "store.db")
-    with open_store(info.path) as store:
-        add_rubric(store, MINE, "2030-01-01T00:00:00+00:00")
-        for (_, method), aid in info.answer_ids.items():
-            add_auto(store, aid, "wrong" if method == "raw" else "unsupported", model="gpt-4o-mini", rubric=MINE,
-                     label="hallucination", reasoning=f"MINE judged answer {aid}")
-    return info
-
-
-def verdict(path, answer_id: int, rubric: str) -> dict:
-    [row] = rows(path, "SELECT * FROM auto_grades WHERE answer_id = ? AND rubric_version = ?", (answer_id, rubric))
-    return row
+    return build_two_rubrics(tmp_path / "store.db")
 
 
 async def pick(pilot, query: str) -> str:

@@ -17,6 +17,7 @@ from gradedesk.core.store.connection import open_store
 from tests.fixtures.agreement import add_auto, add_rubric
 from tests.fixtures.desk import rows, session_pane_text
 from tests.fixtures.desk_store import build_fixture_store
+from tests.fixtures.rubrics import HIDDEN, MINE, MINE_SHOWN, build_two_rubrics, verdict
 from tests.fixtures.session import act, counted, opened
 
 NEWER = "rubric-2"
@@ -163,29 +164,12 @@ def test_the_disagreement_key_filters_progress_and_queue_use_the_chosen_rubric_v
     assert filter_to(store, session, judge_grade="unsupported") == [q[2]]
 
 
-# a version the user named, with markup and an escape in it: shown literally, never read as markup
-MINE = "mine-[bold]x[/bold]\x1b[31m/0badc0de"
-MINE_SHOWN = "mine-[bold]x[/bold]\\x1b[31m/0badc0de"
-HIDDEN = "hidden until you save your grade (blind first)"
-
-
 @pytest.fixture
 def two_rubrics(tmp_path):
-    """The fixture store (the judge graded under rubric-1), then the judge again under MINE, a later rubric."""
-    info = build_fixture_store(tmp_path / "store.db")
-    with open_store(info.path) as store:
-        add_rubric(store, MINE, "2030-01-01T00:00:00+00:00")
-        for (_, method), aid in info.answer_ids.items():
-            add_auto(store, aid, "wrong" if method == "raw" else "unsupported", model="gpt-4o-mini", rubric=MINE,
-                     label="hallucination", reasoning=f"MINE judged answer {aid}")
+    info = build_two_rubrics(tmp_path / "store.db")
     store = open_store(info.path)
     yield info, store
     store.close()
-
-
-def verdict(path, answer_id: int, rubric: str) -> dict:
-    [row] = rows(path, "SELECT * FROM auto_grades WHERE answer_id = ? AND rubric_version = ?", (answer_id, rubric))
-    return row
 
 
 def test_a_chosen_rubric_version_shows_its_verdict_after_the_grade_and_survives_reopening(two_rubrics):
