@@ -23,7 +23,9 @@ def help_text(app) -> str:
     return rendered_text(app.screen.query_one("Static").content, width=100)
 
 
-async def test_help_opens_on_the_workflow_then_keys_by_task(fixture_store):
+async def test_help_opens_on_the_workflow_then_keys_by_task_and_pgdn_reads_on(fixture_store):
+    from textual.containers import VerticalScroll
+
     async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
         await keys(pilot, "question_mark")
         page = help_text(app)
@@ -43,20 +45,15 @@ async def test_help_opens_on_the_workflow_then_keys_by_task(fixture_store):
         assert "How the desk works" in shown.splitlines()[2]  # what a person sees first
         assert "esc close help" in shown.splitlines()[-1] and "^q quit" in shown.splitlines()[-1]
 
-
-async def test_help_says_how_to_read_on_and_pgdn_does(fixture_store):
-    from textual.containers import VerticalScroll
-
-    async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
-        await keys(pilot, "question_mark")
+        # it says how to read on, and pgdn does
         assert "pgdn more" in screen_text(app).splitlines()[-1]
-        page = app.screen.query_one(VerticalScroll)
+        scroll = app.screen.query_one(VerticalScroll)
         await keys(pilot, "pagedown")
-        first = page.scroll_y
+        first = scroll.scroll_y
         await keys(pilot, "pagedown")
-        assert 0 < first < page.scroll_y and "How the desk works" not in screen_text(app)
+        assert 0 < first < scroll.scroll_y and "How the desk works" not in screen_text(app)
         await keys(pilot, "pageup")
-        assert page.scroll_y < first * 2
+        assert scroll.scroll_y < first * 2
 
 
 async def test_top_bar_fits_one_line_at_80_columns(fixture_store):
@@ -66,16 +63,20 @@ async def test_top_bar_fits_one_line_at_80_columns(fixture_store):
         assert question.startswith("q-store-open")
 
 
-@pytest.mark.parametrize("opens, footer", [
-    (("f",), ["esc cancel", "^q quit", "? help"]),
-    (("s",), ["esc cancel", "^q quit", "? help"]),
-    (("e",), ["esc cancel", "^q quit"]),
-    (("g",), ["esc cancel", "^q quit"]),
-    (("slash",), ["esc cancel", "^q quit", "? help"]),
-], ids=["label", "scores", "note", "jump", "filters"])
-async def test_popups_say_how_to_leave_them(fixture_store, opens, footer):
+POPUPS = {"label": ("f", ["esc cancel", "^q quit", "? help"]), "scores": ("s", ["esc cancel", "^q quit", "? help"]),
+          "note": ("e", ["esc cancel", "^q quit"]), "jump": ("g", ["esc cancel", "^q quit"]),
+          "filters": ("slash", ["esc cancel", "^q quit", "? help"])}
+
+
+async def test_popups_say_how_to_leave_them(fixture_store):
+    """Each popup opened from the grading screen in turn, on one desk (escape leads back)."""
     async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
-        await keys(pilot, *opens)
-        last = screen_text(app).splitlines()[-1]
-        for word in footer:
-            assert word in last
+        grading = app.screen
+        for what, (key, footer) in POPUPS.items():
+            await keys(pilot, key)
+            assert app.screen is not grading, what
+            last = screen_text(app).splitlines()[-1]
+            for word in footer:
+                assert word in last, what
+            await keys(pilot, "escape")
+            assert app.screen is grading, what
