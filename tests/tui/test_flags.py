@@ -46,8 +46,7 @@ async def test_the_flag_keys_dialogs_and_marks(fixture_store):
 
         await keys(pilot, "exclamation_mark", "3")
         assert isinstance(app.screen, FlagModal)  # other: the note first
-        await pilot.press(*"two [b]answers[/b]")  # typed as a burst: the dialog's input takes them in order
-        await keys(pilot, "enter")
+        await keys(pilot, *"two [b]answers[/b]", "enter")
         other = flag_events(info.path)[2]
         assert (other["action"], other["reason"], other["note"]) == ("set", "other", "two [b]answers[/b]")
         assert "⚑ flagged: other — two [b]answers[/b]" in screen_text(app)  # untrusted note shown literally

@@ -23,9 +23,7 @@ def status(app) -> str:
 
 
 async def jump(pilot, question_id: str) -> None:
-    await keys(pilot, "g")
-    await pilot.press(*question_id)  # typed as a burst into the jump dialog's input
-    await keys(pilot, "enter")
+    await keys(pilot, "g", *question_id, "enter")
 
 
 async def test_the_message_is_on_screen_at_80_columns_however_long_the_progress(fixture_store):
