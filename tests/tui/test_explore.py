@@ -84,15 +84,36 @@ async def test_plus_right_after_asking_steps_the_budget_not_the_input(tmp_path):
         assert screen.budget == 1000
 
 
-async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path):
+async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path, capsys):
+    """Opened at 500 tokens, one explore screen: left-out candidates say why, the raw column's ranks and scores are
+    those of `retrieve --json`, then budget steps mark the snippets by chunk id and line range."""
     path = build_explore_store(tmp_path)
     at_500, at_2000, at_1000 = compiled(path, 500), compiled(path, 2000), compiled(path, 1000)
     left_out = budget_left_out(path, 500) & at_2000.keys()
     assert left_out  # the fixture makes some hit miss 500 tokens and fit 2,000
+    code, out, _ = cli(capsys, "retrieve", QUESTION, "--store", path, "--json")
+    assert code == 0
+    hits = json.loads(out)["hits"]
     app = explore_app(path, QUESTION, budget=500)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen
+        text = drawn(app, "bundle")  # left-out candidates say why
+        assert "did not fit: its smallest cut needs" in text and "were free of 500" in text
+        assert "duplicate of evidence" in text  # legacy/prices.py repeats shop/prices.py's unit_price
+        assert "cut to lines" in text
+        assert f"the compiler takes up to {CANDIDATE_HITS}" in text
+        lines = drawn(app, "raw").replace("\n", " ")  # the ranks and scores of retrieve --json
+        for hit in hits:
+            where = f"{hit['rank']:>2} {hit['file_path']}:{hit['start_line']}-{hit['end_line']}"
+            start = lines.index(where)
+            end = lines.index(f"fused #{hit['rank']} {hit['score']}", start)
+            entry = lines[start:end]
+            for method, rank in hit["method_ranks"].items():
+                assert f"{method} #{rank} {hit['method_scores'][method]}" in entry
+            if "graph" in hit["matches"]:
+                assert hit["matches"]["graph"] in entry  # the edge: "called by X", "used by Y"
+
         assert {c: (s.start_line, s.end_line) for c, s in
                 ((s.chunk_id, s) for s in screen.shown.compiled.bundle.snippets)} == at_500
         used_500 = screen.shown.compiled.bundle.total_tokens
@@ -121,38 +142,6 @@ async def test_budget_steps_mark_snippets_by_chunk_id_and_line_range(tmp_path):
         await keys(pilot, "minus")
         assert screen.budget == 500
         assert screen.shown.moved.marks == expected_marks(at_1000, at_500)
-
-
-async def test_left_out_candidates_say_why(tmp_path):
-    path = build_explore_store(tmp_path)
-    app = explore_app(path, QUESTION, budget=500)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        text = drawn(app, "bundle")
-        assert "did not fit: its smallest cut needs" in text and "were free of 500" in text
-        assert "duplicate of evidence" in text  # legacy/prices.py repeats shop/prices.py's unit_price
-        assert "cut to lines" in text
-        assert f"the compiler takes up to {CANDIDATE_HITS}" in text
-
-
-async def test_ranks_and_scores_are_those_of_retrieve_json(tmp_path, capsys):
-    path = build_explore_store(tmp_path)
-    code, out, _ = cli(capsys, "retrieve", QUESTION, "--store", path, "--json")
-    assert code == 0
-    hits = json.loads(out)["hits"]
-    app = explore_app(path, QUESTION)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        lines = drawn(app, "raw").replace("\n", " ")
-        for hit in hits:
-            where = f"{hit['rank']:>2} {hit['file_path']}:{hit['start_line']}-{hit['end_line']}"
-            start = lines.index(where)
-            end = lines.index(f"fused #{hit['rank']} {hit['score']}", start)
-            entry = lines[start:end]
-            for method, rank in hit["method_ranks"].items():
-                assert f"{method} #{rank} {hit['method_scores'][method]}" in entry
-            if "graph" in hit["matches"]:
-                assert hit["matches"]["graph"] in entry  # the edge: "called by X", "used by Y"
 
 
 @pytest.fixture
