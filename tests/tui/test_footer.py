@@ -18,28 +18,21 @@ def _footer(app) -> str:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
-async def test_grading_and_queue_footers_end_with_help_and_quit(fixture_store, size):
-    async with running(fixture_store.path, size=size) as (app, pilot):
-        grading = _footer(app)
-        assert "1-4 grade" in grading and "? help" in grading and "^q quit" in grading
-        await keys(pilot, "q")
-        queue = _footer(app)
-        assert "open item" in queue and "? help" in queue and "^q quit" in queue
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
-async def test_claim_mode_footer_ends_with_help_and_quit(tmp_path, size):
+async def test_grading_queue_and_claim_mode_footers_end_with_help_and_quit_and_ctrl_c_prints_nothing(tmp_path, size):
+    """One desk per size (on the claims store, a fixture store whose first answers have claims): Ctrl-C, then the
+    grading screen's footer, the queue's, and claim mode's."""
     info = build_claims_store(tmp_path / "store.db")
     async with running(info.path, size=size) as (app, pilot):
-        await keys(pilot, "h" if info.bundle_side == "left" else "l", "c")
-        footer = _footer(app)
-        assert "s supported" in footer and "? help" in footer and "^q quit" in footer
-
-
-async def test_ctrl_c_prints_nothing_and_the_desk_stays(fixture_store):
-    async with running(fixture_store.path, size=(80, 24)) as (app, pilot):
         await keys(pilot, "ctrl+c")
         await pilot.pause()
         assert not any("quit" in str(n.message) for n in app._notifications)
         assert "to quit" not in screen_text(app)
         assert app.is_running and app.screen.query("#progress")
+        grading = _footer(app)
+        assert "1-4 grade" in grading and "? help" in grading and "^q quit" in grading
+        await keys(pilot, "q")
+        queue = _footer(app)
+        assert "open item" in queue and "? help" in queue and "^q quit" in queue
+        await keys(pilot, "escape", "h" if info.bundle_side == "left" else "l", "c")
+        footer = _footer(app)
+        assert "s supported" in footer and "? help" in footer and "^q quit" in footer
