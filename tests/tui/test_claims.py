@@ -85,10 +85,13 @@ async def test_keys_typed_before_the_claims_load_wait_for_them(claims_store):
         assert "you marked 2 of 6" in pane_text(app, info.bundle_side)
 
 
-async def test_cited_evidence_is_scrolled_into_view_and_an_uncited_claim_gets_a_suggestion(claims_store):
-    """The cited lines come into view with the note on what the claim cites above them when both fit from the top
-    (claim 1, on opening as after j and k), else with the cited snippet's header at the top (claim 4)."""
+async def test_cited_evidence_is_scrolled_into_view_and_raw_file_citations_point_at_hits_and_lines(claims_store):
+    """The bundled answer's claims: the cited lines come into view with the note on what the claim cites above them
+    when both fit from the top (claim 1, on opening as after j and k), else with the cited snippet's header at the
+    top (claim 4), and an uncited claim gets a suggestion. Then, on the same desk, the raw answer's: its file
+    citations point at hits and lines, and a claim citing only what is not in the evidence cannot be supported."""
     info = claims_store
+    raw_side = "right" if info.bundle_side == "left" else "left"
     async with running(info.path, size=(100, 30)) as (app, pilot):
         await open_claims(pilot, info.bundle_side)
         assert app.screen.query_one(EvidenceView).scroll_offset.y == 0
@@ -103,12 +106,8 @@ async def test_cited_evidence_is_scrolled_into_view_and_an_uncited_claim_gets_a_
         await keys(pilot, "k", "k", "k", "k")
         assert app.screen.current == 0 and "▶ cited  [Evidence 1]" in visible(app)
         assert "Claim 1 cites Evidence 1 (highlighted)" in visible(app)
+        await keys(pilot, "escape")
 
-
-async def test_raw_answer_file_citations_point_at_hits_and_lines(claims_store):
-    info = claims_store
-    raw_side = "right" if info.bundle_side == "left" else "left"
-    async with running(info.path, size=(100, 30)) as (app, pilot):
         await open_claims(pilot, raw_side)
         screen = app.screen
         assert [c.evidence for c in screen.sheet.claims] == [(1,), (2,), ()]
