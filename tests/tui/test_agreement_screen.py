@@ -98,25 +98,26 @@ async def test_enter_on_a_cell_dismisses_with_it(store):
 
 
 @sync
-async def test_enter_on_an_empty_cell_says_so_and_stays(store):
+async def test_the_screen_shows_its_sections_literally_says_so_of_an_empty_cell_and_escape_dismisses_with_none(store):
+    """One screen: the samples each figure rests on, no rubric table for one rubric, a markup-hostile category shown
+    literally; Enter on an empty cell says so and stays; escape dismisses with None."""
     app = Host(store.path, store.run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
+        plain = rendered_text(screen.query_one("#agreement-samples", Static).content,
+                              screen.query_one("#agreement-ppi", Static).content)
+        assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
+        assert "Prediction-powered pass rates" in plain
+        assert not screen.query_one("#agreement-rubrics", Static).display  # one rubric: the table stays out of the way
+        plain = rendered_text(screen.query_one("#agreement-category", Static).content)
+        assert "[bold]not bold[/]" in plain and "\\x1b[31m" in plain and "\x1b" not in plain
+
         assert screen.report.confusion.matrix[1][1] == 0
         await pilot.press("down", "right", "enter")
         await pilot.pause()
         assert app.screen is screen and app.result == "not dismissed"
         assert "No graded pair in this cell (person partially correct, machine partially correct)" in " ".join(
             screen_text(app).split())
-
-
-@sync
-async def test_escape_dismisses_with_none_and_text_is_literal(store):
-    app = Host(store.path, store.run_id)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(pilot)
-        plain = rendered_text(screen.query_one("#agreement-category", Static).content)
-        assert "[bold]not bold[/]" in plain and "\\x1b[31m" in plain and "\x1b" not in plain
         await pilot.press("escape")
     assert app.result is None
 
@@ -203,17 +204,6 @@ def test_every_interval_is_on_one_line_at_any_width(store, width):
 
 
 @sync
-async def test_the_samples_each_figure_rests_on_are_shown(store):
-    app = Host(store.path, store.run_id)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(pilot)
-        plain = rendered_text(screen.query_one("#agreement-samples", Static).content,
-                              screen.query_one("#agreement-ppi", Static).content)
-        assert "sampled (drawn with known probabilities" in plain and "unrecorded" in plain
-        assert "Prediction-powered pass rates" in plain
-
-
-@sync
 async def test_each_prediction_powered_figure_shows_its_lambda_and_what_the_judge_bought(tmp_path):
     """Raw, bundled (per budget) and the paired bundle - raw."""
     path = tmp_path / "sampled.db"
@@ -262,10 +252,7 @@ def test_what_the_judge_bought_gets_the_width_the_figures_leave(tmp_path, width)
 
 @sync
 async def test_two_judge_rubrics_are_shown_side_by_side(store):
-    app = Host(store.path, store.run_id)
-    async with app.run_test(size=SIZE) as pilot:  # one rubric: the table stays out of the way
-        screen = await loaded(pilot)
-        assert not screen.query_one("#agreement-rubrics", Static).display
+    """(With one rubric the table is not shown: test_the_screen_shows_its_sections_literally_... above.)"""
     with open_store(store.path) as s:
         add_rubric(s, "rubric-2", "2030-01-01T00:00:00+00:00")
         for n, aid in enumerate(sorted(store.answer_ids.values())[:4]):
