@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from gradedesk.core.grading.vocabulary import FAILURE_LABELS, GRADE_LABELS
+from gradedesk.core.grading.vocabulary import FAILURE_LABELS
 from gradedesk.core.review.item import side_on_show
 from gradedesk.core.review.queue import left_method
 from gradedesk.core.review.session.state import AHEAD
@@ -169,26 +169,6 @@ async def test_two_desks_typing_ahead_on_one_store(fixture_store):
             model = expect(info, keys)
             assert grade_events(info.path, grader) == model.events
             assert app.screen.session.item.question_pk == info.question_pks[model.index]
-
-
-async def test_undo_after_the_reveal_does_not_blind_again(fixture_store):
-    """4 reveals the judge; u takes the grade back but not what was seen; 2 is a change after the reveal."""
-    info = fixture_store
-    pk = info.question_pks[0]
-    aid = info.answer_ids[(pk, left_method(7, pk))]
-    async with running(info.path) as (app, pilot):
-        await burst(pilot, "4")
-        await burst(pilot, "u")
-        left = app.screen.answer_at("left")
-        assert left.human is None and app.screen.judge_visible(left)  # still shown: it was seen
-        await burst(pilot, "q")  # the queue shows it too
-        queue = app.screen
-        [row] = [i for i, r in enumerate(queue.rows) if r.answer_id == aid]
-        machine_cell = str(queue.query_one("DataTable").get_row_at(row)[5])
-        assert machine_cell != "hidden" and machine_cell == GRADE_LABELS[left.machine.grade]
-        await burst(pilot, "escape", "2")
-        assert grade_events(info.path, "alice") == [(aid, "set", "wrong", 0, 0), (aid, "undo", None, 1, 0),
-                                                    (aid, "set", "partially_correct", 1, 1)]
 
 
 async def test_keys_typed_into_a_picker_behind_a_slow_item_reach_it(fixture_store):

@@ -15,7 +15,7 @@ from gradedesk.core.agreement.report import Settings, agreement_report
 from gradedesk.core.agreement.tables import headline as pairs_line
 from gradedesk.core.grading.human_grades import GradeChange, record_grade
 from gradedesk.core.grading.vocabulary import FAILURE_LABELS
-from gradedesk.core.review.queue import left_method
+from gradedesk.core.review.queue import left_method, queue_page
 from gradedesk.core.review.sampler import draw_probabilities, question_usefulness
 from gradedesk.core.review.session import run_job
 from gradedesk.core.review.visibility import revealed
@@ -78,6 +78,26 @@ def test_a_change_after_the_reveal_is_a_revision_and_undo_is_an_event(desk_store
     assert len(evs) == 3 and evs[2]["action"] == "undo" and evs[2]["undoes_uuid"] == second["uuid"]
     assert session.answer_at("left").human.grade == "wrong"  # the earlier grade is current again
     assert rows(info.path, "SELECT grade FROM current_human_grades WHERE grader = 'alice'") == [{"grade": "wrong"}]
+
+
+def test_undo_after_the_reveal_does_not_blind_again(desk_store):
+    """4 reveals the judge; u takes the grade back but not what was seen (the pane and the queue's row still show the
+    machine grade); 2 is then a change after the reveal. (Was the Pilot test of that name in
+    tests/tui/test_typeahead.py; the queue screen drawing a row's machine grade or "hidden": tests/tui.)"""
+    info, store = desk_store
+    session = opened(store, info)
+    aid = session.answer_at("left").id
+    grade(store, session, "left", grade="wrong")
+    act(store, session, session.undo())
+    left = session.answer_at("left")
+    assert left.id == aid and left.human is None and session.judge_visible(left)  # still shown: it was seen
+    progress = counted(store, session)
+    [row] = [r for r in queue_page(store, session.run, "alice", session.filters, kind=progress.kind)
+             if r.answer_id == aid]
+    assert row.judge_seen and row.machine_grade == left.machine.grade  # the queue shows it too
+    grade(store, session, "left", grade="partially_correct")
+    assert [(e["answer_id"], e["action"], e["grade"], e["judge_visible"], e["is_revision"]) for e in events(info.path)] \
+        == [(aid, "set", "wrong", 0, 0), (aid, "undo", None, 1, 0), (aid, "set", "partially_correct", 1, 1)]
 
 
 def test_open_mode_is_recorded_with_the_machine_grade_in_view(desk_store):
