@@ -158,19 +158,6 @@ async def test_one_layout_per_next_key_at_most(fixture_store):
             assert pane.show_vertical_scrollbar == (pane.virtual_size.height > pane.scrollable_content_region.height)
 
 
-async def test_worker_errors_show_in_one_place_and_the_desk_keeps_going(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-
-        def broken(store):
-            raise RuntimeError("disk on fire")
-        app.submit(StateSaved, Job("test job", broken))
-        await settle(pilot)
-        assert "test job failed: RuntimeError: disk on fire" in app.last_status
-        await keys(pilot, "1")
-        assert len(events(info.path)) == 1
-
-
 async def test_queue_screen_opens_the_chosen_item_and_its_columns_follow_the_width(fixture_store):
     """Blind first in the queue; narrower than its columns, it drops columns and words rather than cut the last one at
     the edge, and the cursor stays; Enter opens the chosen item."""
@@ -217,22 +204,6 @@ async def test_filters_dialog_applies_and_resets(fixture_store):
     assert '"category": null' in state[0]["settings"]
 
 
-async def test_bundle_browser_and_help(fixture_store):
-    info = fixture_store
-    async with running(info.path) as (app, pilot):
-        await pilot.press("b")
-        await pilot.pause()
-        assert isinstance(app.screen, BundleScreen)
-        await pilot.press("down", "r")
-        await pilot.pause()
-        assert app.screen.show_json
-        await pilot.press("escape", "question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        ids = {b.id for b, _ in app.screen.key_rows}
-        assert {"desk.grade.fully_correct", "desk.label", "desk.undo", "desk.next_ungraded", "app.help"} <= ids
-
-
 async def test_hostile_text_is_shown_literally(hostile_store):
     async with running(hostile_store.path) as (app, pilot):
         await keys(pilot, "1", "tab", "1")
@@ -265,10 +236,34 @@ def test_missing_empty_and_newer_stores_give_one_clear_line(tmp_path):
     assert out.stderr.strip().count("\n") == 0 and "no such store" in out.stderr and "Traceback" not in out.stderr
 
 
-async def test_command_palette_entries_set_the_desk_session(fixture_store):
-    """The palette's entries reach the session (what each setting and order then stores: test_session_events.py)."""
+async def test_worker_errors_the_bundle_browser_help_and_the_palette_on_one_desk(fixture_store):
+    """A worker's error shows in one place and the desk keeps going (a grade key then lands); b opens the bundle
+    browser (r: its raw JSON), ? the help built from the bindings; the palette's entries reach the session (what each
+    setting and order then stores: test_session_events.py)."""
     info = fixture_store
     async with running(info.path) as (app, pilot):
+
+        def broken(store):
+            raise RuntimeError("disk on fire")
+        app.submit(StateSaved, Job("test job", broken))
+        await settle(pilot)
+        assert "test job failed: RuntimeError: disk on fire" in app.last_status
+        await keys(pilot, "1")
+        assert len(events(info.path)) == 1
+
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BundleScreen)
+        await pilot.press("down", "r")
+        await pilot.pause()
+        assert app.screen.show_json
+        await pilot.press("escape", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {b.id for b, _ in app.screen.key_rows}
+        assert {"desk.grade.fully_correct", "desk.label", "desk.undo", "desk.next_ungraded", "app.help"} <= ids
+        await keys(pilot, "escape")
+
         commands = await palette(app.screen)
         assert {"Show the judge from the start", "Hide method names (Answer A / B)", "Order: most useful first",
                 "Recheck: re-grade 10% of graded items blind", "Clear filters"} <= set(commands)
