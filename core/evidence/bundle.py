@@ -25,7 +25,7 @@ from gradedesk.core.text.tokens import get_tokenizer, normalize_id
 # reason from a fixed list, definitions cut to their first lines; 6: a definition's cut leaves comment lines out too
 # 7: acronyms are words, breadth by a best hit's class then its file; 8: breadth by agreeing methods, the top-10 files,
 # a small first hit of every other file
-COMPILER_VERSION = "gradedesk-compiler/9"
+COMPILER_VERSION = "gradedesk-compiler/10"
 QUESTION_TYPES = ("code_lookup", "explanation", "relationship", "architecture", "general")
 EVIDENCE_ROLES = ("definition", "caller", "callee", "test", "related", "context")
 

@@ -145,8 +145,8 @@ def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], t
     3. The methods of a best hit's class, then 4. the rest of the best hits' files: the code that answers clusters
        there.
     5. Hits in the files of the top NEAR_RANK hits, or whose names are mostly the question's words.
-    6. From every other file, its best hit when it is small (SMALL_HIT tokens or fewer): the file is shown at little
-       cost (file recall), then 7. everything else.
+    6. From every other file, its best-ranked small hit (SMALL_HIT tokens or fewer; a large first hit does not keep
+       a small later one back): the file is shown at little cost (file recall), then 7. everything else.
     On the natural sets' tuned share (benchmarks/retrieval_bench.py) a hit of tier 7 carried answering code about once
     in 250, one of tiers 3-5 about once in ten."""
     subject = {_last(h.symbol_name) for h in hits if roles[h.chunk_id] == "definition"} if targets else set()
@@ -154,9 +154,10 @@ def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], t
     top_files = {h.file_path for h in best}
     top_owners = {_owner(h.symbol_name) for h in best if h.symbol_name}
     near_files = {h.file_path for h in hits if h.rank <= NEAR_RANK}
-    first_of_file: dict[str, str] = {}
+    small_of_file: dict[str, str] = {}  # each file's best-ranked hit of at most SMALL_HIT tokens
     for hit in sorted(hits, key=lambda h: h.rank):
-        first_of_file.setdefault(hit.file_path, hit.chunk_id)
+        if hit.token_count <= SMALL_HIT:
+            small_of_file.setdefault(hit.file_path, hit.chunk_id)
 
     def named(hit: Hit) -> bool:
         words = set(code_tokens(hit.symbol_name or ""))
@@ -176,7 +177,7 @@ def _subject_first(hits: list[Hit], roles: dict[str, str], targets: list[str], t
             return 3 if hit.symbol_name and _owner(hit.symbol_name) in top_owners else 4
         if hit.file_path in near_files or named(hit):
             return 5
-        return 6 if first_of_file[hit.file_path] == hit.chunk_id and hit.token_count <= SMALL_HIT else 7
+        return 6 if small_of_file.get(hit.file_path) == hit.chunk_id else 7
 
     return sorted(hits, key=lambda h: (tier(h), h.rank))
 

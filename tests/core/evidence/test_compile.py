@@ -233,8 +233,9 @@ def test_hits_are_kept_in_rank_order_and_the_named_subject_comes_first(tmp_path)
 
 def test_breadth_beyond_the_best_files_goes_by_agreement_then_near_files_then_small_first_hits(tmp_path):
     """After the subject: a top-10 hit two methods both rank in their top ten; then the top-10 hits' files; then, of
-    a file no top-10 hit is in, its best hit when small (the file shown cheaply); then the rest, each in rank order.
-    Compiler 7 took these in plain rank order (the last ones: 4-10, 11, 12, 13)."""
+    a file no top-10 hit is in, its best-ranked small hit (the file shown cheaply), even behind a large first hit;
+    then the rest, each in rank order. Compiler 7 took these in plain rank order (the last ones: 4-10, 11, 12, 13);
+    compiler 9 kept main.py's small 13 behind its large 11."""
     body = "\n".join(f"    weight_{i} = measure({i}, scale={i * 3}, unit='kg')" for i in range(30))
     main = f"def parcel_big():\n{body}\n    return weight_0\n\n\ndef parcel_tail():\n    return 'parcel tail'\n"
     hits = {h.symbol_name: h for h in _parcel_hits(tmp_path, "main.py", main, "bcdefghijkl")}
@@ -244,4 +245,4 @@ def test_breadth_beyond_the_best_files_goes_by_agreement_then_near_files_then_sm
     ranked = [replace(h, rank=i, method_ranks={"bm25": i}) for i, h in enumerate(order, start=1)]
     ranked[9] = replace(ranked[9], method_ranks={"bm25": 10, "vector": 2})  # both methods put rank 10 in their top ten
     pack = compile_context("how are things shipped?", ranked, 3000)
-    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 10, 4, 5, 6, 7, 8, 9, 12, 11, 13]
+    assert [s.retrieval_rank for s in pack.snippets] == [1, 2, 3, 10, 4, 5, 6, 7, 8, 9, 12, 13, 11]
