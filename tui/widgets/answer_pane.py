@@ -333,11 +333,14 @@ class AnswerPane(BlockView):
     def __init__(self, side: str, **kwargs) -> None:
         super().__init__(id=side, **kwargs)
         self.side = side
+        self._title: str | None = None
 
     def show(self, view: PaneView, *, new_item: bool = True, highlighted: bool = False) -> None:
         """Show `view`; code not highlighted yet appears plain until the screen's highlight worker is done
         (`highlighted`: it is; a rendering kept from when it was is taken first)."""
-        self.border_title = literal(view.title)  # a Text: a side label is never markup, its controls shown
+        if view.title != self._title:  # setting a title converts and repaints it, even the same one (most items')
+            self._title = view.title
+            self.border_title = literal(view.title)  # a Text: a side label is never markup, its controls shown
         key = (view, True) if highlighted or self.kept((view, True)) else (view, False)
         self.show_keyed(key, lambda: pane_blocks(view, highlight=False), keep_scroll=not new_item)
 

@@ -19,9 +19,11 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from gradedesk.tui.idle_work import IdleWork, Step
+from gradedesk.tui.widgets.scroll_bar import RowsScrollBar
 
 
 CACHED = 12  # renderings kept per view: the item shown (plain and highlighted), its prepared neighbours (AHEAD of j and
@@ -172,6 +174,16 @@ class BlockView(ScrollView, can_focus=True):
         if self.scrollable_content_region.width != self._shown.width:
             shown = self._shown
             self.show_keyed(shown.key, lambda: shown.blocks, keep_scroll=True)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's own property, making a RowsScrollBar (a new item moves the thumb: drawn in one pass)."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = RowsScrollBar(vertical=True, name="vertical",
+                                                     thickness=self.scrollbar_size_vertical)
+            self._vertical_scrollbar.display = False
+            self.app._start_widget(self, self._vertical_scrollbar)  # noqa: SLF001  as Textual's property starts it
+        return self._vertical_scrollbar
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # once per paint, not per line: the style is computed from the CSS each time, the width from the geometry
