@@ -286,8 +286,8 @@ async def measure(path: Path, steps: int, bursts: int) -> dict:
     shown: list[float] = []
     drawn: list[int | None] = []
     original = GradingScreen._draw
-    # the sides whose pane has drawn lines of content (not its cached lines) since the last item was drawn; None once
-    # that item's paint is counted
+    # the sides whose pane the compositor has drawn since the last item was drawn; None once that item's paint is
+    # counted
     panes_drawn: set[str] | None = None
 
     def timed_draw(self):  # the item is on screen (drawn; painted at the next refresh)
@@ -298,14 +298,15 @@ async def measure(path: Path, steps: int, bursts: int) -> dict:
         panes_drawn = set()
 
     GradingScreen._draw = timed_draw
-    original_line = AnswerPane.render_line
+    original_lines = AnswerPane.render_lines
 
-    def timed_line(self, y):  # called by a repaint only for a pane whose content changed
+    def timed_lines(self, crop):  # called by the compositor for a pane in a repaint that covers it: the first one after
+        # an item is drawn (which refreshes both panes) draws its content (in rows painted ahead, or line by line)
         if panes_drawn is not None:
             panes_drawn.add(self.side)
-        return original_line(self, y)
+        return original_lines(self, crop)
 
-    AnswerPane.render_line = timed_line
+    AnswerPane.render_lines = timed_lines
     painted: list[float] = []
     painted_items: list[int | None] = []  # the item each paint drew
     original_refresh = GradingScreen._compositor_refresh

@@ -345,6 +345,8 @@ class AnswerPane(BlockView):
         self.show_keyed(key, lambda: pane_blocks(view, highlight=False), keep_scroll=not new_item)
 
     def prepare(self, view: PaneView, *, highlighted: bool = False) -> Step:
-        """A step that renders the first screenful of `view` a block a call, before it is shown (a neighbour the desk
-        prepared; `highlighted`: the item shown, its code in colour, before `show` swaps it in)."""
-        return self.prerender((view, highlighted), lambda: pane_blocks(view, highlight=highlighted))
+        """A step that renders the first screenful of `view` a block a call, then paints the pane with it, before it
+        is shown (a neighbour the desk prepared; `highlighted`: the item shown, its code in colour, before `show` swaps
+        it in)."""
+        return self.prerender((view, highlighted), lambda: pane_blocks(view, highlight=highlighted),
+                              literal(view.title))

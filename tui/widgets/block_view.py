@@ -17,17 +17,22 @@ from collections.abc import Callable
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Region, Size
+from rich.text import Text
+from textual._styles_cache import StylesCache
+from textual.content import Content
+from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from gradedesk.tui.idle_work import IdleWork, Step
+from gradedesk.tui.widgets.painted import Painted, content_key, title_content
 from gradedesk.tui.widgets.scroll_bar import RowsScrollBar
 
 
 CACHED = 12  # renderings kept per view: the item shown (plain and highlighted), its prepared neighbours (AHEAD of j and
 # of n: core/review/session/state.py), the last few shown
+PAINT_ROWS = 12  # rows of a view painted ahead a step (about 2 ms)
 REST_AFTER = 0.25  # seconds an item stays shown before the lines past its view are rendered (keys typed in a run
 # pass items by in 50 ms: their rest, tens of milliseconds of rendering, would compete with the next key for nothing;
 # a scroll renders what it shows meanwhile)
@@ -43,6 +48,7 @@ class Rendering:
         self.lines: list[Strip] = []
         self.starts: list[int] = []  # the first line of each block rendered so far
         self.next_block = 0
+        self.painted: Painted | None = None  # the view's rows at its top, painted ahead (painted.py)
 
     def render_next_block(self, console: Console) -> bool:
         """Render one more block; True if blocks remain after it."""
@@ -83,6 +89,8 @@ class BlockView(ScrollView, can_focus=True):
         self._kept: deque[Rendering] = deque(maxlen=CACHED)  # renderings with a key, newest last
         self._style = Style()
         self._paint_width = 0
+        self._source = self._shown  # the rendering render_line draws (the one shown, or one painted ahead)
+        self._offset = Offset()  # ...from this line and column (the scroll offset, or the top)
 
     def set_blocks(self, blocks: list[RenderableType], *, keep_scroll: bool = False) -> None:
         self.show_keyed(None, lambda: blocks, keep_scroll=keep_scroll)
@@ -104,25 +112,67 @@ class BlockView(ScrollView, can_focus=True):
             self.call_after_refresh(lambda: self._rest.add(lambda: self._render_rest(shown), after=REST_AFTER))
         self.refresh()
 
-    def prerender(self, key: object, blocks: Callable[[], list[RenderableType]]) -> Step:
+    def prerender(self, key: object, blocks: Callable[[], list[RenderableType]], title: Text | None = None) -> Step:
         """A step (tui/idle_work.py) that renders the first screenful of the blocks `blocks()` makes under `key`, a
-        block a call, for a later `show_keyed` (which renders whatever it still lacks). True while blocks remain to
-        render for that screenful."""
+        block a call, for a later `show_keyed` (which renders whatever it still lacks), then paints the view's rows
+        with it at the top and `title` as its border title (None: the one it has), PAINT_ROWS a call (painted.py).
+        True while work remains."""
         rendering: Rendering | None = None
+        painting: tuple[tuple, StylesCache, list[Strip]] | None = None  # (signature, the styles cache, rows so far)
+        content = title_content(title) if title is not None else None
 
         def step() -> bool:
-            nonlocal rendering
+            nonlocal rendering, painting
             width = self.scrollable_content_region.width
             if rendering is None:
-                if key is None or width <= 0 or self._find(key, width) is not None:
+                if key is None or width <= 0:
                     return False
-                rendering = self._keep(Rendering(key, list(blocks()), width))
-            screenful = self.size.height + 1
-            if rendering.width != width or rendering.done or len(rendering.lines) >= screenful:
+                rendering = self._find(key, width) or self._keep(Rendering(key, list(blocks()), width))
+            if rendering.width != width or rendering is self._shown or rendering.painted is not None:
                 return False
-            rendering.render_next_block(self.app.console)
-            return not rendering.done and len(rendering.lines) < screenful
+            screenful = self.size.height + 1
+            if not rendering.done and len(rendering.lines) < screenful:
+                rendering.render_next_block(self.app.console)
+                return True
+            title = content if content is not None else self._border_title
+            signature = self.paint_signature(title)
+            if painting is None or painting[0] != signature:  # begun, or begun again after a focus moved or a resize
+                painting = (signature, StylesCache(), [])
+            _, cache, rows = painting
+            width, height = self.outer_size  # the view with its border and padding, as the compositor asks for it
+            rows += self._paint_ahead(rendering, title, cache, Region(0, len(rows), width,
+                                                                      min(PAINT_ROWS, height - len(rows))))
+            if len(rows) < height:
+                return True
+            rendering.painted = Painted(signature, rows)
+            return False
         return step
+
+    def _paint_ahead(self, rendering: Rendering, title: Content | None, cache: StylesCache, crop: Region) -> list[Strip]:
+        """The rows in `crop` of this view showing `rendering` at its top under `title`, as Textual's styles cache
+        paints them (render_line draws from `rendering` meanwhile)."""
+        shown = self._source, self._offset, self._border_title
+        self._source, self._offset, self._border_title = rendering, Offset(), title
+        self._style, self._paint_width = self.rich_style, self.scrollable_content_region.width
+        try:
+            return cache.render_widget(self, crop)
+        finally:
+            self._source, self._offset, self._border_title = shown
+
+    def paint_signature(self, title: Content | None) -> tuple:
+        """Everything Textual's styles cache paints this view's rows from but its lines (textual/_styles_cache.py,
+        render_widget), with `title` as its border title: rows painted under an equal signature are the rows Textual
+        would paint now."""
+        styles = self.styles
+        base_background, background = self.background_colors
+        app = self.app
+        return (self.region.size, self.content_region.size, self.scrollable_content_region.width, styles.padding,
+                styles.border, styles.outline, styles.hatch if styles.has_rule("hatch") else None, styles.tint,
+                styles.text_opacity, self.opacity, styles.border_title_align, styles.border_subtitle_align,
+                base_background, background, self._get_title_style_information(base_background),
+                self._get_subtitle_style_information(base_background), content_key(title),
+                content_key(self._border_subtitle), tuple(self.get_line_filters()), app.ansi_theme,
+                app.native_ansi_color, self.rich_style, bool(self.auto_links and self.hover_style.link_id))
 
     def kept(self, key: object) -> bool:
         """A rendering under `key` is kept at the width shown now."""
@@ -186,17 +236,26 @@ class BlockView(ScrollView, can_focus=True):
         return self._vertical_scrollbar
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        painted = self._shown.painted
+        if painted is not None and not self.scroll_offset and painted.signature == self.paint_signature(
+                self._border_title):
+            return painted.rows(crop, self.outer_size.width)  # painted ahead, as Textual would paint it now
         # once per paint, not per line: the style is computed from the CSS each time, the width from the geometry
         self._style = self.rich_style
         self._paint_width = self.scrollable_content_region.width
+        self._source, self._offset = self._shown, self.scroll_offset
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        source = self._source
+        scroll_x, scroll_y = self._offset
         index = scroll_y + y
-        lines = self._shown.lines
+        lines = source.lines
         if index >= len(lines):
-            self._render_until(index + self.size.height)
+            if source is self._shown:
+                self._render_until(index + self.size.height)
+            else:  # painted ahead: not shown, so no scrollable size to set
+                source.render_until(index + self.size.height, self.app.console)
         style = self._style
         width = self._paint_width
         if index >= len(lines):
