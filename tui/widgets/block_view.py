@@ -91,6 +91,10 @@ class BlockView(ScrollView, can_focus=True):
         self._paint_width = 0
         self._source = self._shown  # the rendering render_line draws (the one shown, or one painted ahead)
         self._offset = Offset()  # ...from this line and column (the scroll offset, or the top)
+        # one styles cache for painting ahead, the view's own second one: Textual keeps each StylesCache ever used, with
+        # its rows, in an lru_cache of up to 1,024 (StylesCache.get_inner_outer), so one a painting took 270 MB at scale
+        self._ahead_cache = StylesCache()
+        self._painting: Rendering | None = None  # the rendering whose rows the cache holds, while it is painted
 
     def set_blocks(self, blocks: list[RenderableType], *, keep_scroll: bool = False) -> None:
         self.show_keyed(None, lambda: blocks, keep_scroll=keep_scroll)
@@ -118,7 +122,7 @@ class BlockView(ScrollView, can_focus=True):
         with it at the top and `title` as its border title (None: the one it has), PAINT_ROWS a call (painted.py).
         True while work remains."""
         rendering: Rendering | None = None
-        painting: tuple[tuple, StylesCache, list[Strip]] | None = None  # (signature, the styles cache, rows so far)
+        painting: tuple[tuple, list[Strip]] | None = None  # (the signature, the rows painted so far)
         content = title_content(title) if title is not None else None
 
         def step() -> bool:
@@ -136,26 +140,31 @@ class BlockView(ScrollView, can_focus=True):
                 return True
             title = content if content is not None else self._border_title
             signature = self.paint_signature(title)
-            if painting is None or painting[0] != signature:  # begun, or begun again after a focus moved or a resize
-                painting = (signature, StylesCache(), [])
-            _, cache, rows = painting
+            if painting is None or painting[0] != signature or self._painting is not rendering:
+                # begun, or begun again: after a focus moved or a resize, or another painting used the styles cache
+                self._painting = rendering
+                self._ahead_cache.clear()
+                painting = (signature, [])
+            _, rows = painting
             width, height = self.outer_size  # the view with its border and padding, as the compositor asks for it
-            rows += self._paint_ahead(rendering, title, cache, Region(0, len(rows), width,
-                                                                      min(PAINT_ROWS, height - len(rows))))
+            rows += self._paint_ahead(rendering, title, Region(0, len(rows), width,
+                                                               min(PAINT_ROWS, height - len(rows))))
             if len(rows) < height:
                 return True
             rendering.painted = Painted(signature, rows)
+            self._painting = None
+            self._ahead_cache.clear()  # its rows are the painted ones, before the app's filters
             return False
         return step
 
-    def _paint_ahead(self, rendering: Rendering, title: Content | None, cache: StylesCache, crop: Region) -> list[Strip]:
+    def _paint_ahead(self, rendering: Rendering, title: Content | None, crop: Region) -> list[Strip]:
         """The rows in `crop` of this view showing `rendering` at its top under `title`, as Textual's styles cache
         paints them (render_line draws from `rendering` meanwhile)."""
         shown = self._source, self._offset, self._border_title
         self._source, self._offset, self._border_title = rendering, Offset(), title
         self._style, self._paint_width = self.rich_style, self.scrollable_content_region.width
         try:
-            return cache.render_widget(self, crop)
+            return self._ahead_cache.render_widget(self, crop)
         finally:
             self._source, self._offset, self._border_title = shown
 
