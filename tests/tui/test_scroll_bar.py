@@ -26,13 +26,18 @@ def textual_strips(bar: ScrollBar, crop: Region) -> list:
     return ScrollBar.render_lines(bar, crop)
 
 
+async def long_view(app: BarApp, pilot) -> tuple[BlockView, ScrollBar]:
+    """The view showing 100 lines, and its bar."""
+    view = app.query_one(BlockView)
+    view.set_blocks([Text("\n".join(f"line {i}" for i in range(100)))])
+    await pilot.pause()
+    return view, view.vertical_scrollbar
+
+
 async def test_the_rows_drawn_are_textuals_at_every_position_hover_grab_and_crop():
     app = BarApp()
     async with app.run_test(size=(60, 30)) as pilot:
-        view = app.query_one(BlockView)
-        view.set_blocks([Text("\n".join(f"line {i}" for i in range(100)))])
-        await pilot.pause()
-        bar = view.vertical_scrollbar
+        view, bar = await long_view(app, pilot)
         assert isinstance(bar, RowsScrollBar) and bar.display
         whole = bar.size.region
         for y in (0, 7, 50, 82):  # the top, a thumb between glyph steps, the middle, the bottom
@@ -52,10 +57,7 @@ async def test_the_rows_drawn_are_textuals_at_every_position_hover_grab_and_crop
 async def test_a_bar_with_a_tint_is_left_to_textual():
     app = BarApp()
     async with app.run_test(size=(60, 30)) as pilot:
-        view = app.query_one(BlockView)
-        view.set_blocks([Text("\n".join(f"line {i}" for i in range(100)))])
-        await pilot.pause()
-        bar = view.vertical_scrollbar
+        _, bar = await long_view(app, pilot)
         bar.styles.tint = "red 40%"
         assert not bar._plain()
         assert bar.render_lines(bar.size.region) == textual_strips(bar, bar.size.region)
