@@ -19,8 +19,9 @@ import os
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,7 +155,7 @@ def resolve_repo(store: Store, name: str | RepoRecord | None) -> RepoRecord:
 
 
 def _results(jobs: list[tuple[str, str, int, int, str, str]],
-             progress: Callable[[str], None]) -> Iterator[_FileResult]:
+             progress: Callable[[str], None]) -> Generator[_FileResult, None, None]:
     """Each job's result, in job order, as soon as it is made; `progress` ticks once per file."""
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         for job in jobs:
@@ -235,28 +236,31 @@ def index_repository(store: Store, root: str | os.PathLike, name: str | None = N
             delete_file(store, row.id)
         known_terms: dict[str, tuple[dict[str, int], int]] = {}
         collected = Collector()  # their postings, gathered while the workers go on
-        for r in _results(jobs, tick):  # written as they come, while the workers make the next ones
-            if r.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
-                unreadable[r.path] = r.problem
-                continue
-            prev = old.get(r.path)
-            if r.language == SKIPPED:
-                skipped += 1
-            if prev and not force and prev.sha256 == r.sha256:  # same bytes, new mtime: update the row only
-                set_file_stat(store, prev.id, r.size, r.mtime_ns)
-                unchanged += r.language != SKIPPED
-                continue
-            changed = True
-            indexed += r.language != SKIPPED
-            if prev:
-                delete_file(store, prev.id)  # cascades to chunks and refs
-            file_id = insert_file(store, repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)
-            insert_chunks(store, [(cid, repo_id, file_id, r.path, start, end, symbol, kind, digest, text, n_tokens,
-                                   tokenizer_id)
-                                  for cid, start, end, symbol, kind, digest, text, n_tokens in r.chunks],
-                          [(cid, repo_id, kind, ref, full_name, line) for cid, kind, ref, full_name, line in r.refs])
-            known_terms.update(zip((c[0] for c in r.chunks), r.terms))
-            collected.extend(r.terms)
+        # written as they come, while the workers make the next ones; closed at once if writing stops (^C, an
+        # error), so that the files not started yet are cancelled, not waited for
+        with closing(_results(jobs, tick)) as results:
+            for r in results:
+                if r.language == UNREADABLE:  # named; an earlier index of it stays until it can be read again
+                    unreadable[r.path] = r.problem
+                    continue
+                prev = old.get(r.path)
+                if r.language == SKIPPED:
+                    skipped += 1
+                if prev and not force and prev.sha256 == r.sha256:  # same bytes, new mtime: update the row only
+                    set_file_stat(store, prev.id, r.size, r.mtime_ns)
+                    unchanged += r.language != SKIPPED
+                    continue
+                changed = True
+                indexed += r.language != SKIPPED
+                if prev:
+                    delete_file(store, prev.id)  # cascades to chunks and refs
+                file_id = insert_file(store, repo_id, r.path, r.size, r.mtime_ns, r.sha256, r.language)
+                insert_chunks(store, [(cid, repo_id, file_id, r.path, start, end, symbol, kind, digest, text, n_tokens,
+                                       tokenizer_id)
+                                      for cid, start, end, symbol, kind, digest, text, n_tokens in r.chunks],
+                              [(cid, repo_id, kind, ref, full_name, line) for cid, kind, ref, full_name, line in r.refs])
+                known_terms.update(zip((c[0] for c in r.chunks), r.terms))
+                collected.extend(r.terms)
         if repo is not None:
             update_repo(store, repo.id, str(root_path), _git_commit(root_path), tokenizer_id,
                         repo.index_version + (1 if changed else 0))
