@@ -28,7 +28,7 @@ from gradedesk.core.review.session.jobs import (Find, Job, Landed, Plan, Prepare
                                                 Shown, Target, Write, run_job)
 from gradedesk.core.review.session.neighbours import Neighbours
 from gradedesk.core.review.session.opening import Opening, open_desk
-from gradedesk.core.review.session.order import (NEIGHBOURS, Move, disagrees, next_in_list, next_in_order,
+from gradedesk.core.review.session.order import (NEIGHBOURS, RUN_KEYS, Move, disagrees, next_in_list, next_in_order,
                                                  recheck_questions)
 from gradedesk.core.review.session.settings import Settings
 from gradedesk.core.review.session.watch import Watch
@@ -37,7 +37,7 @@ from gradedesk.core.store.connection import Store
 from gradedesk.core.store.leases import RENEW_SECONDS, Lease
 from gradedesk.core.store.run_records import RunInfo
 
-__all__ = ["NEIGHBOURS", "RENEW_SECONDS", "DeskSession", "Find", "Job", "Landed", "Lease", "Move", "Opening", "Plan",
+__all__ = ["NEIGHBOURS", "RENEW_SECONDS", "RUN_KEYS", "DeskSession", "Find", "Job", "Landed", "Lease", "Move", "Opening", "Plan",
            "Prepared", "RecheckPlan", "Refreshed", "Request", "RunInfo", "Shown", "Store", "Target", "Undone",
            "Write", "disagrees", "next_in_list", "next_in_order", "open_desk", "recheck_questions", "run_job",
            "saved_text", "undo"]

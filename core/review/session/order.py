@@ -69,6 +69,7 @@ def said(found: tuple[int | None, bool], current: int | None, what: str) -> Targ
 
 
 NEIGHBOURS = ("next", "ungraded", "previous", "disagreement")  # the keys j, n, k, d; prepared in this order
+RUN_KEYS = ("next", "ungraded")  # j and n, the keys typed in runs: prepared AHEAD deep, their panes before their key
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,8 @@ class OrderMoves(DeskState):
 
     def onward(self, kind: str) -> Callable[[int | None], Find] | None:
         """The key `kind`'s find from any question (question order only, and only for j and n, the keys typed in
-        runs: neighbours.py prepares two of those ahead)."""
-        if self.run is None or self.order != "question" or kind not in ("next", "ungraded"):
+        runs: neighbours.py prepares AHEAD of those)."""
+        if self.run is None or self.order != "question" or kind not in RUN_KEYS:
             return None
         if kind == "next":
             return self._from(self.filters, True)

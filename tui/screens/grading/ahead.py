@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from gradedesk.core.review.item import SIDES
-from gradedesk.core.review.session import NEIGHBOURS, Prepared
+from gradedesk.core.review.session import NEIGHBOURS, RUN_KEYS, Prepared
 from gradedesk.tui.db import NeighbourPrepared
 from gradedesk.tui.idle_work import IdleWork, Step
 from gradedesk.tui.widgets.answer_pane import AnswerPane
@@ -21,7 +21,6 @@ from gradedesk.tui.widgets.answer_pane import AnswerPane
 if TYPE_CHECKING:
     from gradedesk.tui.screens.grading.screen import GradingScreen
 
-PRERENDERED = ("next", "ungraded")  # the neighbours whose panes are rendered before their key
 LATER_NEIGHBOURS = 0.25  # seconds on an item before the neighbours of k and d are read ahead too
 
 
@@ -47,7 +46,7 @@ class WorkAhead:
         in a run are j or n: a read ahead for k or d, up to tens of milliseconds at scale, would compete with them
         for nothing)."""
         session = self.screen.session
-        self._load(PRERENDERED)
+        self._load(RUN_KEYS)
         self._prerender(list(session.ready.values()))
         if self._later is not None:
             self._later.stop()
@@ -86,7 +85,7 @@ class WorkAhead:
         only paints (the keys the desk's speed goals name: next and next ungraded); a pane a step, and none once the
         person has moved on."""
         for neighbour in neighbours:
-            if neighbour.item is not None and neighbour.kind in PRERENDERED:
+            if neighbour.item is not None and neighbour.kind in RUN_KEYS:
                 for side in SIDES:
                     self.idle.add(_while(partial(self._still_ready, neighbour),
                                          partial(self._prerender_pane, neighbour, side)))
